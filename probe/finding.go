@@ -1,0 +1,125 @@
+package probe
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Severity grades a [Finding].
+type Severity string
+
+// Severities, from worst to mildest.
+const (
+	// SeverityFatal: a client cannot use the server or the item.
+	SeverityFatal Severity = "fatal"
+	// SeverityError: the server violates a MUST of the specification.
+	SeverityError Severity = "error"
+	// SeverityWarn: the server violates a SHOULD or a widely followed convention.
+	SeverityWarn Severity = "warn"
+	// SeverityInfo: worth knowing, nothing to fix.
+	SeverityInfo Severity = "info"
+)
+
+// Rank orders severities: fatal is 4, info is 1, unknown is 0.
+func (s Severity) Rank() int {
+	switch s {
+	case SeverityFatal:
+		return 4
+	case SeverityError:
+		return 3
+	case SeverityWarn:
+		return 2
+	case SeverityInfo:
+		return 1
+	}
+	return 0
+}
+
+// A Finding is one thing wrong with (or worth noting about) a server.
+type Finding struct {
+	// Code is a stable "area/name" identifier from [Catalog].
+	Code string `json:"code"`
+	// Severity is the catalog's severity for Code.
+	Severity Severity `json:"severity"`
+	// Subject names what the finding is about: "server", "tool:NAME",
+	// "prompt:NAME", "resource:URI", "template:URI".
+	Subject string `json:"subject"`
+	// Pointer is a JSON pointer or field name inside the subject, if any.
+	Pointer string `json:"pointer,omitempty"`
+	// Value is the offending value as seen, truncated to [MaxEvidence] bytes.
+	Value string `json:"value,omitempty"`
+	// Message says what is wrong and what would be correct.
+	Message string `json:"message"`
+}
+
+// MaxEvidence bounds Finding.Value and other evidence strings.
+const MaxEvidence = 512
+
+// CatalogEntry documents one finding code.
+type CatalogEntry struct {
+	Code     string
+	Severity Severity
+	// Title is a one-line description of the defect.
+	Title string
+	// Fix says what a server author should do.
+	Fix string
+}
+
+var catalog = map[string]CatalogEntry{}
+
+// register adds entries to the catalog; it panics on a duplicate code so two
+// files can never define the same code differently.
+func register(entries ...CatalogEntry) {
+	for _, e := range entries {
+		if _, dup := catalog[e.Code]; dup {
+			panic("probe: duplicate finding code " + e.Code)
+		}
+		catalog[e.Code] = e
+	}
+}
+
+// Catalog returns every finding code, sorted by code.
+func Catalog() []CatalogEntry {
+	out := make([]CatalogEntry, 0, len(catalog))
+	for _, e := range catalog {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out
+}
+
+// Lookup returns the catalog entry for code.
+func Lookup(code string) (CatalogEntry, bool) {
+	e, ok := catalog[code]
+	return e, ok
+}
+
+// NewFinding builds a finding for a catalog code. The message is formatted
+// from format and args; the value is truncated to [MaxEvidence]. It panics on
+// an unknown code: codes are compile-time constants, so that is a bug.
+func NewFinding(code, subject, pointer, value, format string, args ...any) Finding {
+	e, ok := catalog[code]
+	if !ok {
+		panic("probe: unknown finding code " + code)
+	}
+	return Finding{
+		Code:     code,
+		Severity: e.Severity,
+		Subject:  subject,
+		Pointer:  pointer,
+		Value:    Truncate(value, MaxEvidence),
+		Message:  fmt.Sprintf(format, args...),
+	}
+}
+
+// Truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

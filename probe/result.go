@@ -1,0 +1,198 @@
+package probe
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Result is everything one probe of one server found. Its JSON encoding is
+// the `mcpvet probe --json` contract: fields are added, never renamed or
+// removed.
+type Result struct {
+	Target    Target     `json:"target"`
+	Liveness  Liveness   `json:"liveness"`
+	Tools     []Tool     `json:"tools"`
+	Prompts   []Prompt   `json:"prompts"`
+	Resources []Resource `json:"resources"`
+	// ResourceTemplates are listed with resources/templates/list.
+	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
+	Findings          []Finding          `json:"findings"`
+	Calls             []Call             `json:"calls"`
+	// Probes are the failure-injection calls and how each response graded.
+	Probes []ProbeCall `json:"probes"`
+	// Score is the server's actionability score (0-100), nil when no error
+	// response was graded.
+	Score *float64 `json:"score"`
+	// Verdict is keep, fix or drop with the rules that decided it.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	// RubricVersion identifies the grading rubric used for Probes and Score.
+	RubricVersion string `json:"rubricVersion,omitempty"`
+}
+
+// Target says what was probed and how.
+type Target struct {
+	// Name is the registry or config name, or the command line.
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	// Source is where the target came from: "cli", "registry", "config:FILE", ...
+	Source string `json:"source"`
+	// Transport is stdio, streamable-http or sse.
+	Transport string   `json:"transport"`
+	Command   []string `json:"command,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	// Sandbox names the isolation backend that ran the server.
+	Sandbox string `json:"sandbox,omitempty"`
+}
+
+// Liveness is whether the server came up and what it said about itself.
+type Liveness struct {
+	Status Status `json:"status"`
+	// HandshakeCompleted is true when initialize (or server/discover)
+	// succeeded, whatever the status.
+	HandshakeCompleted bool `json:"handshakeCompleted"`
+	// Detail explains the status in one line.
+	Detail          string      `json:"detail,omitempty"`
+	ProtocolVersion string      `json:"protocolVersion,omitempty"`
+	ServerInfo      *ServerInfo `json:"serverInfo,omitempty"`
+	// Capabilities is the raw capabilities object the server declared.
+	Capabilities      json.RawMessage `json:"capabilities,omitempty"`
+	InstructionsBytes int             `json:"instructionsBytes"`
+	// Handshake is "initialize" or "server/discover".
+	Handshake string  `json:"handshake,omitempty"`
+	Timings   Timings `json:"timings"`
+	// StderrTail is the last 4 KiB of the server's stderr.
+	StderrTail string `json:"stderrTail,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"`
+	// StdoutNoise is the first non-protocol bytes seen on stdout.
+	StdoutNoise string `json:"stdoutNoise,omitempty"`
+	// Evidence is the text that decided the status (for example the stderr
+	// line naming a missing credential).
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// ServerInfo is the implementation the server named in the handshake.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// Timings are durations in milliseconds.
+type Timings struct {
+	// StartMs is from launch to the first byte from the server.
+	StartMs float64 `json:"startMs"`
+	// HandshakeMs is from launch to the end of the handshake.
+	HandshakeMs float64 `json:"handshakeMs"`
+	// ListMs covers all list calls.
+	ListMs float64 `json:"listMs"`
+	// ProbeMs covers failure injection.
+	ProbeMs float64 `json:"probeMs"`
+	// TotalMs is the whole run including shutdown.
+	TotalMs float64 `json:"totalMs"`
+}
+
+// Ms converts a duration to float milliseconds.
+func Ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Tool is one tool as listed. Raw keeps the exact JSON the server sent.
+type Tool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Raw          json.RawMessage `json:"raw"`
+}
+
+// Prompt is one prompt as listed.
+type Prompt struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Arguments   json.RawMessage `json:"arguments,omitempty"`
+	Raw         json.RawMessage `json:"raw"`
+}
+
+// Resource is one resource as listed.
+type Resource struct {
+	URI      string          `json:"uri"`
+	Name     string          `json:"name"`
+	MIMEType string          `json:"mimeType,omitempty"`
+	Raw      json.RawMessage `json:"raw"`
+}
+
+// ResourceTemplate is one resource template as listed.
+type ResourceTemplate struct {
+	URITemplate string          `json:"uriTemplate"`
+	Name        string          `json:"name"`
+	Raw         json.RawMessage `json:"raw"`
+}
+
+// Call is the telemetry of one request the scanner sent: the per-call log
+// that is the primary debugging surface.
+type Call struct {
+	Seq    int    `json:"seq"`
+	Method string `json:"method"`
+	// Tool is the tool name for tools/call.
+	Tool string `json:"tool,omitempty"`
+	// InputHash is the first 16 hex digits of the SHA-256 of the params.
+	InputHash   string  `json:"inputHash"`
+	LatencyMs   float64 `json:"latencyMs"`
+	OutputBytes int     `json:"outputBytes"`
+	// ErrorCode is the JSON-RPC error code, if the response was an error.
+	ErrorCode *int64 `json:"errorCode,omitempty"`
+	// IsError is true for a tool result with isError set.
+	IsError bool `json:"isError,omitempty"`
+	// Outcome is "result", "error", "timeout" or "closed".
+	Outcome string `json:"outcome"`
+}
+
+// ProbeCall is one failure-injection request and how its response graded.
+type ProbeCall struct {
+	// Kind names the injected failure (missing_required, wrong_type, ...).
+	Kind   string `json:"kind"`
+	Method string `json:"method"`
+	Tool   string `json:"tool,omitempty"`
+	// Param is the argument the probe made invalid, if any.
+	Param string `json:"param,omitempty"`
+	// Sent is the params object sent.
+	Sent json.RawMessage `json:"sent"`
+	// Class is protocol_error, tool_error, accepted, crash or hang.
+	Class     string  `json:"class"`
+	LatencyMs float64 `json:"latencyMs"`
+	// Response is the raw result or error object, truncated.
+	Response json.RawMessage `json:"response,omitempty"`
+	// Text is the human-readable text the response carried.
+	Text string `json:"text,omitempty"`
+	// Elements are the graded rubric elements with their evidence.
+	Elements []Element `json:"elements,omitempty"`
+	Score    *float64  `json:"score"`
+	// Destructive and OpenWorld record the target tool's annotations.
+	Destructive bool `json:"destructive,omitempty"`
+	OpenWorld   bool `json:"openWorld,omitempty"`
+}
+
+// Element is one graded rubric element of an error response.
+type Element struct {
+	Name     string `json:"name"`
+	Pass     bool   `json:"pass"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// Verdict is a keep / fix / drop decision with the rules behind it.
+type Verdict struct {
+	Decision string `json:"decision"`
+	// Rules are in the order they were evaluated; the first that fired
+	// decided.
+	Rules []Rule `json:"rules"`
+}
+
+// Rule is one step of a verdict's trace.
+type Rule struct {
+	Name     string   `json:"name"`
+	Fired    bool     `json:"fired"`
+	Decision string   `json:"decision,omitempty"`
+	Findings []string `json:"findings,omitempty"`
+	Detail   string   `json:"detail,omitempty"`
+}
