@@ -1,0 +1,147 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// exitWait is how long the classifier waits for a process to exit after a
+// failed handshake, so that "stdout closed" and "process exited" are told
+// apart from a server that merely stopped talking.
+var exitWait = 2 * time.Second
+
+// classifyFailure decides the liveness status of a run whose handshake did
+// not complete. The order matters: what the launcher knows for certain
+// (spawn error, limit) comes first, then credentials (the most useful
+// diagnosis), then exit, pollution, timeout, and protocol errors last.
+func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder, o Options) {
+	l := &res.Liveness
+	l.HandshakeCompleted = false
+	var pi ProcessInfo
+	if o.Process != nil {
+		pi = o.Process(exitWait)
+		l.StderrTail = pi.StderrTail
+		l.ExitCode = pi.ExitCode
+		l.StdoutNoise = Truncate(pi.StdoutNoise, MaxEvidence)
+	}
+	werr := wireError(err)
+	msg := err.Error()
+	if werr != nil {
+		msg = werr.Message + " " + string(werr.Data)
+	}
+	remote := res.Target.Transport != "" && res.Target.Transport != "stdio"
+	timedOut := errors.Is(err, errHandshakeTimeout)
+
+	set := func(s Status, detail, evidence string) {
+		l.Status = s
+		l.Detail = Truncate(detail, MaxEvidence)
+		l.Evidence = Truncate(evidence, MaxEvidence)
+	}
+	switch {
+	case pi.SpawnError != "":
+		set(StatusSpawnFailed, "the server could not be started: "+pi.SpawnError, pi.SpawnError)
+	case !remote && o.Process == nil && isSpawnError(err):
+		set(StatusSpawnFailed, "the server could not be started: "+err.Error(), err.Error())
+	case pi.LimitExceeded != "":
+		set(StatusLimitExceeded, "the sandbox killed the server: "+pi.LimitExceeded+" limit exceeded", pi.LimitExceeded)
+	case credentialEvidence(pi.StderrTail, pi.StdoutNoise, msg) != "":
+		ev := credentialEvidence(pi.StderrTail, pi.StdoutNoise, msg)
+		set(StatusMissingCredentials, "the server stopped with a message naming a credential", ev)
+	case remote && httpStatusIn(msg, 401, 403):
+		set(StatusMissingCredentials, "the server refused the handshake as unauthorized", msg)
+	case pi.Exited:
+		code := "unknown"
+		if pi.ExitCode != nil {
+			code = fmt.Sprint(*pi.ExitCode)
+		}
+		if pi.Signal != "" {
+			code = pi.Signal
+		}
+		set(StatusExitedEarly, "the process exited before the handshake completed (exit "+code+")", lastLine(pi.StderrTail))
+	case pi.StdoutNoise != "":
+		set(StatusStdoutPollution, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
+	case remote && isUnreachable(err):
+		set(StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error())
+	case timedOut || ctx.Err() != nil:
+		detail := "no answer to the handshake within " + o.HandshakeTimeout.String()
+		if rec.pendingMethod("server/discover") {
+			detail += " (server/discover went unanswered)"
+		}
+		set(StatusHandshakeTimeout, detail, "")
+	case remote && httpStatusIn(msg, 404, 405, 406, 415):
+		set(StatusProtocolError, "the URL does not speak MCP: "+err.Error(), err.Error())
+	case o.Process != nil && errors.Is(err, io.EOF):
+		// Stdout closed but the process did not exit within exitWait.
+		set(StatusExitedEarly, "the server closed stdout before the handshake completed", lastLine(pi.StderrTail))
+	default:
+		set(StatusProtocolError, "the handshake failed: "+err.Error(), msg)
+	}
+	res.Findings = append(res.Findings, NewFinding(CodeNotAlive, "server", "", string(l.Status),
+		"the server did not complete the MCP handshake (%s): %s", l.Status, l.Detail))
+	if l.StdoutNoise != "" {
+		res.Findings = append(res.Findings, NewFinding(CodeStdoutPollution, "server", "stdout", pi.StdoutNoise,
+			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))
+	}
+}
+
+// credentialWord matches the names of credentials in prose and in
+// environment variable names (GITHUB_TOKEN, OPENAI_API_KEY, ...).
+var (
+	credentialWord = regexp.MustCompile(`(?i)\b(?:[A-Z0-9]+_)*(?:API[_ -]?KEY|APIKEY|ACCESS[_ -]?KEY|SECRET(?:[_ -]?KEY)?|TOKEN|PASSWORD|CREDENTIALS?|CLIENT[_ -]?(?:ID|SECRET)|AUTH(?:ORIZATION)?|BEARER|PAT)\b`)
+	missingWord    = regexp.MustCompile(`(?i)\b(?:missing|required|requires|not set|not provided|must (?:be )?(?:set|provide|specify)|no .{0,40}(?:found|provided|configured|set)|undefined|is empty|not configured|unauthori[sz]ed|invalid|please (?:set|provide)|need(?:s|ed)? (?:to be set|an?))\b`)
+)
+
+// credentialEvidence returns the first line of the texts that names a
+// credential and says it is missing or wrong, or "".
+func credentialEvidence(texts ...string) string {
+	for _, t := range texts {
+		for _, line := range strings.Split(t, "\n") {
+			if credentialWord.MatchString(line) && missingWord.MatchString(line) {
+				return strings.TrimSpace(line)
+			}
+		}
+	}
+	return ""
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\r\n\t ")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func isSpawnError(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOEXEC) ||
+		strings.Contains(err.Error(), "executable file not found")
+}
+
+func isUnreachable(err error) bool {
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	return errors.As(err, &opErr) || errors.As(err, &dnsErr) || errors.Is(err, syscall.ECONNREFUSED) ||
+		strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "no such host")
+}
+
+// httpStatusIn reports whether msg mentions one of the HTTP statuses as a
+// status (the go-sdk puts "401 Unauthorized" style text in its errors).
+func httpStatusIn(msg string, codes ...int) bool {
+	for _, m := range statusNumber.FindAllString(msg, -1) {
+		for _, c := range codes {
+			if m == fmt.Sprint(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var statusNumber = regexp.MustCompile(`\b[1-5][0-9][0-9]\b`)

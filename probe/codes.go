@@ -1,0 +1,43 @@
+package probe
+
+// Finding codes of the probe runner itself (liveness and protocol). The
+// conformance checks register theirs in check_*.go.
+const (
+	CodeNotAlive        = "liveness/handshake_failed"
+	CodeStdoutPollution = "liveness/stdout_pollution"
+	CodeUnknownVersion  = "protocol/unknown_version"
+	CodeListFailed      = "protocol/list_failed"
+	CodeMalformedResult = "protocol/malformed_result"
+	CodeCursorLoop      = "protocol/cursor_loop"
+	CodePageCap         = "protocol/pagination_capped"
+	CodeListTimeout     = "protocol/list_timeout"
+)
+
+func init() {
+	register(
+		CatalogEntry{CodeNotAlive, SeverityFatal,
+			"the server did not complete the MCP handshake",
+			"make the server start with no arguments beyond those it documents, answer initialize (or server/discover) within seconds, and name any missing configuration on stderr"},
+		CatalogEntry{CodeStdoutPollution, SeverityError,
+			"non-protocol bytes on stdout",
+			"over stdio, stdout carries only newline-delimited JSON-RPC; send logs and banners to stderr"},
+		CatalogEntry{CodeUnknownVersion, SeverityError,
+			"the negotiated protocol version is not a published MCP revision",
+			"answer initialize with one of the published revisions (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)"},
+		CatalogEntry{CodeListFailed, SeverityError,
+			"a list request for a declared capability failed",
+			"answer tools/list, prompts/list and resources/list for every capability the server declares"},
+		CatalogEntry{CodeMalformedResult, SeverityError,
+			"a list result does not have the shape the protocol requires",
+			"return the list result object of the specification (for example {\"tools\": [...], \"nextCursor\": \"...\"})"},
+		CatalogEntry{CodeCursorLoop, SeverityError,
+			"pagination returned a cursor it had already returned",
+			"issue a new opaque nextCursor for each page and omit it on the last page"},
+		CatalogEntry{CodePageCap, SeverityWarn,
+			"pagination went on past the scanner's page or item cap",
+			"keep lists to a size an agent can read; page through them with a finite cursor"},
+		CatalogEntry{CodeListTimeout, SeverityError,
+			"a list request got no answer in time",
+			"answer list requests promptly; they should not wait on remote services"},
+	)
+}

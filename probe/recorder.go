@@ -1,0 +1,273 @@
+package probe
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxRawKept bounds the raw bytes of one response kept for later parsing.
+// Larger answers are still counted in telemetry but parsed as truncated.
+const maxRawKept = 8 << 20
+
+// recorder sits on the wire between the go-sdk client and the server's
+// transport. It is the probe's source of truth: the SDK's typed results
+// drop or reject malformed items, while the recorder keeps the exact bytes
+// the server sent, and it times every request.
+//
+// Write and Read may run concurrently (the SDK reads on its own goroutine),
+// so all state is behind mu.
+type recorder struct {
+	mu        sync.Mutex
+	start     time.Time
+	firstRead time.Time
+	pending   map[jsonrpc.ID]*pendingCall
+	calls     []exchange
+	seq       int
+	// notifications counts server-to-client notifications by method.
+	notifications map[string]int
+	// serverRequests counts server-to-client requests by method.
+	serverRequests map[string]int
+}
+
+type pendingCall struct {
+	seq    int
+	method string
+	tool   string
+	hash   string
+	params json.RawMessage
+	sent   time.Time
+}
+
+// exchange is one completed (or abandoned) request/response pair.
+type exchange struct {
+	Call
+	params json.RawMessage
+	result json.RawMessage
+	err    *jsonrpc.Error
+}
+
+func newRecorder() *recorder {
+	return &recorder{
+		start:          time.Now(),
+		pending:        map[jsonrpc.ID]*pendingCall{},
+		notifications:  map[string]int{},
+		serverRequests: map[string]int{},
+	}
+}
+
+// transport wraps t so that its connection reports to r.
+func (r *recorder) transport(t mcp.Transport) mcp.Transport {
+	return &recordingTransport{inner: t, rec: r}
+}
+
+type recordingTransport struct {
+	inner mcp.Transport
+	rec   *recorder
+}
+
+func (t *recordingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recordingConn{inner: c, rec: t.rec}, nil
+}
+
+type recordingConn struct {
+	inner mcp.Connection
+	rec   *recorder
+}
+
+func (c *recordingConn) SessionID() string { return c.inner.SessionID() }
+func (c *recordingConn) Close() error      { return c.inner.Close() }
+
+func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.rec.sent(req)
+	}
+	return c.inner.Write(ctx, msg)
+}
+
+func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.inner.Read(ctx)
+	if err != nil {
+		return msg, err
+	}
+	c.rec.received(msg)
+	return msg, nil
+}
+
+func (r *recorder) sent(req *jsonrpc.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	p := &pendingCall{seq: r.seq, method: req.Method, params: req.Params, sent: time.Now(), hash: hashInput(req.Params)}
+	if req.Method == "tools/call" {
+		var named struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(req.Params, &named)
+		p.tool = named.Name
+	}
+	r.pending[req.ID] = p
+}
+
+func (r *recorder) received(msg jsonrpc.Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.firstRead.IsZero() {
+		r.firstRead = time.Now()
+	}
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.IsCall() {
+			r.serverRequests[m.Method]++
+		} else {
+			r.notifications[m.Method]++
+		}
+	case *jsonrpc.Response:
+		p, ok := r.pending[m.ID]
+		if !ok {
+			return
+		}
+		delete(r.pending, m.ID)
+		ex := exchange{
+			Call: Call{
+				Seq:       p.seq,
+				Method:    p.method,
+				Tool:      p.tool,
+				InputHash: p.hash,
+				LatencyMs: Ms(time.Since(p.sent)),
+				Outcome:   "result",
+			},
+			params: p.params,
+		}
+		if m.Error != nil {
+			var werr *jsonrpc.Error
+			if errors.As(m.Error, &werr) {
+				code := werr.Code
+				ex.ErrorCode = &code
+				ex.err = werr
+				b, _ := json.Marshal(werr)
+				ex.OutputBytes = len(b)
+			} else {
+				code := int64(jsonrpc.CodeInternalError)
+				ex.ErrorCode = &code
+				ex.err = &jsonrpc.Error{Code: code, Message: m.Error.Error()}
+				ex.OutputBytes = len(m.Error.Error())
+			}
+			ex.Outcome = "error"
+		} else {
+			ex.OutputBytes = len(m.Result)
+			if len(m.Result) <= maxRawKept {
+				ex.result = m.Result
+			}
+			if p.method == "tools/call" {
+				var r struct {
+					IsError bool `json:"isError"`
+				}
+				_ = json.Unmarshal(m.Result, &r)
+				ex.IsError = r.IsError
+			}
+		}
+		r.calls = append(r.calls, ex)
+	}
+}
+
+// abandon records every request still waiting for an answer with outcome
+// (timeout or closed). It is called when the probe gives up on the server.
+func (r *recorder) abandon(outcome string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, p := range r.pending {
+		r.calls = append(r.calls, exchange{Call: Call{
+			Seq: p.seq, Method: p.method, Tool: p.tool, InputHash: p.hash,
+			LatencyMs: Ms(time.Since(p.sent)), Outcome: outcome,
+		}, params: p.params})
+		delete(r.pending, id)
+	}
+}
+
+// last returns the most recent completed exchange for method, if any.
+func (r *recorder) last(method string) (exchange, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.calls) - 1; i >= 0; i-- {
+		if r.calls[i].Method == method {
+			return r.calls[i], true
+		}
+	}
+	return exchange{}, false
+}
+
+// pendingMethod reports whether a request for method is still unanswered.
+func (r *recorder) pendingMethod(method string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range r.pending {
+		if p.method == method {
+			return true
+		}
+	}
+	return false
+}
+
+// telemetry returns the call log ordered by sequence number.
+func (r *recorder) telemetry() []Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Call, len(r.calls))
+	for i, ex := range r.calls {
+		out[i] = ex.Call
+	}
+	sortCalls(out)
+	return out
+}
+
+func (r *recorder) firstByte() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.firstRead
+}
+
+func sortCalls(calls []Call) {
+	// Insertion sort: the log is nearly sorted (responses arrive in order).
+	for i := 1; i < len(calls); i++ {
+		for j := i; j > 0 && calls[j].Seq < calls[j-1].Seq; j-- {
+			calls[j], calls[j-1] = calls[j-1], calls[j]
+		}
+	}
+}
+
+// hashInput returns the first 16 hex digits of the SHA-256 of params.
+func hashInput(params json.RawMessage) string {
+	sum := sha256.Sum256(params)
+	return hex.EncodeToString(sum[:8])
+}
+
+// lastSeq returns the sequence number of the most recent request sent for
+// method (answered or not), or 0.
+func (r *recorder) lastSeq(method string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	best := 0
+	for _, p := range r.pending {
+		if p.method == method && p.seq > best {
+			best = p.seq
+		}
+	}
+	for _, ex := range r.calls {
+		if ex.Method == method && ex.Seq > best {
+			best = ex.Seq
+		}
+	}
+	return best
+}

@@ -1,0 +1,246 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/internal/version"
+)
+
+// Options configures [Run]. The zero value is usable.
+type Options struct {
+	// Target describes what is probed; it is copied into the result.
+	Target Target
+	// HandshakeTimeout bounds launch plus handshake (default 20s).
+	HandshakeTimeout time.Duration
+	// CallTimeout bounds each request after the handshake (default 10s).
+	CallTimeout time.Duration
+	// ProtocolVersion is the version the client asks for; empty asks for
+	// the newest the go-sdk speaks (server/discover, falling back to
+	// initialize).
+	ProtocolVersion string
+	// MaxPages caps the pages followed per list method (default 50).
+	MaxPages int
+	// MaxItems caps the items kept per list method (default 5000).
+	MaxItems int
+	// Process reports on the server process behind the transport; nil for
+	// transports without one (in-memory, HTTP). It waits up to wait for
+	// the process to exit before answering, so that an exit racing the
+	// handshake failure is seen.
+	Process func(wait time.Duration) ProcessInfo
+	// Relaunch starts a fresh copy of the server when failure injection
+	// killed it; nil means the remaining probes are skipped.
+	Relaunch func(ctx context.Context) (mcp.Transport, error)
+}
+
+// ProcessInfo is what the launcher knows about the server process.
+type ProcessInfo struct {
+	// SpawnError is set when the process could not be started.
+	SpawnError string
+	Exited     bool
+	ExitCode   *int
+	// Signal names the signal that ended the process, if any.
+	Signal string
+	// StderrTail is the last 4 KiB of stderr.
+	StderrTail string
+	// StdoutNoise is the first non-protocol bytes seen on stdout.
+	StdoutNoise string
+	// LimitExceeded names the sandbox limit that killed the server.
+	LimitExceeded string
+	// Started is when the process was started.
+	Started time.Time
+}
+
+func (o *Options) withDefaults() Options {
+	var out Options
+	if o != nil {
+		out = *o
+	}
+	if out.HandshakeTimeout <= 0 {
+		out.HandshakeTimeout = 20 * time.Second
+	}
+	if out.CallTimeout <= 0 {
+		out.CallTimeout = 10 * time.Second
+	}
+	if out.MaxPages <= 0 {
+		out.MaxPages = 50
+	}
+	if out.MaxItems <= 0 {
+		out.MaxItems = 5000
+	}
+	return out
+}
+
+// session is one connected probe run: the SDK session plus the recorder
+// that sees its wire.
+type session struct {
+	cs  *mcp.ClientSession
+	rec *recorder
+}
+
+// Run probes the server behind t: handshake, listing, conformance checks
+// and failure injection. It never returns an error: whatever the server
+// does is recorded in the result. Cancelling ctx ends the run early with
+// what was found so far.
+func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
+	o := opts.withDefaults()
+	start := time.Now()
+	res := &Result{
+		Target:            o.Target,
+		Tools:             []Tool{},
+		Prompts:           []Prompt{},
+		Resources:         []Resource{},
+		ResourceTemplates: []ResourceTemplate{},
+		Findings:          []Finding{},
+		Calls:             []Call{},
+		Probes:            []ProbeCall{},
+	}
+	rec := newRecorder()
+	s, err := connect(ctx, rec.transport(t), o)
+	res.Liveness.Timings.HandshakeMs = Ms(time.Since(start))
+	if err != nil {
+		rec.abandon(abandonOutcome(ctx, err))
+		classifyFailure(ctx, res, err, rec, o)
+		res.Calls = rec.telemetry()
+		res.Liveness.Timings.TotalMs = Ms(time.Since(start))
+		return res
+	}
+	s.rec = rec
+	describeHandshake(res, s.cs, rec)
+	var pages []Page
+	if ex, ok := rec.last(res.Liveness.Handshake); ok && ex.result != nil {
+		pages = append(pages, Page{Method: res.Liveness.Handshake, Result: ex.result})
+	}
+	checkProcess(res, o)
+
+	listStart := time.Now()
+	pages = append(pages, listAll(ctx, s, res, o)...)
+	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
+
+	_ = pages
+
+	if s != nil {
+		_ = s.cs.Close()
+	}
+	rec.abandon("closed")
+	if first := rec.firstByte(); !first.IsZero() {
+		res.Liveness.Timings.StartMs = Ms(first.Sub(start))
+	}
+	// Pollution can arrive after the handshake too; the stored tail is
+	// final only once the process is gone.
+	checkProcess(res, o)
+	res.Calls = rec.telemetry()
+	sortFindings(res.Findings)
+	res.Liveness.Timings.TotalMs = Ms(time.Since(start))
+	return res
+}
+
+// connect performs the handshake as the server speaks it: the go-sdk
+// client tries server/discover (2026-07-28) and falls back to initialize
+// plus notifications/initialized.
+func connect(ctx context.Context, t mcp.Transport, o Options) (*session, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvet", Version: version.Version},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	hctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
+	defer cancel()
+	cs, err := client.Connect(hctx, t, &mcp.ClientSessionOptions{ProtocolVersion: o.ProtocolVersion})
+	if err != nil {
+		if hctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w: %w", errHandshakeTimeout, err)
+		}
+		return nil, err
+	}
+	return &session{cs: cs}, nil
+}
+
+var errHandshakeTimeout = errors.New("handshake timed out")
+
+func abandonOutcome(ctx context.Context, err error) string {
+	if errors.Is(err, errHandshakeTimeout) || ctx.Err() != nil {
+		return "timeout"
+	}
+	return "closed"
+}
+
+func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
+	l := &res.Liveness
+	l.HandshakeCompleted = true
+	l.Status = StatusOK
+	l.Handshake = "initialize"
+	if ex, ok := rec.last("server/discover"); ok && ex.err == nil {
+		l.Handshake = "server/discover"
+	}
+	ir := cs.InitializeResult()
+	if ir == nil {
+		return
+	}
+	l.ProtocolVersion = ir.ProtocolVersion
+	if ir.ServerInfo != nil {
+		l.ServerInfo = &ServerInfo{Name: ir.ServerInfo.Name, Title: ir.ServerInfo.Title, Version: ir.ServerInfo.Version}
+	}
+	l.InstructionsBytes = len(ir.Instructions)
+	// Keep the capabilities exactly as sent, not as the SDK re-encodes them.
+	if ex, ok := rec.last(l.Handshake); ok && ex.result != nil {
+		var raw struct {
+			Capabilities json.RawMessage `json:"capabilities"`
+		}
+		if json.Unmarshal(ex.result, &raw) == nil && len(raw.Capabilities) > 0 {
+			l.Capabilities = raw.Capabilities
+		}
+	}
+	if l.Capabilities == nil && ir.Capabilities != nil {
+		l.Capabilities, _ = json.Marshal(ir.Capabilities)
+	}
+	if !knownVersion(l.ProtocolVersion) {
+		res.Findings = append(res.Findings, NewFinding(CodeUnknownVersion, "server", "/protocolVersion", l.ProtocolVersion,
+			"the server negotiated %q, which is not a published MCP revision; answer one of %s", l.ProtocolVersion, strings.Join(KnownVersions, ", ")))
+	}
+}
+
+// checkProcess folds what the launcher saw (stdout noise, stderr) into the
+// liveness record of a run whose handshake completed.
+func checkProcess(res *Result, o Options) {
+	if o.Process == nil {
+		return
+	}
+	pi := o.Process(0)
+	l := &res.Liveness
+	l.StderrTail = pi.StderrTail
+	if pi.ExitCode != nil {
+		l.ExitCode = pi.ExitCode
+	}
+	if pi.StdoutNoise != "" && l.StdoutNoise == "" {
+		l.StdoutNoise = Truncate(pi.StdoutNoise, MaxEvidence)
+		l.Status = StatusStdoutPollution
+		res.Findings = append(res.Findings, NewFinding(CodeStdoutPollution, "server", "stdout", pi.StdoutNoise,
+			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))
+	}
+}
+
+// KnownVersions are the MCP revisions mcpvet knows, newest first.
+var KnownVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+func knownVersion(v string) bool {
+	for _, k := range KnownVersions {
+		if k == v {
+			return true
+		}
+	}
+	return false
+}
+
+// wireError extracts the JSON-RPC error inside err, if any.
+func wireError(err error) *jsonrpc.Error {
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		return werr
+	}
+	return nil
+}
