@@ -101,7 +101,9 @@ func TestRunInMemory(t *testing.T) {
 func TestRunCursorLoop(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "loop", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/list" {
@@ -130,7 +132,9 @@ func TestRunCursorLoop(t *testing.T) {
 // silentTransport accepts writes and never answers.
 type silentTransport struct{}
 
-func (silentTransport) Connect(context.Context) (mcp.Connection, error) { return &silentConn{done: make(chan struct{})}, nil }
+func (silentTransport) Connect(context.Context) (mcp.Connection, error) {
+	return &silentConn{done: make(chan struct{})}, nil
+}
 
 type silentConn struct{ done chan struct{} }
 
