@@ -1,0 +1,46 @@
+package scan
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvet/mcpvet/sandbox"
+)
+
+func TestParseTarget(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    *sandbox.Plan
+		wantErr string
+	}{
+		{"command", []string{"node", "server.js", "--flag"}, &sandbox.Plan{Key: "cli:node server.js --flag", Name: "node server.js --flag", Source: "cli", Transport: "stdio", Command: "node", Args: []string{"server.js", "--flag"}}, ""},
+		{"url", []string{"https://example.com/mcp"}, &sandbox.Plan{Key: "cli:https://example.com/mcp", Name: "https://example.com/mcp", Source: "cli", Transport: "streamable-http", URL: "https://example.com/mcp"}, ""},
+		{"sse url", []string{"sse+http://127.0.0.1:9/sse"}, &sandbox.Plan{Key: "cli:sse+http://127.0.0.1:9/sse", Name: "http://127.0.0.1:9/sse", Source: "cli", Transport: "sse", URL: "http://127.0.0.1:9/sse"}, ""},
+		{"scoped npm", []string{"npm:@modelcontextprotocol/server-memory@2026.1.26"}, &sandbox.Plan{Key: "cli:npm:@modelcontextprotocol/server-memory@2026.1.26", Name: "@modelcontextprotocol/server-memory", Version: "2026.1.26", Source: "cli", Transport: "stdio", Package: &sandbox.Package{RegistryType: "npm", Identifier: "@modelcontextprotocol/server-memory", Version: "2026.1.26"}}, ""},
+		{"npm no version", []string{"npm:left-pad"}, &sandbox.Plan{Key: "cli:npm:left-pad", Name: "left-pad", Source: "cli", Transport: "stdio", Package: &sandbox.Package{RegistryType: "npm", Identifier: "left-pad"}}, ""},
+		{"pypi", []string{"pypi:mcp-server-time==1.0", "--tz", "UTC"}, &sandbox.Plan{Key: "cli:pypi:mcp-server-time==1.0 --tz UTC", Name: "mcp-server-time", Version: "1.0", Source: "cli", Transport: "stdio", Args: []string{"--tz", "UTC"}, Package: &sandbox.Package{RegistryType: "pypi", Identifier: "mcp-server-time", Version: "1.0"}}, ""},
+		{"empty", nil, nil, "target: missing; give a command after --, a URL, or npm:NAME@VERSION"},
+		{"url with args", []string{"https://x/mcp", "extra"}, nil, `target "https://x/mcp": a URL takes no arguments, got "extra"`},
+		{"bad url", []string{"https://"}, nil, `target "https://": not a valid URL; use https://host/path`},
+		{"npm without name", []string{"npm:"}, nil, `target "npm:": missing package name; use npm:NAME@VERSION`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseTarget(tt.args)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
