@@ -1,0 +1,211 @@
+package results
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// Merge combines shard databases into the database at out, so that out
+// holds what a single machine scanning all the shards' targets would have
+// stored: one new scan whose targets and runs are the union of the
+// inputs', with servers deduplicated by identity and every id remapped.
+//
+// From each input Merge takes its latest scan. The scans must agree on
+// kind, source, seed, rubric version and shard count, and no two may be the
+// same shard or share a target key (shards partition the targets); the
+// merged scan takes its options from the first input, the earliest start,
+// the latest finish (none if a shard is unfinished) and status done only if
+// every shard is done (failed if one failed, interrupted otherwise), so an
+// unfinished merge can be resumed on one machine from its pending targets.
+// Runs keep their creation times. The inputs are opened read-only and never
+// modified; older schema versions are accepted.
+//
+// out may be a new path or an existing mcpvet database (the merged scan is
+// added to it) but not one of the inputs. Everything is written in one
+// transaction: on error out is unchanged, or removed if Merge created it.
+func Merge(ctx context.Context, out string, in ...string) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("results: merging into %q: %w", out, err)
+		}
+	}()
+	if len(in) == 0 {
+		return errors.New("no input databases")
+	}
+	outFi, statErr := os.Stat(out)
+	existed := statErr == nil
+
+	type input struct {
+		path string
+		fi   fs.FileInfo
+		st   *Store
+		scan Scan
+	}
+	inputs := make([]*input, 0, len(in))
+	defer func() {
+		for _, x := range inputs {
+			x.st.Close()
+		}
+	}()
+	for _, p := range in {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return &OpenError{Path: p, Err: err, Reason: reasonOf(err)}
+		}
+		if existed && os.SameFile(fi, outFi) {
+			return fmt.Errorf("input %q is the output database", p)
+		}
+		for _, x := range inputs {
+			if os.SameFile(fi, x.fi) {
+				return fmt.Errorf("input %q is given twice (also as %q)", p, x.path)
+			}
+		}
+		st, err := Open(ctx, p, &Options{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		x := &input{path: p, fi: fi, st: st}
+		inputs = append(inputs, x)
+		if x.scan, err = st.LatestScan(ctx); err != nil {
+			return fmt.Errorf("input %q: %w", p, err)
+		}
+	}
+
+	first := inputs[0].scan
+	info := first.ScanInfo
+	info.ShardIndex, info.ShardCount = 0, 0
+	status, finished := ScanDone, time.Time{}
+	shards := map[int]string{}
+	for _, x := range inputs {
+		sc := x.scan
+		if err := sameScan(first, sc); err != nil {
+			return fmt.Errorf("input %q does not belong to the same scan as %q: %w", x.path, inputs[0].path, err)
+		}
+		if sc.ShardCount > 0 {
+			if prev, dup := shards[sc.ShardIndex]; dup {
+				return fmt.Errorf("inputs %q and %q are both shard %d/%d", prev, x.path, sc.ShardIndex, sc.ShardCount)
+			}
+			shards[sc.ShardIndex] = x.path
+		}
+		if sc.StartedAt.Before(info.StartedAt) {
+			info.StartedAt = sc.StartedAt
+		}
+		switch {
+		case sc.Status == ScanFailed:
+			status = ScanFailed
+		case sc.Status != ScanDone && status != ScanFailed:
+			status = ScanInterrupted
+		}
+		if sc.FinishedAt.After(finished) {
+			finished = sc.FinishedAt
+		}
+	}
+	for _, x := range inputs {
+		if x.scan.FinishedAt.IsZero() {
+			finished = time.Time{} // a shard is unfinished
+		}
+	}
+
+	dst, err := Open(ctx, out, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		err = errors.Join(err, dst.Close())
+		if err != nil && !existed {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(out + suffix)
+			}
+		}
+	}()
+
+	return dst.write(ctx, func(tx *sql.Tx) error {
+		scanID, err := insertScan(ctx, tx, info, status, finished)
+		if err != nil {
+			return fmt.Errorf("creating the merged scan: %w", err)
+		}
+		addTarget, err := tx.PrepareContext(ctx,
+			"INSERT INTO targets (scan_id, key, plan, status) VALUES (?, ?, ?, 'pending')")
+		if err != nil {
+			return err
+		}
+		defer addTarget.Close()
+		t := &txStmts{ctx: ctx, tx: tx, base: &dst.st}
+		owner := map[string]string{}
+		for _, x := range inputs {
+			if err := copyTargets(ctx, x.st, x.scan.ID, x.path, owner, func(key string, plan sql.NullString) error {
+				_, err := addTarget.ExecContext(ctx, scanID, key, plan)
+				return err
+			}); err != nil {
+				return err
+			}
+			for rec, err := range x.st.Runs(ctx, x.scan.ID) {
+				if err != nil {
+					return fmt.Errorf("input %q: %w", x.path, err)
+				}
+				if _, err := saveRun(t, scanID, rec.TargetKey, rec.Result, rec.CreatedAt, nil); err != nil {
+					return fmt.Errorf("input %q: run %d (%q): %w", x.path, rec.ID, rec.TargetKey, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// sameScan says why two shard scans cannot be one scan.
+func sameScan(a, b Scan) error {
+	switch {
+	case a.Kind != b.Kind:
+		return fmt.Errorf("kind %q vs %q", b.Kind, a.Kind)
+	case a.Source != b.Source:
+		return fmt.Errorf("source %q vs %q", b.Source, a.Source)
+	case a.RubricVersion != b.RubricVersion:
+		return fmt.Errorf("rubric version %q vs %q", b.RubricVersion, a.RubricVersion)
+	case (a.Seed == nil) != (b.Seed == nil) || (a.Seed != nil && *a.Seed != *b.Seed):
+		return fmt.Errorf("seed %s vs %s", fmtSeed(b.Seed), fmtSeed(a.Seed))
+	case a.ShardCount != b.ShardCount:
+		return fmt.Errorf("shard count %d vs %d", b.ShardCount, a.ShardCount)
+	}
+	return nil
+}
+
+func fmtSeed(p *int64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
+
+// copyTargets passes each target of a scan in st to add, refusing a key
+// another input already had.
+func copyTargets(ctx context.Context, st *Store, scanID int64, path string, owner map[string]string,
+	add func(key string, plan sql.NullString) error) error {
+	rows, err := st.r.QueryContext(ctx, "SELECT key, plan FROM targets WHERE scan_id = ? ORDER BY id", scanID)
+	if err != nil {
+		return fmt.Errorf("input %q: listing targets: %w", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var plan sql.NullString
+		if err := rows.Scan(&key, &plan); err != nil {
+			return fmt.Errorf("input %q: listing targets: %w", path, err)
+		}
+		if prev, dup := owner[key]; dup {
+			return fmt.Errorf("target %q is in both %q and %q (shards must not overlap)", key, prev, path)
+		}
+		owner[key] = path
+		if err := add(key, plan); err != nil {
+			return fmt.Errorf("input %q: target %q: %w", path, key, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("input %q: listing targets: %w", path, err)
+	}
+	return nil
+}

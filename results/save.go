@@ -1,0 +1,287 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// Statement indexes of stmts.
+const (
+	stInsertServer = iota
+	stSelectServer
+	stSelectTarget
+	stInsertTarget
+	stMarkTarget
+	stInsertRun
+	stInsertTool
+	stInsertPrompt
+	stInsertResource
+	stInsertTemplate
+	stInsertFinding
+	stInsertCall
+	stInsertProbe
+	stCount
+)
+
+var stmtSQL = [stCount]string{
+	stInsertServer: `INSERT INTO servers (name, version, source) VALUES (?, ?, ?)
+		ON CONFLICT (name, version, source) DO NOTHING RETURNING id`,
+	stSelectServer: `SELECT id FROM servers WHERE name = ? AND version = ? AND source = ?`,
+	stSelectTarget: `SELECT status FROM targets WHERE scan_id = ? AND key = ?`,
+	stInsertTarget: `INSERT INTO targets (scan_id, key, plan, status) VALUES (?, ?, ?, 'done')`,
+	stMarkTarget:   `UPDATE targets SET status = 'done' WHERE scan_id = ? AND key = ?`,
+	stInsertRun: `INSERT INTO runs (scan_id, server_id, target_key, created_at, transport, sandbox,
+		status, handshake_completed, handshake, detail, evidence, protocol_version,
+		server_name, server_title, server_version, capabilities, instructions_bytes,
+		start_ms, handshake_ms, list_ms, probe_ms, total_ms, stderr_tail, exit_code, stdout_noise,
+		score, verdict, verdict_json, rubric_version, result_json)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	stInsertTool: `INSERT INTO tools (run_id, idx, name, title, description, input_schema, output_schema, annotations, raw)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	stInsertPrompt: `INSERT INTO prompts (run_id, idx, name, title, description, arguments, raw)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	stInsertResource: `INSERT INTO resources (run_id, idx, uri, name, mime_type, raw) VALUES (?, ?, ?, ?, ?, ?)`,
+	stInsertTemplate: `INSERT INTO resource_templates (run_id, idx, uri_template, name, raw) VALUES (?, ?, ?, ?, ?)`,
+	stInsertFinding: `INSERT INTO findings (run_id, idx, code, severity, subject, pointer, value, message)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	stInsertCall: `INSERT INTO calls (run_id, idx, seq, method, tool, input_hash, latency_ms, output_bytes, error_code, is_error, outcome)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	stInsertProbe: `INSERT INTO probes (run_id, idx, kind, method, tool, param, sent, class, latency_ms, response, text, elements, score, destructive, open_world)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+}
+
+// stmts are the write statements, prepared once on the write connection;
+// a transaction binds them with Tx.StmtContext, which reuses the prepared
+// statement because there is only one connection.
+type stmts [stCount]*sql.Stmt
+
+func (s *Store) prepare(ctx context.Context) error {
+	for i, q := range stmtSQL {
+		st, err := s.w.PrepareContext(ctx, q)
+		if err != nil {
+			s.st.close()
+			return err
+		}
+		s.st[i] = st
+	}
+	return nil
+}
+
+func (st *stmts) close() error {
+	var errs []error
+	for i, s := range st {
+		if s != nil {
+			errs = append(errs, s.Close())
+			st[i] = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// txStmts binds the prepared statements to one transaction on first use.
+type txStmts struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	base  *stmts
+	bound [stCount]*sql.Stmt
+}
+
+func (t *txStmts) exec(i int, args ...any) (sql.Result, error) {
+	return t.stmt(i).ExecContext(t.ctx, args...)
+}
+
+func (t *txStmts) stmt(i int) *sql.Stmt {
+	if t.bound[i] == nil {
+		t.bound[i] = t.tx.StmtContext(t.ctx, t.base[i])
+	}
+	return t.bound[i]
+}
+
+// SaveRun stores the result of probing the target key in a scan and returns
+// the new run's id. In the same transaction it marks the scan's target
+// done (adding the target without a plan if [Store.AddTargets] never saw
+// the key), so a process killed at any moment leaves the target either
+// pending with no run or done with exactly one.
+//
+// A scan holds at most one run per target key: saving a second one is
+// rejected with [ErrDuplicateRun] and writes nothing. Probing the same
+// server again in another scan makes a new run; nothing is overwritten.
+//
+// The stored result is res as its JSON encoding reads back: [Store.Run]
+// returns it equal, except that json.RawMessage fields come back compacted
+// and invalid UTF-8 in strings as U+FFFD, as `mcpvet probe --json` prints
+// them.
+func (s *Store) SaveRun(ctx context.Context, scanID int64, key string, res *probe.Result) (runID int64, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		t := &txStmts{ctx: ctx, tx: tx, base: &s.st}
+		if err := scanExists(ctx, tx, scanID); err != nil {
+			return err
+		}
+		var err error
+		runID, err = saveRun(t, scanID, key, res, time.Now(), nil)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("results: saving run of %q in scan %d: %w", key, scanID, err)
+	}
+	return runID, nil
+}
+
+// saveRun inserts one run and its rows inside t's transaction. plan, when
+// set, is stored if the target row must be created.
+func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created time.Time, plan json.RawMessage) (int64, error) {
+	if res == nil {
+		return 0, errors.New("nil result")
+	}
+	if key == "" {
+		return 0, errors.New("empty target key")
+	}
+	for i, f := range res.Findings {
+		if f.Severity.Rank() == 0 {
+			return 0, fmt.Errorf("finding %d (%s): unknown severity %q", i, f.Code, f.Severity)
+		}
+	}
+	resultJSON, err := encodeJSON(res)
+	if err != nil {
+		return 0, fmt.Errorf("encoding result: %w", err)
+	}
+
+	// Target: pending -> done, missing -> inserted done, done -> duplicate.
+	var status string
+	switch err := t.stmt(stSelectTarget).QueryRowContext(t.ctx, scanID, key).Scan(&status); {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := t.exec(stInsertTarget, scanID, key, nullRaw(plan)); err != nil {
+			return 0, fmt.Errorf("adding target: %w", err)
+		}
+	case err != nil:
+		return 0, fmt.Errorf("reading target: %w", err)
+	case status == TargetDone:
+		return 0, ErrDuplicateRun
+	default:
+		if _, err := t.exec(stMarkTarget, scanID, key); err != nil {
+			return 0, fmt.Errorf("marking target done: %w", err)
+		}
+	}
+
+	serverID, err := serverID(t, res.Target)
+	if err != nil {
+		return 0, fmt.Errorf("recording server: %w", err)
+	}
+
+	lv := &res.Liveness
+	var sName, sTitle, sVersion any
+	if si := lv.ServerInfo; si != nil {
+		sName, sTitle, sVersion = si.Name, si.Title, si.Version
+	}
+	var verdict, verdictJSON any
+	if res.Verdict != nil {
+		b, err := encodeJSON(res.Verdict)
+		if err != nil {
+			return 0, fmt.Errorf("encoding verdict: %w", err)
+		}
+		verdict, verdictJSON = res.Verdict.Decision, b
+	}
+	r, err := t.exec(stInsertRun, scanID, serverID, key, formatTime(created),
+		res.Target.Transport, res.Target.Sandbox,
+		string(lv.Status), lv.HandshakeCompleted, lv.Handshake, lv.Detail, lv.Evidence, lv.ProtocolVersion,
+		sName, sTitle, sVersion, nullRaw(lv.Capabilities), lv.InstructionsBytes,
+		lv.Timings.StartMs, lv.Timings.HandshakeMs, lv.Timings.ListMs, lv.Timings.ProbeMs, lv.Timings.TotalMs,
+		lv.StderrTail, lv.ExitCode, lv.StdoutNoise,
+		res.Score, verdict, verdictJSON, res.RubricVersion, resultJSON)
+	if err != nil {
+		return 0, fmt.Errorf("inserting run: %w", err)
+	}
+	runID, err := r.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+
+	for i, x := range res.Tools {
+		if _, err := t.exec(stInsertTool, runID, i, x.Name, x.Title, x.Description,
+			nullRaw(x.InputSchema), nullRaw(x.OutputSchema), nullRaw(x.Annotations), nullRaw(x.Raw)); err != nil {
+			return 0, fmt.Errorf("inserting tool %d: %w", i, err)
+		}
+	}
+	for i, x := range res.Prompts {
+		if _, err := t.exec(stInsertPrompt, runID, i, x.Name, x.Title, x.Description,
+			nullRaw(x.Arguments), nullRaw(x.Raw)); err != nil {
+			return 0, fmt.Errorf("inserting prompt %d: %w", i, err)
+		}
+	}
+	for i, x := range res.Resources {
+		if _, err := t.exec(stInsertResource, runID, i, x.URI, x.Name, x.MIMEType, nullRaw(x.Raw)); err != nil {
+			return 0, fmt.Errorf("inserting resource %d: %w", i, err)
+		}
+	}
+	for i, x := range res.ResourceTemplates {
+		if _, err := t.exec(stInsertTemplate, runID, i, x.URITemplate, x.Name, nullRaw(x.Raw)); err != nil {
+			return 0, fmt.Errorf("inserting resource template %d: %w", i, err)
+		}
+	}
+	for i, x := range res.Findings {
+		if _, err := t.exec(stInsertFinding, runID, i, x.Code, string(x.Severity), x.Subject,
+			x.Pointer, x.Value, x.Message); err != nil {
+			return 0, fmt.Errorf("inserting finding %d: %w", i, err)
+		}
+	}
+	for i, x := range res.Calls {
+		if _, err := t.exec(stInsertCall, runID, i, x.Seq, x.Method, x.Tool, x.InputHash,
+			x.LatencyMs, x.OutputBytes, x.ErrorCode, x.IsError, x.Outcome); err != nil {
+			return 0, fmt.Errorf("inserting call %d: %w", i, err)
+		}
+	}
+	for i, x := range res.Probes {
+		var elements any
+		if x.Elements != nil {
+			b, err := encodeJSON(x.Elements)
+			if err != nil {
+				return 0, fmt.Errorf("encoding probe %d elements: %w", i, err)
+			}
+			elements = b
+		}
+		if _, err := t.exec(stInsertProbe, runID, i, x.Kind, x.Method, x.Tool, x.Param,
+			nullRaw(x.Sent), x.Class, x.LatencyMs, nullRaw(x.Response), x.Text, elements,
+			x.Score, x.Destructive, x.OpenWorld); err != nil {
+			return 0, fmt.Errorf("inserting probe %d: %w", i, err)
+		}
+	}
+	return runID, nil
+}
+
+// serverID returns the id of the server identity (name, version, source),
+// inserting it when new.
+func serverID(t *txStmts, tg probe.Target) (int64, error) {
+	var id int64
+	err := t.stmt(stInsertServer).QueryRowContext(t.ctx, tg.Name, tg.Version, tg.Source).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) { // exists: DO NOTHING returns no row
+		err = t.stmt(stSelectServer).QueryRowContext(t.ctx, tg.Name, tg.Version, tg.Source).Scan(&id)
+	}
+	return id, err
+}
+
+// nullRaw stores an absent JSON value as NULL and a present one as text.
+func nullRaw(r json.RawMessage) any {
+	if len(r) == 0 {
+		return nil
+	}
+	return string(r)
+}
+
+// encodeJSON marshals v without HTML escaping, so stored JSON reads like
+// what the server sent.
+func encodeJSON(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
