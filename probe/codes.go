@@ -41,3 +41,13 @@ func init() {
 			"answer list requests promptly; they should not wait on remote services"},
 	)
 }
+
+// CodeSandboxWarning records that the server ran with weaker isolation than
+// asked for (for example the "none" backend).
+const CodeSandboxWarning = "sandbox/weak_isolation"
+
+func init() {
+	register(CatalogEntry{CodeSandboxWarning, SeverityInfo,
+		"the server ran without full isolation",
+		"nothing for the server author; the scan's operator chose or had to use a weaker sandbox"})
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan"
+)
+
+// runFlags are the flags of every command that launches servers.
+type runFlags struct {
+	db               string
+	env              []string
+	headers          []string
+	sandbox          string
+	allowNetwork     bool
+	serverTimeout    time.Duration
+	handshakeTimeout time.Duration
+	protocolVersion  string
+	noInject         bool
+	cacheDir         string
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.db, "db", "mcpvet.db", "SQLite database the results are stored in")
+	fl.StringArrayVar(&f.env, "env", nil, "KEY=VALUE given to the server (repeatable); overrides the plan's values and canaries")
+	fl.StringArrayVar(&f.headers, "header", nil, "KEY=VALUE HTTP header for URL targets (repeatable)")
+	fl.StringVar(&f.sandbox, "sandbox", "auto", "isolation backend: auto, builtin, bwrap or none")
+	fl.BoolVar(&f.allowNetwork, "allow-network", false, "let servers reach the network at run time (recorded with the results)")
+	fl.DurationVar(&f.serverTimeout, "server-timeout", 2*time.Minute, "deadline for one server from launch to teardown")
+	fl.DurationVar(&f.handshakeTimeout, "handshake-timeout", 20*time.Second, "deadline for launch plus handshake")
+	fl.StringVar(&f.protocolVersion, "protocol-version", "", "protocol version to ask for (default: the newest, with fallback)")
+	fl.BoolVar(&f.noInject, "no-inject", false, "skip failure injection (list and check only)")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "install cache (default $XDG_CACHE_HOME/mcpvet)")
+}
+
+// options validates the flags and builds the per-server options.
+func (f *runFlags) options() (*scan.ProbeOptions, error) {
+	switch f.sandbox {
+	case "auto", "builtin", "bwrap", "none":
+	default:
+		return nil, usagef("--sandbox %q: not a sandbox backend; use auto, builtin, bwrap or none", f.sandbox)
+	}
+	if f.protocolVersion != "" && !contains(probe.KnownVersions, f.protocolVersion) {
+		return nil, usagef("--protocol-version %q: not a published MCP revision; use one of %s", f.protocolVersion, strings.Join(probe.KnownVersions, ", "))
+	}
+	if f.serverTimeout <= 0 || f.handshakeTimeout <= 0 {
+		return nil, usagef("--server-timeout and --handshake-timeout must be positive durations such as 30s")
+	}
+	env, err := keyValues("--env", f.env)
+	if err != nil {
+		return nil, err
+	}
+	return &scan.ProbeOptions{
+		Sandbox: &sandbox.Options{
+			Backend:      f.sandbox,
+			AllowNetwork: f.allowNetwork,
+			CacheDir:     f.cacheDir,
+			Env:          env,
+		},
+		Probe: probe.Options{
+			HandshakeTimeout: f.handshakeTimeout,
+			ProtocolVersion:  f.protocolVersion,
+			Inject:           &probe.InjectOptions{Disabled: f.noInject},
+		},
+		Timeout: f.serverTimeout,
+	}, nil
+}
+
+func keyValues(flag string, kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usagef("%s %q: not KEY=VALUE; write it as %s NAME=value", flag, kv, flag)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
+	var (
+		rf         runFlags
+		asJSON     bool
+		output     string
+		serverJSON string
+	)
+	cmd := &cobra.Command{
+		Use:   "probe [flags] (-- COMMAND [ARGS...] | URL | npm:NAME@VERSION | pypi:NAME==VERSION | oci:IMAGE)",
+		Short: "Probe one MCP server and store the result",
+		Example: `  mcpvet probe -- npx -y @modelcontextprotocol/server-everything
+  mcpvet probe npm:@modelcontextprotocol/server-memory@2026.1.26
+  mcpvet probe https://example.com/mcp
+  mcpvet probe --json --db results.db --env API_KEY=x --timeout 30s -- node server.js`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			plan, err := scan.ParseTarget(args)
+			if err != nil {
+				return usageError{err}
+			}
+			headers, err := keyValues("--header", rf.headers)
+			if err != nil {
+				return err
+			}
+			plan.Headers = headers
+			if serverJSON != "" {
+				data, err := os.ReadFile(serverJSON)
+				if err != nil {
+					return usagef("--server-json %q: %v; give the path of a registry server.json", serverJSON, err)
+				}
+				if !json.Valid(data) {
+					return usagef("--server-json %q: not valid JSON; give a registry server.json", serverJSON)
+				}
+				plan.ServerJSON = data
+			}
+			opts, err := rf.options()
+			if err != nil {
+				return err
+			}
+			return probeOne(cmd.Context(), plan, opts, rf.db, asJSON, output, stdout)
+		},
+	}
+	rf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write the result as one JSON document")
+	cmd.Flags().StringVarP(&output, "output", "o", "-", "write the report here (- is stdout)")
+	cmd.Flags().StringVar(&serverJSON, "server-json", "", "registry server.json of the target, for declared-vs-observed checks")
+	return cmd
+}
+
+func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, dbPath string, asJSON bool, output string, stdout io.Writer) error {
+	// Open the database first: an unusable --db is reported before any
+	// server is launched.
+	st, err := results.Open(ctx, dbPath, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	scanID, err := st.NewScan(ctx, results.ScanInfo{Kind: results.KindProbe, Source: plan.Source})
+	if err != nil {
+		return err
+	}
+	if _, err := st.AddTargets(ctx, scanID, []sandbox.Plan{*plan}); err != nil {
+		return err
+	}
+	res, err := scan.Probe(ctx, plan, opts)
+	if err != nil {
+		_ = st.FinishScan(context.WithoutCancel(ctx), scanID, results.ScanFailed)
+		return fmt.Errorf("probing %s: %w", plan.Name, err)
+	}
+	if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, plan.Key, res); err != nil {
+		return err
+	}
+	status := results.ScanDone
+	if ctx.Err() != nil {
+		status = results.ScanInterrupted
+	}
+	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil {
+		return err
+	}
+	return writeOutput(output, stdout, func(w io.Writer) error {
+		if asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}
+		return results.WriteSummary(w, res)
+	})
+}
+
+// writeOutput writes to stdout for "-" or creates the file.
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) (err error) {
+	if path == "" || path == "-" {
+		return write(stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return usagef("--output %q: %v; give a writable file path or - for stdout", path, err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return write(f)
+}

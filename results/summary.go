@@ -1,0 +1,119 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// WriteSummary writes a terminal summary of one probe result: liveness,
+// what the server offers, the verdict and the findings, worst first. Every
+// string from the server passes through [safe.Line] or [safe.Terminal].
+func WriteSummary(w io.Writer, res *probe.Result) error {
+	b := &strings.Builder{}
+	l := res.Liveness
+	name := res.Target.Name
+	if l.ServerInfo != nil {
+		name = fmt.Sprintf("%s %s", l.ServerInfo.Name, l.ServerInfo.Version)
+	}
+	fmt.Fprintf(b, "%s\n", safe.Line(name))
+	fmt.Fprintf(b, "  target     %s (%s", safe.Line(res.Target.Name), res.Target.Transport)
+	if res.Target.Sandbox != "" {
+		fmt.Fprintf(b, ", sandbox %s", res.Target.Sandbox)
+	}
+	fmt.Fprintf(b, ")\n")
+	fmt.Fprintf(b, "  liveness   %s", l.Status)
+	if l.Status == probe.StatusStdoutPollution && l.HandshakeCompleted {
+		fmt.Fprintf(b, " (handshake completed anyway)")
+	}
+	fmt.Fprintln(b)
+	if l.Detail != "" {
+		fmt.Fprintf(b, "             %s\n", safe.Line(l.Detail))
+	}
+	if l.Evidence != "" && l.Status != probe.StatusOK {
+		fmt.Fprintf(b, "  evidence   %s\n", safe.Line(l.Evidence))
+	}
+	if l.HandshakeCompleted {
+		fmt.Fprintf(b, "  protocol   %s via %s, handshake %.0f ms\n", safe.Line(l.ProtocolVersion), l.Handshake, l.Timings.HandshakeMs)
+		fmt.Fprintf(b, "  offers     %d tools, %d prompts, %d resources, %d resource templates\n",
+			len(res.Tools), len(res.Prompts), len(res.Resources), len(res.ResourceTemplates))
+	} else if tail := strings.TrimSpace(l.StderrTail); tail != "" {
+		lines := strings.Split(safe.Terminal(tail), "\n")
+		if len(lines) > 5 {
+			lines = lines[len(lines)-5:]
+		}
+		fmt.Fprintf(b, "  stderr     %s\n", strings.Join(lines, "\n             "))
+	}
+	if l.ExitCode != nil {
+		fmt.Fprintf(b, "  exit code  %d\n", *l.ExitCode)
+	}
+	if len(res.Probes) > 0 {
+		classes := map[string]int{}
+		for _, p := range res.Probes {
+			classes[p.Class]++
+		}
+		fmt.Fprintf(b, "  probes     %d sent: %s\n", len(res.Probes), countList(classes))
+	}
+	if res.Score != nil {
+		fmt.Fprintf(b, "  score      %.0f/100 (rubric %s)\n", *res.Score, res.RubricVersion)
+	}
+	if v := res.Verdict; v != nil {
+		fmt.Fprintf(b, "  verdict    %s", strings.ToUpper(v.Decision))
+		for _, r := range v.Rules {
+			if r.Fired {
+				fmt.Fprintf(b, " (%s)", safe.Line(r.Name))
+				break
+			}
+		}
+		fmt.Fprintln(b)
+	}
+	fmt.Fprintf(b, "  time       %.0f ms total\n", l.Timings.TotalMs)
+
+	fs := append([]probe.Finding(nil), res.Findings...)
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Severity.Rank() > fs[j].Severity.Rank() })
+	if len(fs) > 0 {
+		fmt.Fprintf(b, "\nfindings (%s)\n", countList(severityCounts(fs)))
+	}
+	const maxShown = 30
+	for i, f := range fs {
+		if i == maxShown {
+			fmt.Fprintf(b, "  ... %d more (use --json for all)\n", len(fs)-maxShown)
+			break
+		}
+		fmt.Fprintf(b, "  %-5s %-40s %s\n", f.Severity, f.Code, safe.Line(f.Subject))
+		fmt.Fprintf(b, "        %s\n", safe.Line(f.Message))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func severityCounts(fs []probe.Finding) map[string]int {
+	m := map[string]int{}
+	for _, f := range fs {
+		m[string(f.Severity)]++
+	}
+	return m
+}
+
+// countList renders {"a":2,"b":1} as "2 a, 1 b", largest first.
+func countList(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", m[k], k)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,159 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/sandbox"
+)
+
+// ProbeOptions configures [Probe].
+type ProbeOptions struct {
+	// Sandbox configures isolation, limits and installs.
+	Sandbox *sandbox.Options
+	// Probe is the template for each run's probe options; Target, Process
+	// and Relaunch are filled in per run.
+	Probe probe.Options
+	// Timeout bounds one server from launch to teardown (default 2m).
+	Timeout time.Duration
+	// Grade, when set, grades the error responses and decides the verdict
+	// (scoring is applied here so that probe stays free of policy).
+	Grade func(res *probe.Result)
+}
+
+// Probe launches one plan in the sandbox, probes it and tears it down. The
+// error is non-nil only for infrastructure failures (the sandbox itself
+// could not be set up); everything the server does, including failing to
+// install or start, is in the result.
+func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.Result, error) {
+	var o ProbeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+
+	target := TargetOf(plan)
+	start := time.Now()
+	if plan.Status != "" {
+		return preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), nil
+	}
+
+	var mu sync.Mutex
+	var servers []*sandbox.Server
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range servers {
+			_ = s.Close()
+		}
+	}()
+	var current *sandbox.Server
+	launch := func(ctx context.Context) (mcp.Transport, error) {
+		srv, err := sandbox.Launch(ctx, plan, o.Sandbox)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		servers = append(servers, srv)
+		current = srv
+		mu.Unlock()
+		return srv.Transport(), nil
+	}
+
+	t, err := launch(ctx)
+	if err != nil {
+		var le *sandbox.LaunchError
+		if errors.As(err, &le) {
+			return preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), nil
+		}
+		return nil, err
+	}
+	first := current
+	info := first.Info(0)
+	target.Sandbox = info.Backend
+
+	po := o.Probe
+	po.Target = target
+	po.Process = func(wait time.Duration) probe.ProcessInfo {
+		mu.Lock()
+		srv := current
+		mu.Unlock()
+		return processInfo(srv.Info(wait))
+	}
+	po.Relaunch = launch
+	res := probe.Run(ctx, t, &po)
+	for _, w := range info.Warnings {
+		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
+	}
+	if o.Grade != nil {
+		o.Grade(res)
+	}
+	return res, nil
+}
+
+// TargetOf describes a plan for the result.
+func TargetOf(plan *sandbox.Plan) probe.Target {
+	t := probe.Target{
+		Name:      plan.Name,
+		Version:   plan.Version,
+		Source:    plan.Source,
+		Transport: plan.Transport,
+		URL:       plan.URL,
+	}
+	if plan.Command != "" {
+		t.Command = append([]string{plan.Command}, plan.Args...)
+	} else if plan.Package != nil {
+		t.Command = append([]string{plan.Package.RegistryType + ":" + plan.Package.Identifier + versionSuffix(plan.Package)}, plan.Args...)
+	}
+	return t
+}
+
+func versionSuffix(p *sandbox.Package) string {
+	if p.Version == "" {
+		return ""
+	}
+	if p.RegistryType == "pypi" {
+		return "==" + p.Version
+	}
+	return "@" + p.Version
+}
+
+func preLaunch(target probe.Target, status probe.Status, detail, evidence string, start time.Time) *probe.Result {
+	res := &probe.Result{
+		Target:            target,
+		Tools:             []probe.Tool{},
+		Prompts:           []probe.Prompt{},
+		Resources:         []probe.Resource{},
+		ResourceTemplates: []probe.ResourceTemplate{},
+		Findings:          []probe.Finding{},
+		Calls:             []probe.Call{},
+		Probes:            []probe.ProbeCall{},
+	}
+	res.Liveness.Status = status
+	res.Liveness.Detail = probe.Truncate(detail, probe.MaxEvidence)
+	res.Liveness.Evidence = probe.Truncate(evidence, probe.MaxEvidence)
+	res.Liveness.Timings.TotalMs = probe.Ms(time.Since(start))
+	return res
+}
+
+func processInfo(in sandbox.Info) probe.ProcessInfo {
+	return probe.ProcessInfo{
+		SpawnError:    in.SpawnError,
+		Exited:        in.Exited,
+		ExitCode:      in.ExitCode,
+		Signal:        in.Signal,
+		StderrTail:    in.StderrTail,
+		StdoutNoise:   in.StdoutNoise,
+		LimitExceeded: in.LimitExceeded,
+		Started:       in.Started,
+	}
+}
