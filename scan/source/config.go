@@ -1,0 +1,520 @@
+package source
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/sandbox"
+)
+
+// DefaultMaxConfigBytes caps the size of a client config.
+const DefaultMaxConfigBytes = 16 << 20
+
+// ConfigOptions configure [ReadConfig].
+type ConfigOptions struct {
+	// File names the config in plan keys ("config:FILE#NAME") and sources
+	// ("config:FILE"); "mcp.json" when empty.
+	File string
+	// Inputs are values for VS Code's ${input:ID} references, by ID.
+	Inputs map[string]string
+	// LookupEnv resolves ${env:NAME}, ${NAME} and ${NAME:-default}. When nil
+	// they stay unresolved (the plan needs configuration): the user's own
+	// environment, tokens included, is not handed to servers under test
+	// unless the caller chooses to.
+	LookupEnv func(name string) (string, bool)
+	// Variables resolve ${NAME} references such as ${workspaceFolder} and
+	// ${userHome}.
+	Variables map[string]string
+	// MaxBytes caps the config's size, DefaultMaxConfigBytes when 0.
+	MaxBytes int64
+}
+
+// A ConfigError is a client config that cannot be read: Path is the
+// offending field ("servers.github"), Msg says what is wrong and what would
+// work.
+type ConfigError struct {
+	Path string
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Path == "" {
+		return "config: " + e.Msg
+	}
+	return "config " + e.Path + ": " + e.Msg
+}
+
+// ReadConfig reads an MCP client config and returns one plan per server, in
+// file order. The format is detected:
+//
+//   - "mcpServers" (Claude Desktop's claude_desktop_config.json, Cursor's
+//     mcp.json, Claude Code's .mcp.json): {name: {command, args, env}} or
+//     {name: {url, headers, type}};
+//   - "servers" and "inputs" (VS Code's mcp.json), or the same under "mcp"
+//     (VS Code's settings.json): {name: {type: stdio|http|sse, command, args,
+//     env, url, headers}}.
+//
+// Comments and trailing commas are allowed, as VS Code allows them.
+// ${input:ID}, ${env:NAME}, ${NAME} and ${NAME:-default} references are
+// resolved from opts; a reference left unresolved makes the plan
+// needs_configuration, except a VS Code password input that is a whole
+// environment variable's value, which becomes a secret the sandbox fills
+// with a canary. Errors are [*ConfigError]s. opts may be nil.
+func ReadConfig(r io.Reader, opts *ConfigOptions) ([]sandbox.Plan, error) {
+	var o ConfigOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxConfigBytes
+	}
+	if o.File == "" {
+		o.File = "mcp.json"
+	}
+	data, err := io.ReadAll(io.LimitReader(r, o.MaxBytes+1))
+	if err != nil {
+		return nil, &ConfigError{Msg: "reading: " + err.Error()}
+	}
+	if int64(len(data)) > o.MaxBytes {
+		return nil, &ConfigError{Msg: fmt.Sprintf("larger than %d bytes; an MCP client config is a small JSON file", o.MaxBytes)}
+	}
+	return parseConfig(data, &o)
+}
+
+type configInput struct {
+	Type     string `json:"type"`
+	ID       string `json:"id"`
+	Password bool   `json:"password"`
+	Default  string `json:"default"`
+}
+
+type configReader struct {
+	opts   *ConfigOptions
+	inputs map[string]configInput
+}
+
+func parseConfig(data []byte, o *ConfigOptions) ([]sandbox.Plan, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	clean := stripJSONC(data)
+	if !json.Valid(clean) {
+		var v any
+		err := json.Unmarshal(clean, &v)
+		return nil, &ConfigError{Msg: syntaxError(data, err)}
+	}
+	top, err := objectMembers(clean)
+	if err != nil {
+		return nil, &ConfigError{Msg: fmt.Sprintf(`want a JSON object with "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code), got %s`, describeJSON(clean))}
+	}
+	cr := &configReader{opts: o, inputs: map[string]configInput{}}
+	var servers []struct {
+		path    string
+		members []member
+	}
+	addServers := func(path string, raw json.RawMessage) error {
+		if isNull(raw) {
+			return nil
+		}
+		ms, err := objectMembers(raw)
+		if err != nil {
+			return &ConfigError{Path: path, Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(raw))}
+		}
+		servers = append(servers, struct {
+			path    string
+			members []member
+		}{path, ms})
+		return nil
+	}
+	found := false
+	for _, m := range top {
+		switch m.Key {
+		case "mcpServers", "servers":
+			found = true
+			if err := addServers(m.Key, m.Value); err != nil {
+				return nil, err
+			}
+		case "inputs":
+			if err := cr.readInputs("inputs", m.Value); err != nil {
+				return nil, err
+			}
+		case "mcp":
+			// VS Code settings.json: {"mcp": {"servers": ..., "inputs": ...}}.
+			inner, err := objectMembers(m.Value)
+			if err != nil {
+				continue
+			}
+			for _, im := range inner {
+				switch im.Key {
+				case "servers":
+					found = true
+					if err := addServers("mcp.servers", im.Value); err != nil {
+						return nil, err
+					}
+				case "inputs":
+					if err := cr.readInputs("mcp.inputs", im.Value); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	if !found {
+		return nil, &ConfigError{Msg: `no "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code) object; this does not look like an MCP client config`}
+	}
+	var plans []sandbox.Plan
+	seen := map[string]string{}
+	for _, s := range servers {
+		for _, m := range s.members {
+			path := s.path + "." + m.Key
+			if m.Key == "" {
+				return nil, &ConfigError{Path: path, Msg: "a server has an empty name; give it one"}
+			}
+			if prev, dup := seen[m.Key]; dup {
+				return nil, &ConfigError{Path: path, Msg: fmt.Sprintf("the name is used twice (also %s); rename one", prev)}
+			}
+			seen[m.Key] = path
+			pl, err := cr.server(path, m.Key, m.Value)
+			if err != nil {
+				return nil, err
+			}
+			plans = append(plans, pl)
+		}
+	}
+	return plans, nil
+}
+
+func (cr *configReader) readInputs(path string, raw json.RawMessage) error {
+	if isNull(raw) {
+		return nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return &ConfigError{Path: path, Msg: fmt.Sprintf(`want an array of inputs like {"type": "promptString", "id": "token", "password": true}, got %s`, describeJSON(raw))}
+	}
+	for i, item := range items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		var in configInput
+		if !isObject(item) {
+			return &ConfigError{Path: p, Msg: fmt.Sprintf(`want an object like {"type": "promptString", "id": "token"}, got %s`, describeJSON(item))}
+		}
+		if err := json.Unmarshal(item, &in); err != nil {
+			return &ConfigError{Path: p, Msg: fmt.Sprintf(`%v; "id" and "type" are strings, "password" is true or false`, jsonTypeError(err))}
+		}
+		if in.ID == "" {
+			return &ConfigError{Path: p, Msg: `"id" is missing; an input needs one to be referenced as ${input:ID}`}
+		}
+		cr.inputs[in.ID] = in
+	}
+	return nil
+}
+
+// jsonTypeError shortens an *json.UnmarshalTypeError for messages.
+func jsonTypeError(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+		return fmt.Sprintf("%q is %s, not %s", te.Field, te.Value, te.Type)
+	}
+	return err.Error()
+}
+
+// transport names accepted in configs.
+var configTransports = map[string]string{
+	"stdio":           sandbox.TransportStdio,
+	"http":            sandbox.TransportStreamable,
+	"streamable-http": sandbox.TransportStreamable,
+	"streamableHttp":  sandbox.TransportStreamable,
+	"sse":             sandbox.TransportSSE,
+}
+
+// planState collects unresolved references and secrets of one config server.
+type planState struct {
+	missing []string
+	secrets []string
+}
+
+func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.Plan, error) {
+	fields, err := objectMembers(raw)
+	if err != nil {
+		return sandbox.Plan{}, &ConfigError{Path: path, Msg: fmt.Sprintf(`want an object like {"command": "npx", "args": [...]} or {"url": "https://..."}, got %s`, describeJSON(raw))}
+	}
+	get := func(key string) json.RawMessage {
+		for _, f := range fields {
+			if f.Key == key && !isNull(f.Value) {
+				return f.Value
+			}
+		}
+		return nil
+	}
+	pl := sandbox.Plan{
+		Key:    "config:" + cr.opts.File + "#" + name,
+		Name:   name,
+		Source: "config:" + cr.opts.File,
+	}
+	var st planState
+
+	typ := ""
+	if v := get("type"); v != nil {
+		s, err := stringField(path, "type", v, "use stdio, http or sse")
+		if err != nil {
+			return pl, err
+		}
+		t, ok := configTransports[s]
+		if !ok {
+			return pl, &ConfigError{Path: path, Msg: fmt.Sprintf(`"type": %s is not a transport; use stdio, http or sse`, quoteValue(v))}
+		}
+		typ = t
+	}
+	command, err := optString(path, "command", get("command"), `give the program to run, e.g. "npx"`)
+	if err != nil {
+		return pl, err
+	}
+	urlKey := "url"
+	rawURL := get("url")
+	if rawURL == nil && get("serverUrl") != nil {
+		urlKey, rawURL = "serverUrl", get("serverUrl")
+	}
+	u, err := optString(path, urlKey, rawURL, `give the server's address, e.g. "https://example.com/mcp"`)
+	if err != nil {
+		return pl, err
+	}
+	if typ == "" {
+		switch {
+		case command != nil && u != nil:
+			return pl, &ConfigError{Path: path, Msg: `has both "command" and "url"; keep "command" for a local server or "url" for a remote one, or set "type"`}
+		case command != nil:
+			typ = sandbox.TransportStdio
+		case u != nil:
+			typ = sandbox.TransportStreamable
+			// Cursor and Claude pick SSE for URLs that name it.
+			if strings.HasSuffix(strings.TrimRight(*u, "/"), "/sse") {
+				typ = sandbox.TransportSSE
+			}
+		default:
+			return pl, &ConfigError{Path: path, Msg: `no "command" or "url"; set "command" to run a local server or "url" to reach a remote one`}
+		}
+	}
+	pl.Transport = typ
+
+	if typ == sandbox.TransportStdio {
+		if command == nil || strings.TrimSpace(*command) == "" {
+			return pl, &ConfigError{Path: path, Msg: `"command" is missing or empty; a stdio server needs the program to run, e.g. "npx"`}
+		}
+		pl.Command, _ = cr.expand(*command, "command", &st, false)
+		args, err := stringList(path, "args", get("args"))
+		if err != nil {
+			return pl, err
+		}
+		for i, a := range args {
+			v, _ := cr.expand(a, fmt.Sprintf("args[%d]", i), &st, false)
+			pl.Args = append(pl.Args, v)
+		}
+		env, err := stringMap(path, "env", get("env"))
+		if err != nil {
+			return pl, err
+		}
+		for _, kv := range env {
+			v, secret := cr.expand(kv.value, "env."+kv.key, &st, true)
+			if secret {
+				st.addSecret(kv.key)
+				continue
+			}
+			if pl.Env == nil {
+				pl.Env = map[string]string{}
+			}
+			pl.Env[kv.key] = v
+		}
+	} else {
+		if u == nil || strings.TrimSpace(*u) == "" {
+			return pl, &ConfigError{Path: path, Msg: fmt.Sprintf(`"url" is missing or empty; a %s server needs its address, e.g. "https://example.com/mcp"`, typ)}
+		}
+		pl.URL, _ = cr.expand(*u, urlKey, &st, false)
+		if !strings.Contains(pl.URL, "${") {
+			pu, err := url.Parse(pl.URL)
+			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+				return pl, &ConfigError{Path: path, Msg: fmt.Sprintf(`%q: %s is not an http or https URL; use e.g. "https://example.com/mcp"`, urlKey, quoteValue(rawURL))}
+			}
+		}
+		headers, err := stringMap(path, "headers", get("headers"))
+		if err != nil {
+			return pl, err
+		}
+		for _, kv := range headers {
+			v, secret := cr.expand(kv.value, "headers."+kv.key, &st, true)
+			if secret {
+				st.addSecret(SecretHeaderPrefix + kv.key)
+				continue
+			}
+			if pl.Headers == nil {
+				pl.Headers = map[string]string{}
+			}
+			pl.Headers[kv.key] = v
+		}
+	}
+	pl.Secrets = st.secrets
+	if len(st.missing) > 0 {
+		pl.Status = StatusNeedsConfiguration
+		pl.StatusDetail = "unresolved references: " + strings.Join(st.missing, ", ")
+	}
+	return pl, nil
+}
+
+func (st *planState) addSecret(name string) {
+	if !slices.Contains(st.secrets, name) {
+		st.secrets = append(st.secrets, name)
+	}
+}
+
+// expand resolves ${...} references in s. field names s in messages.
+// wholeSecret allows a value that is exactly one unresolved password input
+// reference to become a secret (environment variables and headers): then
+// expand reports secret and the sandbox's canary stands in for the value.
+func (cr *configReader) expand(s, field string, st *planState, wholeSecret bool) (value string, secret bool) {
+	if !strings.Contains(s, "${") {
+		return s, false
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			b.WriteString(rest)
+			break
+		}
+		expr := rest[i+2 : i+j]
+		b.WriteString(rest[:i])
+		if v, ok := cr.lookupRef(expr); ok {
+			b.WriteString(v)
+		} else {
+			ref := rest[i : i+j+1]
+			if id, isInput := strings.CutPrefix(expr, "input:"); isInput && wholeSecret && ref == s && cr.inputs[id].Password {
+				return "", true
+			}
+			label := ref + " in " + field
+			if !slices.Contains(st.missing, label) {
+				st.missing = append(st.missing, label)
+			}
+			b.WriteString(ref)
+		}
+		rest = rest[i+j+1:]
+	}
+	return b.String(), false
+}
+
+// lookupRef resolves the inside of one ${...}.
+func (cr *configReader) lookupRef(expr string) (string, bool) {
+	o := cr.opts
+	lookupEnv := func(name string) (string, bool) {
+		if o.LookupEnv == nil || name == "" {
+			return "", false
+		}
+		return o.LookupEnv(name)
+	}
+	if id, ok := strings.CutPrefix(expr, "input:"); ok {
+		if v, ok := o.Inputs[id]; ok {
+			return v, true
+		}
+		if in, ok := cr.inputs[id]; ok && in.Default != "" && !in.Password {
+			return in.Default, true
+		}
+		return "", false
+	}
+	if name, ok := strings.CutPrefix(expr, "env:"); ok {
+		return lookupEnv(name)
+	}
+	if name, def, ok := strings.Cut(expr, ":-"); ok {
+		if v, ok := lookupEnv(name); ok && v != "" {
+			return v, true
+		}
+		return def, true
+	}
+	if strings.Contains(expr, ":") {
+		// ${config:...}, ${command:...} and the like need the client.
+		return "", false
+	}
+	if v, ok := o.Variables[expr]; ok {
+		return v, true
+	}
+	return lookupEnv(expr)
+}
+
+// quoteValue shows a raw JSON value in a message, on one line.
+func quoteValue(raw json.RawMessage) string {
+	return excerpt(bytes.TrimSpace(raw), 60)
+}
+
+func stringField(path, key string, raw json.RawMessage, hint string) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", &ConfigError{Path: path, Msg: fmt.Sprintf("%q: %s is not a string; %s", key, quoteValue(raw), hint)}
+	}
+	return s, nil
+}
+
+func optString(path, key string, raw json.RawMessage, hint string) (*string, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	s, err := stringField(path, key, raw, hint)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// asStringHint suggests the quoted form of a number or boolean.
+func asStringHint(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) > 0 && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9') || t[0] == 't' || t[0] == 'f') {
+		return "write it as " + strconv.Quote(string(t))
+	}
+	return "use a string"
+}
+
+func stringList(path, key string, raw json.RawMessage) ([]string, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, &ConfigError{Path: path, Msg: fmt.Sprintf(`%q: %s is not a list; use a list of strings like ["-y", "some-package"]`, key, quoteValue(raw))}
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		var s string
+		if err := json.Unmarshal(it, &s); err != nil {
+			return nil, &ConfigError{Path: path, Msg: fmt.Sprintf(`"%s[%d]": %s is not a string; %s`, key, i, quoteValue(it), asStringHint(it))}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+type keyValue struct{ key, value string }
+
+func stringMap(path, key string, raw json.RawMessage) ([]keyValue, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	ms, err := objectMembers(raw)
+	if err != nil {
+		return nil, &ConfigError{Path: path, Msg: fmt.Sprintf(`%q: %s is not an object; use {"NAME": "value"}`, key, quoteValue(raw))}
+	}
+	out := make([]keyValue, 0, len(ms))
+	for _, m := range ms {
+		var s string
+		if err := json.Unmarshal(m.Value, &s); err != nil {
+			return nil, &ConfigError{Path: path, Msg: fmt.Sprintf(`"%s.%s": %s is not a string; %s`, key, m.Key, quoteValue(m.Value), asStringHint(m.Value))}
+		}
+		out = append(out, keyValue{m.Key, s})
+	}
+	return out, nil
+}
