@@ -1,0 +1,173 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Fakes are servers the test binary runs when re-executed as
+//
+//	TESTBINARY mcpvet-fake NAME [MARKER]
+//
+// The marker only tags the process (and its descendants, which re-execute
+// with the same argv tail) so that tests can find leftovers in /proc.
+const fakeArg = "mcpvet-fake"
+
+func TestMain(m *testing.M) {
+	Main()
+	if len(os.Args) >= 3 && os.Args[1] == fakeArg {
+		os.Exit(runFake(os.Args[2], os.Args[3:]))
+	}
+	os.Exit(m.Run())
+}
+
+var fakes = map[string]func(args []string) int{
+	// mcp serves a go-sdk server with one "echo" tool.
+	"mcp": func([]string) int { return serveMCP() },
+	// banner prints text on stdout, then serves MCP.
+	"banner": func([]string) int {
+		fmt.Println("Fake Server v1 starting on stdio...")
+		fmt.Println()
+		fmt.Println("{not json")
+		return serveMCP()
+	},
+	// echo answers each request line with a response whose result is the
+	// request's params, without the go-sdk.
+	"echo": func([]string) int {
+		in := bufio.NewReader(os.Stdin)
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				return 0
+			}
+			var id, params string
+			// Hand parsing keeps the fake independent of the code under test.
+			if i := strings.Index(line, `"id":`); i >= 0 {
+				id = strings.SplitN(line[i+5:], ",", 2)[0]
+				id = strings.TrimRight(id, "}\n")
+			}
+			if i := strings.Index(line, `"params":`); i >= 0 {
+				params = strings.TrimSuffix(strings.TrimSpace(line[i+9:]), "}")
+			}
+			if id == "" {
+				continue
+			}
+			if params == "" {
+				params = "null"
+			}
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, params)
+		}
+	},
+	// exit3 writes to stderr and exits with status 3.
+	"exit3": func([]string) int {
+		fmt.Fprintln(os.Stderr, "fatal: missing API_KEY")
+		return 3
+	},
+	// stderr-flood writes 10000 numbered lines to stderr, then exits.
+	"stderr-flood": func([]string) int {
+		w := bufio.NewWriter(os.Stderr)
+		for i := range 10000 {
+			fmt.Fprintf(w, "line %05d\n", i)
+		}
+		w.Flush()
+		return 0
+	},
+	// flood writes valid-looking lines to stdout forever.
+	"flood": func([]string) int {
+		w := bufio.NewWriterSize(os.Stdout, 1<<16)
+		line := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 1000) + `"}}` + "\n"
+		for {
+			if _, err := w.WriteString(line); err != nil {
+				return 1
+			}
+		}
+	},
+	// hugeline writes one line of 100 MB.
+	"hugeline": func([]string) int {
+		chunk := []byte(strings.Repeat("a", 1<<20))
+		os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"x","params":{"d":"`)
+		for range 100 {
+			if _, err := os.Stdout.Write(chunk); err != nil {
+				return 1
+			}
+		}
+		os.Stdout.WriteString("\"}}\n")
+		return 0
+	},
+	// silent never writes and never exits on its own.
+	"silent": func([]string) int {
+		select {}
+	},
+	// ignoreterm ignores SIGTERM and stdin EOF.
+	"ignoreterm": func([]string) int {
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Fprintln(os.Stderr, "ignoring SIGTERM")
+		select {}
+	},
+	// daemon leaves a daemonized grandchild (setsid, then double fork),
+	// then serves MCP.
+	"daemon": func(args []string) int {
+		cmd := exec.Command(os.Args[0], append([]string{fakeArg, "daemon-middle"}, args...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "daemon:", err)
+			return 1
+		}
+		return serveMCP()
+	},
+	"daemon-middle": func(args []string) int {
+		cmd := exec.Command(os.Args[0], append([]string{fakeArg, "sleeper"}, args...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			return 1
+		}
+		return 0 // orphan the sleeper
+	},
+	"sleeper": func([]string) int {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP)
+		time.Sleep(time.Hour)
+		return 0
+	},
+	// env prints its environment on stderr, one variable a line.
+	"env": func([]string) int {
+		for _, kv := range os.Environ() {
+			fmt.Fprintln(os.Stderr, kv)
+		}
+		return 0
+	},
+}
+
+func runFake(name string, args []string) int {
+	f, ok := fakes[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "unknown fake %q\n", name)
+		return 2
+	}
+	return f(args)
+}
+
+func serveMCP() int {
+	server := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "1.0.0"}, nil)
+	type echoArgs struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Return the text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		})
+	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "fake:", err)
+		return 1
+	}
+	return 0
+}

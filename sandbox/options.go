@@ -1,0 +1,141 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Backend names accepted by [Options.Backend] and reported in [Info.Backend].
+const (
+	// BackendAuto picks the strongest backend that works on this machine:
+	// bwrap, then builtin. It never silently falls back to none.
+	BackendAuto = "auto"
+	// BackendBuiltin isolates with Linux namespaces set up by a re-executed
+	// init helper (see [Main]).
+	BackendBuiltin = "builtin"
+	// BackendBwrap isolates with bubblewrap.
+	BackendBwrap = "bwrap"
+	// BackendNone runs the server as a plain child process, without
+	// isolation. Limits are still applied where possible.
+	BackendNone = "none"
+)
+
+// Values of [Info.LimitExceeded].
+const (
+	LimitMemory      = "memory"
+	LimitProcesses   = "processes"
+	LimitCPUTime     = "cpu_time"
+	LimitWallTime    = "wall_time"
+	LimitStdoutBytes = "stdout_bytes"
+	LimitMessageSize = "message_size"
+)
+
+// Default limits; see [Limits].
+const (
+	DefaultMemoryBytes  = 1 << 30
+	DefaultProcesses    = 256
+	DefaultCPUTime      = 60 * time.Second
+	DefaultWall         = 5 * time.Minute
+	DefaultStdoutBytes  = 64 << 20
+	DefaultStderrBytes  = 1 << 20
+	DefaultMessageBytes = 16 << 20
+	// DefaultTerminateGrace is how long each step of the shutdown
+	// escalation waits.
+	DefaultTerminateGrace = 2 * time.Second
+)
+
+// Options configures [Launch]. A nil *Options is valid and means defaults.
+type Options struct {
+	// Backend is one of the Backend constants; empty means [BackendAuto].
+	Backend string
+	// AllowNetwork gives the server network access at run time. Install
+	// steps always have network.
+	AllowNetwork bool
+	// CacheDir holds installed packages; default $XDG_CACHE_HOME/mcpvet or
+	// $HOME/.cache/mcpvet.
+	CacheDir string
+	// Env holds user overrides (--env KEY=VALUE). They win over the plan's
+	// values and over canaries.
+	Env map[string]string
+	// Limits bounds the server; zero fields take the defaults.
+	Limits Limits
+	// TerminateGrace is the wait between the shutdown steps: close stdin,
+	// wait, SIGTERM, wait, SIGKILL. Default [DefaultTerminateGrace].
+	TerminateGrace time.Duration
+}
+
+// Limits bounds one server run. A zero field selects its default; a
+// negative field disables that limit.
+type Limits struct {
+	// MemoryBytes caps the memory of the whole process tree (default 1 GiB).
+	MemoryBytes int64
+	// Processes caps the number of processes and threads (default 256).
+	Processes int
+	// CPUTime caps the CPU time of the process tree (default 60s).
+	CPUTime time.Duration
+	// Wall caps the run time from start to kill (default 5m).
+	Wall time.Duration
+	// StdoutBytes caps the total bytes read from stdout (default 64 MiB).
+	StdoutBytes int64
+	// StderrBytes caps the stderr bytes kept in memory (default 1 MiB);
+	// the rest is counted and discarded. Only the last 4 KiB are reported.
+	StderrBytes int64
+	// MessageBytes caps one JSON-RPC message (default 16 MiB).
+	MessageBytes int
+}
+
+// withDefaults returns l with zero fields set to their defaults.
+func (l Limits) withDefaults() Limits {
+	if l.MemoryBytes == 0 {
+		l.MemoryBytes = DefaultMemoryBytes
+	}
+	if l.Processes == 0 {
+		l.Processes = DefaultProcesses
+	}
+	if l.CPUTime == 0 {
+		l.CPUTime = DefaultCPUTime
+	}
+	if l.Wall == 0 {
+		l.Wall = DefaultWall
+	}
+	if l.StdoutBytes == 0 {
+		l.StdoutBytes = DefaultStdoutBytes
+	}
+	if l.StderrBytes == 0 {
+		l.StderrBytes = DefaultStderrBytes
+	}
+	if l.MessageBytes == 0 {
+		l.MessageBytes = DefaultMessageBytes
+	}
+	return l
+}
+
+// resolve returns a copy of opts (which may be nil) with defaults filled in.
+func (opts *Options) resolve() Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Backend == "" {
+		o.Backend = BackendAuto
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = defaultCacheDir()
+	}
+	if o.TerminateGrace <= 0 {
+		o.TerminateGrace = DefaultTerminateGrace
+	}
+	o.Limits = o.Limits.withDefaults()
+	return o
+}
+
+func defaultCacheDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "mcpvet")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".cache", "mcpvet")
+	}
+	return filepath.Join(os.TempDir(), "mcpvet-cache")
+}

@@ -1,0 +1,167 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// sandboxHome is HOME inside the isolating backends: an empty directory
+// private to the run.
+const sandboxHome = "/home/sandbox"
+
+// A backend turns a prepared [Server] into a command to start.
+type backend interface {
+	name() string
+	// command returns the process to start. Stdio, the process group and
+	// the cgroup are set by the caller.
+	command(s *Server) (*process, error)
+}
+
+// A process is a started (or about to be started) server process and the
+// backend-specific hooks around it.
+type process struct {
+	cmd *exec.Cmd
+	// childFiles are closed in the parent once the child started.
+	childFiles []*os.File
+	// parentFiles are closed at shutdown.
+	parentFiles []*os.File
+	// release, when set, runs after the child is in its cgroups and lets
+	// it proceed; it returns spawn errors the child reports.
+	release func(ctx context.Context, s *Server) error
+	// signal, when set, delivers a signal to the server inside the
+	// sandbox (the process group holds only the sandbox's outer process).
+	signal func(syscall.Signal)
+	// exitStatus, when set, reports the server's own exit status (the
+	// direct child is an init or bwrap that relays it).
+	exitStatus func() (code *int, sig string, ok bool)
+	// cleanup runs at Close.
+	cleanup    func() error
+	mechanisms []string
+}
+
+func (p *process) closeParentFiles() {
+	for _, f := range p.parentFiles {
+		f.Close()
+	}
+}
+
+// chooseBackend resolves o.Backend to a working backend.
+func chooseBackend(o Options) (backend, []string, error) {
+	switch o.Backend {
+	case BackendNone:
+		return noneBackend{}, []string{"no isolation: the server runs as a plain child process with mcpvet's privileges"}, nil
+	case BackendAuto:
+		// Isolating backends are added by the builtin and bwrap files.
+		for _, b := range isolatingBackends(o) {
+			if err := b.available(); err == nil {
+				return b, nil, nil
+			}
+		}
+		return nil, nil, fmt.Errorf("choosing sandbox backend: %w", ErrNoIsolation)
+	default:
+		for _, b := range isolatingBackends(o) {
+			if b.name() == o.Backend {
+				if err := b.available(); err != nil {
+					return nil, nil, fmt.Errorf("sandbox backend %s: %w", o.Backend, err)
+				}
+				return b, nil, nil
+			}
+		}
+		return nil, nil, fmt.Errorf("unknown sandbox backend %q (valid: auto, builtin, bwrap, none)", o.Backend)
+	}
+}
+
+// ErrNoIsolation is returned by [Launch] with backend "auto" when neither
+// bwrap nor Linux namespaces work on this machine. Backend "none" runs
+// without isolation when asked explicitly.
+var ErrNoIsolation = errors.New("no isolation available: neither bwrap nor Linux namespaces work here (use backend none to run without isolation)")
+
+// An isolatingBackend can tell whether it works on this machine.
+type isolatingBackend interface {
+	backend
+	available() error
+}
+
+// noneBackend runs the server as a plain child process.
+type noneBackend struct{}
+
+func (noneBackend) name() string { return BackendNone }
+
+func (noneBackend) command(s *Server) (*process, error) {
+	path, err := lookPath(s.argv[0], lookEnv(s.env, "PATH"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := &exec.Cmd{Path: path, Args: s.argv, Env: s.env, Dir: s.dir}
+	p := &process{cmd: cmd}
+	p.release = func(context.Context, *Server) error {
+		// No init helper: apply per-process rlimits after the fact for
+		// what the cgroups do not cover.
+		p.mechanisms = append(p.mechanisms, prlimitChild(cmd.Process.Pid, s.opts.Limits, s.cg)...)
+		return nil
+	}
+	return p, nil
+}
+
+// lookPath resolves name against the server's PATH (not mcpvet's).
+func lookPath(name, path string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+}
+
+// rlimitsFor returns the per-process rlimits standing in for the cgroup
+// limits that are not available.
+func rlimitsFor(lim Limits, cgMemory, cgCPU bool) map[int]uint64 {
+	r := map[int]uint64{}
+	if lim.MemoryBytes > 0 && !cgMemory {
+		r[unix.RLIMIT_AS] = uint64(lim.MemoryBytes)
+	}
+	if lim.CPUTime > 0 && !cgCPU {
+		r[unix.RLIMIT_CPU] = uint64((lim.CPUTime + 999_999_999) / 1_000_000_000)
+	}
+	return r
+}
+
+var rlimitNames = map[int]string{unix.RLIMIT_AS: "as", unix.RLIMIT_CPU: "cpu", unix.RLIMIT_NPROC: "nproc"}
+
+// prlimitChild applies rlimits to a started process.
+func prlimitChild(pid int, lim Limits, cg *cgroupSet) []string {
+	var mech []string
+	for res, v := range rlimitsFor(lim, cg.limitsMemory(), cg.measuresCPU()) {
+		hard := v
+		if res == unix.RLIMIT_CPU {
+			hard = v + 1 // SIGXCPU first, SIGKILL a second later
+		}
+		if unix.Prlimit(pid, res, &unix.Rlimit{Cur: v, Max: hard}, nil) == nil {
+			mech = append(mech, "rlimit:"+rlimitNames[res])
+		}
+	}
+	return mech
+}
+
+// signalName returns "SIGKILL" style names.
+func signalName(sig syscall.Signal) string {
+	if n := unix.SignalName(sig); n != "" {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(sig))
+}

@@ -1,0 +1,348 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// remoteTransport reaches a streamable-http or sse server. It wraps the
+// go-sdk client transports with a bounded HTTP client, the plan's headers,
+// and the fallback from streamable HTTP to the legacy SSE transport that the
+// 2025-03-26 revision describes ("Backwards Compatibility": POST the
+// initialize request; if it fails with a 4xx status, GET the URL expecting
+// an SSE stream whose first event is "endpoint").
+type remoteTransport struct {
+	s      *Server
+	plan   *Plan
+	client *http.Client
+	rt     *remoteRoundTripper
+
+	mu   sync.Mutex
+	conn *remoteConn
+	used bool
+}
+
+func newRemoteTransport(s *Server, plan *Plan) (*remoteTransport, error) {
+	u, err := url.Parse(plan.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, launchErrorf(StatusInvalidPlan, "remote URL %q is not an http(s) URL", plan.URL)
+	}
+	for k, v := range plan.Headers {
+		if !validHeaderName(k) || strings.ContainsAny(v, "\r\n\x00") {
+			return nil, launchErrorf(StatusInvalidPlan, "invalid header %q", k)
+		}
+	}
+	lim := s.opts.Limits
+	base := &http.Transport{
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  30 * time.Second,
+		MaxResponseHeaderBytes: 1 << 20,
+		IdleConnTimeout:        30 * time.Second,
+		ForceAttemptHTTP2:      true,
+	}
+	rt := &remoteRoundTripper{base: base, headers: plan.Headers, s: s, maxBody: int64(lim.MessageBytes), maxTotal: lim.StdoutBytes}
+	client := &http.Client{
+		Transport: rt,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("stopped after 5 redirects")
+			}
+			return nil
+		},
+	}
+	return &remoteTransport{s: s, plan: plan, client: client, rt: rt}, nil
+}
+
+// validHeaderName reports whether name is an RFC 9110 token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range []byte(name) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Connect implements [mcp.Transport]. For streamable-http nothing is sent
+// until the first Write; for sse the GET is made now.
+func (t *remoteTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.used {
+		return nil, errors.New("connecting remote server: transport already used")
+	}
+	t.used = true
+	s := t.s
+	s.mu.Lock()
+	s.started = true
+	s.startTime = time.Now()
+	s.mu.Unlock()
+	c := &remoteConn{t: t, decided: make(chan struct{}), closed: make(chan struct{})}
+	lim := s.opts.Limits
+	if t.plan.Transport == TransportSSE {
+		conn, err := t.sse().Connect(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("connecting sse server: %w", err)
+		}
+		c.conn = conn
+		c.decide("transport: legacy SSE")
+	} else {
+		conn, err := (&mcp.StreamableClientTransport{
+			Endpoint:     t.plan.URL,
+			HTTPClient:   t.client,
+			MaxRetries:   2,
+			MaxEventSize: lim.MessageBytes,
+			// The standalone GET stream needs session state the go-sdk only
+			// shares with its own connection type, which we wrap.
+			DisableStandaloneSSE: true,
+		}).Connect(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("connecting streamable-http server: %w", err)
+		}
+		c.conn = conn
+	}
+	if lim.Wall > 0 {
+		c.wall = time.AfterFunc(lim.Wall, func() {
+			s.setLimit(LimitWallTime)
+			c.Close()
+		})
+	}
+	t.conn = c
+	return c, nil
+}
+
+func (t *remoteTransport) sse() *mcp.SSEClientTransport {
+	return &mcp.SSEClientTransport{Endpoint: t.plan.URL, HTTPClient: t.client, MaxEventSize: t.s.opts.Limits.MessageBytes}
+}
+
+func (t *remoteTransport) close() error {
+	t.mu.Lock()
+	c := t.conn
+	t.mu.Unlock()
+	var err error
+	if c != nil {
+		err = c.Close()
+	}
+	t.client.CloseIdleConnections()
+	return err
+}
+
+// remoteConn is the connection with the transport decided at the first
+// Write.
+type remoteConn struct {
+	t       *remoteTransport
+	mu      sync.Mutex
+	conn    mcp.Connection
+	decided chan struct{} // closed once conn is final
+	once    sync.Once
+	closed  chan struct{}
+	closeMu sync.Once
+	wall    *time.Timer
+}
+
+func (c *remoteConn) decide(warning string) {
+	c.once.Do(func() {
+		c.t.s.warn(warning)
+		close(c.decided)
+	})
+}
+
+func (c *remoteConn) current() mcp.Connection {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
+}
+
+func (c *remoteConn) SessionID() string { return c.current().SessionID() }
+
+// Read waits for the transport to be decided, then reads from it.
+func (c *remoteConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, io.EOF
+	case <-c.decided:
+	}
+	msg, err := c.current().Read(ctx)
+	if err == nil {
+		c.t.rt.noteProtocolVersion(msg)
+	}
+	return msg, err
+}
+
+// Write sends msg. The first Write decides the transport: a 4xx answer to
+// the streamable POST switches to legacy SSE and resends msg there.
+func (c *remoteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	select {
+	case <-c.decided:
+		return c.current().Write(ctx, msg)
+	default:
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.decided:
+		return c.conn.Write(ctx, msg)
+	case <-c.closed:
+		return mcp.ErrConnectionClosed
+	default:
+	}
+	err := c.conn.Write(ctx, msg)
+	status := c.t.rt.firstStatus()
+	if err == nil || status < 400 || status >= 500 {
+		c.decide("transport: streamable-http")
+		return err
+	}
+	_ = c.conn.Close()
+	sse, serr := c.t.sse().Connect(ctx)
+	if serr != nil {
+		c.decide(fmt.Sprintf("transport: streamable-http (POST answered %d; legacy SSE fallback failed: %v)", status, serr))
+		return fmt.Errorf("%w (legacy SSE fallback: %v)", err, serr)
+	}
+	c.conn = sse
+	c.decide(fmt.Sprintf("transport: legacy SSE (streamable-http POST answered %d)", status))
+	return sse.Write(ctx, msg)
+}
+
+// Close closes the underlying connection; it is idempotent.
+func (c *remoteConn) Close() error {
+	var err error
+	c.closeMu.Do(func() {
+		close(c.closed)
+		if c.wall != nil {
+			c.wall.Stop()
+		}
+		err = c.current().Close()
+	})
+	return err
+}
+
+// remoteRoundTripper adds the plan's headers, bounds response bodies, and
+// remembers what the fallback and the protocol version header need.
+type remoteRoundTripper struct {
+	base     http.RoundTripper
+	headers  map[string]string
+	s        *Server
+	maxBody  int64 // one JSON body
+	maxTotal int64 // all bodies together
+	total    atomic.Int64
+
+	mu              sync.Mutex
+	first           int // status of the first POST, 0 before
+	protocolVersion string
+}
+
+func (r *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range r.headers {
+		// The transport's own headers win: a plan must not be able to
+		// break the protocol (Content-Type, Accept, session id).
+		if req.Header.Get(k) == "" {
+			req.Header.Set(k, v)
+		}
+	}
+	r.mu.Lock()
+	if pv := r.protocolVersion; pv != "" && req.Header.Get("Mcp-Protocol-Version") == "" {
+		req.Header.Set("Mcp-Protocol-Version", pv)
+	}
+	r.mu.Unlock()
+	resp, err := r.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Method == http.MethodPost {
+		r.mu.Lock()
+		if r.first == 0 {
+			r.first = resp.StatusCode
+		}
+		r.mu.Unlock()
+	}
+	max := r.maxBody
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		max = -1 // streams are bounded per event (MaxEventSize) and in total
+	}
+	resp.Body = &boundedBody{rc: resp.Body, max: max, r: r}
+	return resp, nil
+}
+
+func (r *remoteRoundTripper) firstStatus() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first
+}
+
+// noteProtocolVersion records the version an initialize (or discover)
+// result negotiated, for the Mcp-Protocol-Version header.
+func (r *remoteRoundTripper) noteProtocolVersion(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil || len(resp.Result) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.protocolVersion != "" {
+		return
+	}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(resp.Result, &res) == nil && res.ProtocolVersion != "" && len(res.ProtocolVersion) < 64 &&
+		!strings.ContainsAny(res.ProtocolVersion, "\r\n\x00") {
+		r.protocolVersion = res.ProtocolVersion
+	}
+}
+
+// errBodyTooLarge ends a response body that exceeds a limit.
+var errBodyTooLarge = errors.New("response body exceeds limit")
+
+type boundedBody struct {
+	rc   io.ReadCloser
+	max  int64
+	n    int64
+	r    *remoteRoundTripper
+	over bool
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.over {
+		return 0, errBodyTooLarge
+	}
+	n, err := b.rc.Read(p)
+	b.n += int64(n)
+	total := b.r.total.Add(int64(n))
+	if b.max >= 0 && b.n > b.max {
+		b.over = true
+		b.r.s.setLimit(LimitMessageSize)
+		return 0, errBodyTooLarge
+	}
+	if b.r.maxTotal > 0 && total > b.r.maxTotal {
+		b.over = true
+		b.r.s.setLimit(LimitStdoutBytes)
+		return 0, errBodyTooLarge
+	}
+	return n, err
+}
+
+func (b *boundedBody) Close() error { return b.rc.Close() }

@@ -1,0 +1,462 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// testBackends are the backends tests run against; isolating ones are
+// skipped where they do not work.
+func testBackends(t *testing.T) []string {
+	out := []string{BackendNone}
+	for _, b := range isolatingBackends(Options{}) {
+		if err := b.available(); err != nil {
+			t.Logf("backend %s unavailable: %v", b.name(), err)
+			continue
+		}
+		out = append(out, b.name())
+	}
+	return out
+}
+
+// fakePlan returns a plan that runs the named fake, tagged with a unique
+// marker.
+func fakePlan(t *testing.T, name string) (*Plan, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("mcpvet-test-marker-%s-%d", newRunID(), time.Now().UnixNano())
+	return &Plan{Key: name, Name: name, Transport: TransportStdio, Command: exe, Args: []string{fakeArg, name, marker}}, marker
+}
+
+func testOptions(backend string) *Options {
+	return &Options{Backend: backend, TerminateGrace: 200 * time.Millisecond, CacheDir: os.TempDir()}
+}
+
+// launch starts a server and registers its Close and the leftover check.
+func launch(t *testing.T, plan *Plan, opts *Options, marker string) *Server {
+	t.Helper()
+	s, err := Launch(context.Background(), plan, opts)
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if marker != "" {
+			assertNoProcess(t, marker)
+		}
+	})
+	return s
+}
+
+// assertNoProcess fails if a process carrying marker in its argv is alive
+// (zombies excluded).
+func assertNoProcess(t *testing.T, marker string) {
+	t.Helper()
+	if pids := markedProcesses(marker); len(pids) > 0 {
+		t.Errorf("processes left behind with marker %s: %v", marker, pids)
+	}
+}
+
+func markedProcesses(marker string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), marker) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i:]), ") Z") {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+func connect(t *testing.T, s *Server) mcp.Connection {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := s.Transport().Connect(ctx)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	return conn
+}
+
+func clientSession(t *testing.T, s *Server) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, s.Transport(), nil)
+	if err != nil {
+		t.Fatalf("client.Connect: %v (info %+v)", err, s.Info(time.Second))
+	}
+	return cs
+}
+
+func callEcho(t *testing.T, cs *mcp.ClientSession, text string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+func TestMCPSession(t *testing.T) {
+	for _, backend := range testBackends(t) {
+		for _, fake := range []string{"mcp", "banner"} {
+			t.Run(backend+"/"+fake, func(t *testing.T) {
+				plan, marker := fakePlan(t, fake)
+				s := launch(t, plan, testOptions(backend), marker)
+				cs := clientSession(t, s)
+				if got := callEcho(t, cs, "hello"); got != "hello" {
+					t.Errorf("echo = %q, want hello", got)
+				}
+				cs.Close()
+				info := s.Info(5 * time.Second)
+				if !info.Exited || info.LimitExceeded != "" || info.SpawnError != "" {
+					t.Errorf("info after close: %+v", info)
+				}
+				if info.Backend != backend {
+					t.Errorf("Backend = %q, want %q", info.Backend, backend)
+				}
+				wantNoise := ""
+				if fake == "banner" {
+					wantNoise = "Fake Server v1 starting on stdio...\n{not json"
+				}
+				if diff := cmp.Diff(wantNoise, info.StdoutNoise); diff != "" {
+					t.Errorf("StdoutNoise (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestConcurrentWrites(t *testing.T) {
+	plan, marker := fakePlan(t, "echo")
+	s := launch(t, plan, testOptions(BackendNone), marker)
+	conn := connect(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const n = 200
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			id, _ := jsonrpc.MakeID(float64(i))
+			req := &jsonrpc.Request{ID: id, Method: "ping", Params: json.RawMessage(fmt.Sprintf(`{"n":%d,"pad":%q}`, i, strings.Repeat("p", i*50)))}
+			if err := conn.Write(ctx, req); err != nil {
+				t.Errorf("Write %d: %v", i, err)
+			}
+		})
+	}
+	seen := map[int64]bool{}
+	for len(seen) < n {
+		msg, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("Read after %d responses: %v", len(seen), err)
+		}
+		resp, ok := msg.(*jsonrpc.Response)
+		if !ok {
+			t.Fatalf("got %T, want response", msg)
+		}
+		var got struct{ N int64 }
+		if err := json.Unmarshal(resp.Result, &got); err != nil {
+			t.Fatalf("decoding result %s: %v", resp.Result, err)
+		}
+		if fmt.Sprint(resp.ID.Raw()) != fmt.Sprint(got.N) {
+			t.Errorf("response id %v carries n=%d", resp.ID.Raw(), got.N)
+		}
+		seen[got.N] = true
+	}
+	wg.Wait()
+	conn.Close()
+}
+
+func TestReadEOFOnExit(t *testing.T) {
+	for _, backend := range testBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			plan, marker := fakePlan(t, "exit3")
+			s := launch(t, plan, testOptions(backend), marker)
+			conn := connect(t, s)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if _, err := conn.Read(ctx); !errors.Is(err, io.EOF) {
+				t.Errorf("Read = %v, want io.EOF", err)
+			}
+			info := s.Info(5 * time.Second)
+			if info.ExitCode == nil || *info.ExitCode != 3 {
+				t.Errorf("ExitCode = %v, want 3 (info %+v)", info.ExitCode, info)
+			}
+			if !strings.Contains(info.StderrTail, "fatal: missing API_KEY") {
+				t.Errorf("StderrTail = %q", info.StderrTail)
+			}
+		})
+	}
+}
+
+func TestReadUnblocksOnClose(t *testing.T) {
+	plan, marker := fakePlan(t, "silent")
+	s := launch(t, plan, testOptions(BackendNone), marker)
+	conn := connect(t, s)
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Read(context.Background())
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	conn.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("Read = %v, want io.EOF", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read did not return after Close")
+	}
+	if err := conn.Write(context.Background(), &jsonrpc.Request{Method: "x"}); !errors.Is(err, mcp.ErrConnectionClosed) {
+		t.Errorf("Write after Close = %v, want ErrConnectionClosed", err)
+	}
+}
+
+func TestStderrTail(t *testing.T) {
+	plan, marker := fakePlan(t, "stderr-flood")
+	opts := testOptions(BackendNone)
+	opts.Limits.StderrBytes = 100000 // 10000 lines of 11 bytes: the last 1000 lines are dropped
+	s := launch(t, plan, opts, marker)
+	connect(t, s)
+	info := s.Info(5 * time.Second)
+	lines := strings.Split(strings.TrimSuffix(info.StderrTail, "\n"), "\n")
+	// 100000 bytes kept = lines 0..9089 and "line 09090" without its newline.
+	if got, want := len(info.StderrTail), stderrTailBytes; got != want {
+		t.Errorf("len(StderrTail) = %d, want %d", got, want)
+	}
+	if last := lines[len(lines)-1]; last != "line 09090" {
+		t.Errorf("last kept stderr line = %q, want %q", last, "line 09090")
+	}
+	if !slices.ContainsFunc(info.Warnings, func(w string) bool { return strings.Contains(w, "10000 bytes discarded") }) {
+		t.Errorf("Warnings = %q, want a note on 10000 discarded bytes", info.Warnings)
+	}
+}
+
+func TestSpawnError(t *testing.T) {
+	notExec := filepath.Join(t.TempDir(), "server.js")
+	if err := os.WriteFile(notExec, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range testBackends(t) {
+		for _, tc := range []struct{ name, command, want string }{
+			{"missing", "/nonexistent/mcp-server", "no such file"},
+			{"not-on-path", "mcp-server-that-does-not-exist", "not found"},
+			{"not-executable", notExec, "permission denied"},
+		} {
+			t.Run(backend+"/"+tc.name, func(t *testing.T) {
+				plan := &Plan{Transport: TransportStdio, Command: tc.command}
+				s := launch(t, plan, testOptions(backend), "")
+				_, err := s.Transport().Connect(context.Background())
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Connect error = %v, want %q", err, tc.want)
+				}
+				info := s.Info(time.Second)
+				if !strings.Contains(info.SpawnError, tc.want) {
+					t.Errorf("SpawnError = %q, want %q", info.SpawnError, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestLimits(t *testing.T) {
+	for _, backend := range testBackends(t) {
+		for _, tc := range []struct {
+			fake   string
+			limits Limits
+			want   string
+		}{
+			{"flood", Limits{StdoutBytes: 1 << 20}, LimitStdoutBytes},
+			{"hugeline", Limits{MessageBytes: 64 << 10}, LimitMessageSize},
+			{"silent", Limits{Wall: 300 * time.Millisecond}, LimitWallTime},
+		} {
+			t.Run(backend+"/"+tc.fake, func(t *testing.T) {
+				plan, marker := fakePlan(t, tc.fake)
+				opts := testOptions(backend)
+				opts.Limits = tc.limits
+				s := launch(t, plan, opts, marker)
+				conn := connect(t, s)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				for {
+					if _, err := conn.Read(ctx); err != nil {
+						if !errors.Is(err, io.EOF) {
+							t.Fatalf("Read = %v, want io.EOF after the kill", err)
+						}
+						break
+					}
+				}
+				info := s.Info(10 * time.Second)
+				if info.LimitExceeded != tc.want || !info.Exited || info.Signal != "SIGKILL" {
+					t.Errorf("LimitExceeded=%q Exited=%v Signal=%q, want %q true SIGKILL", info.LimitExceeded, info.Exited, info.Signal, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestShutdownEscalation(t *testing.T) {
+	for _, backend := range testBackends(t) {
+		for _, tc := range []struct {
+			fake       string
+			wantSignal string
+		}{
+			{"mcp", ""},               // exits when stdin closes
+			{"silent", "SIGTERM"},     // ignores stdin, dies on SIGTERM
+			{"ignoreterm", "SIGKILL"}, // needs SIGKILL
+			{"daemon", ""},            // exits on stdin close; its grandchild must die too
+		} {
+			t.Run(backend+"/"+tc.fake, func(t *testing.T) {
+				plan, marker := fakePlan(t, tc.fake)
+				s := launch(t, plan, testOptions(backend), marker)
+				conn := connect(t, s)
+				time.Sleep(300 * time.Millisecond) // let the fakes set up (signal handlers, daemons)
+				if tc.fake == "daemon" && len(markedProcesses(marker)) < 2 {
+					t.Errorf("daemon fake did not leave a grandchild: %v", markedProcesses(marker))
+				}
+				start := time.Now()
+				conn.Close()
+				if d := time.Since(start); d > 5*time.Second {
+					t.Errorf("Close took %v", d)
+				}
+				info := s.Info(0)
+				if !info.Exited || info.Signal != tc.wantSignal {
+					t.Errorf("Exited=%v Signal=%q, want true %q (stderr %q)", info.Exited, info.Signal, tc.wantSignal, info.StderrTail)
+				}
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+				assertNoProcess(t, marker)
+			})
+		}
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	t.Setenv("MCPVET_TEST_HOST_SECRET", "host-secret-value")
+	for _, backend := range testBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			plan, marker := fakePlan(t, "env")
+			plan.Env = map[string]string{"PLAN_VAR": "plan", "OVERRIDDEN": "plan"}
+			plan.Secrets = []string{"API_KEY", "PLAN_VAR", "USER_KEY"}
+			opts := testOptions(backend)
+			opts.Env = map[string]string{"OVERRIDDEN": "user", "USER_KEY": "user-key"}
+			s := launch(t, plan, opts, marker)
+			connect(t, s)
+			info := s.Info(5 * time.Second)
+			got := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(info.StderrTail), "\n") {
+				k, v, _ := strings.Cut(line, "=")
+				got[k] = v
+			}
+			canary := info.Canaries["API_KEY"]
+			if !strings.HasPrefix(canary, canaryPrefix) || len(canary) != len(canaryPrefix)+16 {
+				t.Errorf("canary = %q", canary)
+			}
+			if diff := cmp.Diff(map[string]string{"API_KEY": canary}, info.Canaries); diff != "" {
+				t.Errorf("Canaries (-want +got):\n%s", diff)
+			}
+			want := map[string]string{
+				"PATH":       got["PATH"],
+				"HOME":       got["HOME"],
+				"LANG":       got["LANG"],
+				"PLAN_VAR":   "plan",
+				"OVERRIDDEN": "user",
+				"USER_KEY":   "user-key",
+				"API_KEY":    canary,
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("environment (-want +got):\n%s", diff)
+			}
+			if got["HOME"] == os.Getenv("HOME") || got["PATH"] == "" {
+				t.Errorf("HOME=%q PATH=%q", got["HOME"], got["PATH"])
+			}
+		})
+	}
+}
+
+func TestCanariesUniquePerRun(t *testing.T) {
+	plan := &Plan{Transport: TransportStdio, Command: "true", Secrets: []string{"TOKEN"}}
+	a := launch(t, plan, testOptions(BackendNone), "")
+	b := launch(t, plan, testOptions(BackendNone), "")
+	ca, cb := a.Info(0).Canaries["TOKEN"], b.Info(0).Canaries["TOKEN"]
+	if ca == "" || ca == cb {
+		t.Errorf("canaries %q and %q, want distinct non-empty", ca, cb)
+	}
+}
+
+func TestLaunchErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		plan *Plan
+		want string
+	}{
+		{"status", &Plan{Transport: TransportStdio, Command: "x", Status: StatusNeedsConfiguration, StatusDetail: "needs API_KEY"}, StatusNeedsConfiguration},
+		{"no command", &Plan{Transport: TransportStdio}, StatusInvalidPlan},
+		{"bad transport", &Plan{Transport: "carrier-pigeon", Command: "x"}, StatusInvalidPlan},
+		{"bad url", &Plan{Transport: TransportStreamable, URL: "file:///etc/passwd"}, StatusInvalidPlan},
+		{"bad header", &Plan{Transport: TransportStreamable, URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-A": "a\r\nInjected: 1"}}, StatusInvalidPlan},
+		{"bad env", &Plan{Transport: TransportStdio, Command: "x", Env: map[string]string{"A=B": "c"}}, StatusInvalidPlan},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Launch(context.Background(), tc.plan, testOptions(BackendNone))
+			if s != nil {
+				s.Close()
+			}
+			var le *LaunchError
+			if !errors.As(err, &le) || le.Status != tc.want {
+				t.Errorf("Launch error = %v, want LaunchError %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCloseWithoutConnect(t *testing.T) {
+	s := launch(t, &Plan{Transport: TransportStdio, Command: "true"}, testOptions(BackendNone), "")
+	dir := s.runDir
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("run directory %s still exists (%v)", dir, err)
+	}
+	if _, err := s.Transport().Connect(context.Background()); err == nil {
+		t.Error("Connect after Close succeeded")
+	}
+}

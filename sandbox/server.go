@@ -1,0 +1,625 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Info is what the sandbox knows about one server run. It is a snapshot:
+// call [Server.Info] again for fresh values.
+type Info struct {
+	// Backend is the backend that ran the server ("builtin", "bwrap",
+	// "none"), or "remote" for HTTP servers.
+	Backend string
+	// Network reports whether the server had network access at run time.
+	Network bool
+	// SpawnError is set when the process could not be started (ENOENT,
+	// EACCES, ...).
+	SpawnError string
+	Exited     bool
+	// ExitCode is the exit status when the process exited normally.
+	ExitCode *int
+	// Signal names the signal that ended the process ("SIGKILL").
+	Signal string
+	// StderrTail is the last 4 KiB of stderr.
+	StderrTail string
+	// StdoutNoise holds the first 512 bytes of stdout lines that were not
+	// JSON-RPC (banners, logs, garbage), newline separated.
+	StdoutNoise string
+	// LimitExceeded names the limit that got the server killed: one of the
+	// Limit constants, or "".
+	LimitExceeded string
+	// Started is when the process was started (zero if it never was).
+	Started time.Time
+	// Canaries maps each secret variable that got a canary to its value.
+	Canaries map[string]string
+	// Warnings are notes for the report: missing isolation, truncated
+	// stderr, the HTTP transport used.
+	Warnings []string
+	// Mechanisms lists what enforced isolation and limits, such as
+	// "userns", "pidns", "netns", "mountns", "cgroup2", "cgroup1:memory",
+	// "rlimit:as".
+	Mechanisms []string
+	// Limits are the limits in force, defaults filled in.
+	Limits Limits
+}
+
+// A Server is one launched (or launchable) MCP server. Its methods are safe
+// for concurrent use.
+type Server struct {
+	plan     *Plan
+	opts     Options
+	backend  backend // nil for remote servers
+	runID    string
+	runDir   string // private temp dir holding home/ and tmp/
+	argv     []string
+	dir      string   // working directory
+	readOnly []string // host paths the server needs read-only (package folder)
+	env      []string
+	canaries map[string]string
+	remote   *remoteTransport
+
+	mu         sync.Mutex
+	started    bool
+	closed     bool
+	startTime  time.Time
+	spawnErr   string
+	exited     bool
+	exitCode   *int
+	signal     string
+	limit      string
+	noise      []byte
+	warnings   []string
+	mechanisms []string
+
+	proc       *process
+	cg         *cgroupSet
+	stdin      *os.File
+	stdout     *os.File
+	stderrR    *os.File
+	stderr     *tailBuffer
+	msgs       chan jsonrpc.Message
+	connClosed chan struct{}
+	exitedCh   chan struct{}
+	stopCh     chan struct{} // stops the monitor
+	writeMu    sync.Mutex
+	wg         sync.WaitGroup
+	termOnce   sync.Once
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// Launch prepares plan for running: it validates the plan, installs its
+// package if any, and picks a backend. For stdio plans the process starts
+// when the returned server's [Server.Transport] is connected; for remote
+// plans nothing is contacted until then.
+//
+// Pre-launch outcomes that belong to the server (it needs configuration,
+// its package does not exist, its runtime is missing, ...) are returned as
+// a *[LaunchError]. Any other error is an infrastructure failure. The
+// caller must Close the returned server.
+func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
+	if plan == nil {
+		return nil, launchErrorf(StatusInvalidPlan, "no plan")
+	}
+	if plan.Status != "" {
+		return nil, &LaunchError{Status: plan.Status, Detail: plan.StatusDetail}
+	}
+	o := opts.resolve()
+	s := &Server{
+		plan:       plan,
+		opts:       o,
+		runID:      newRunID(),
+		stderr:     newTailBuffer(stderrTailBytes, o.Limits.StderrBytes),
+		msgs:       make(chan jsonrpc.Message, 16),
+		connClosed: make(chan struct{}),
+		exitedCh:   make(chan struct{}),
+		stopCh:     make(chan struct{}),
+	}
+	switch plan.Transport {
+	case TransportStreamable, TransportSSE:
+		rt, err := newRemoteTransport(s, plan)
+		if err != nil {
+			return nil, err
+		}
+		s.remote = rt
+		return s, nil
+	case TransportStdio, "":
+	default:
+		return nil, launchErrorf(StatusInvalidPlan, "unknown transport %q", plan.Transport)
+	}
+	if plan.Command == "" && plan.Package == nil {
+		return nil, launchErrorf(StatusInvalidPlan, "stdio plan has neither command nor package")
+	}
+	b, warns, err := chooseBackend(o)
+	if err != nil {
+		return nil, err
+	}
+	s.backend = b
+	s.warnings = append(s.warnings, warns...)
+	if err := s.prepare(ctx); err != nil {
+		s.removeRunDir()
+		return nil, err
+	}
+	return s, nil
+}
+
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// prepare creates the run directory, installs the package and computes argv
+// and the environment.
+func (s *Server) prepare(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "mcpvet-run-")
+	if err != nil {
+		return fmt.Errorf("creating run directory: %w", err)
+	}
+	s.runDir = dir
+	for _, sub := range []string{"home", "tmp"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o777); err != nil {
+			return fmt.Errorf("creating run directory: %w", err)
+		}
+	}
+	s.dir = filepath.Join(dir, "home")
+	if s.plan.Package != nil {
+		entry, err := install(ctx, s.plan.Package, &s.opts)
+		if err != nil {
+			return err
+		}
+		s.argv = append(entry.argv, s.plan.Args...)
+		if entry.dir != "" {
+			s.readOnly = append(s.readOnly, entry.dir)
+		}
+		s.warnings = append(s.warnings, entry.warnings...)
+	} else {
+		s.argv = append([]string{s.plan.Command}, s.plan.Args...)
+	}
+	env, canaries, err := buildEnv(s.plan, s.opts.Env, s.homeDir())
+	if err != nil {
+		return err
+	}
+	s.env, s.canaries = env, canaries
+	return nil
+}
+
+// homeDir is the server's HOME as the server sees it.
+func (s *Server) homeDir() string {
+	if s.backend != nil && s.backend.name() != BackendNone {
+		return sandboxHome
+	}
+	return filepath.Join(s.runDir, "home")
+}
+
+func (s *Server) removeRunDir() error {
+	if s.runDir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(s.runDir); err != nil {
+		return fmt.Errorf("removing run directory: %w", err)
+	}
+	return nil
+}
+
+// Transport returns the transport to hand to the MCP client. For stdio
+// servers, connecting it starts the process (once); for remote servers it
+// is a go-sdk HTTP client transport, with fallback from streamable HTTP to
+// the legacy SSE transport.
+func (s *Server) Transport() mcp.Transport {
+	if s.remote != nil {
+		return s.remote
+	}
+	return &stdioTransport{s: s}
+}
+
+// Info waits up to wait for the process to exit, then returns a snapshot.
+func (s *Server) Info(wait time.Duration) Info {
+	s.mu.Lock()
+	started := s.started && s.spawnErr == ""
+	s.mu.Unlock()
+	if started && wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-s.exitedCh:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := Info{
+		SpawnError:    s.spawnErr,
+		Exited:        s.exited,
+		ExitCode:      s.exitCode,
+		Signal:        s.signal,
+		StderrTail:    s.stderr.String(),
+		StdoutNoise:   string(s.noise),
+		LimitExceeded: s.limit,
+		Started:       s.startTime,
+		Canaries:      map[string]string{},
+		Warnings:      append([]string(nil), s.warnings...),
+		Mechanisms:    append([]string(nil), s.mechanisms...),
+		Limits:        s.opts.Limits,
+	}
+	for k, v := range s.canaries {
+		info.Canaries[k] = v
+	}
+	if s.remote != nil {
+		info.Backend = "remote"
+		info.Network = true
+	} else {
+		info.Backend = s.backend.name()
+		info.Network = s.opts.AllowNetwork || s.backend.name() == BackendNone
+	}
+	if n := s.stderr.Dropped(); n > 0 {
+		info.Warnings = append(info.Warnings, fmt.Sprintf("stderr exceeded %d bytes: %d bytes discarded", s.opts.Limits.StderrBytes, n))
+	}
+	return info
+}
+
+// Close shuts the server down and removes its temporary files. Shutdown
+// escalates: close stdin, wait TerminateGrace, SIGTERM the process group,
+// wait, then SIGKILL the process group and every process left in the run's
+// cgroups or pid namespace, daemonized ones included. Close is idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		var errs []error
+		if s.remote != nil {
+			errs = append(errs, s.remote.close())
+		}
+		s.terminate()
+		s.wg.Wait()
+		if s.cg != nil {
+			errs = append(errs, s.cg.remove())
+		}
+		if s.proc != nil && s.proc.cleanup != nil {
+			errs = append(errs, s.proc.cleanup())
+		}
+		errs = append(errs, s.removeRunDir())
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// start spawns the process; it is called by the stdio transport's Connect.
+func (s *Server) start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started || s.closed {
+		s.mu.Unlock()
+		return errors.New("starting server: transport already used or server closed")
+	}
+	s.started = true
+	s.startTime = time.Now()
+	s.mu.Unlock()
+
+	s.cg = newCgroupSet(s.runID, s.opts.Limits)
+	p, err := s.spawn(ctx)
+	if err != nil {
+		s.mu.Lock()
+		s.spawnErr = err.Error()
+		s.exited = true
+		s.mu.Unlock()
+		close(s.exitedCh)
+		close(s.msgs)
+		s.closeConn()
+		return err
+	}
+	s.proc = p
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.readStdout(s.stdout)
+	}()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.monitor()
+	}()
+	return nil
+}
+
+// spawn starts the process with the backend's command, wires stdio and
+// cgroups, and starts the goroutines that wait for it.
+func (s *Server) spawn(ctx context.Context) (*process, error) {
+	p, err := s.backend.command(s)
+	if err != nil {
+		return nil, err
+	}
+	cmd := p.cmd
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("creating stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("creating stderr pipe: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if fd := s.cg.cloneFD(); fd >= 0 {
+		cmd.SysProcAttr.UseCgroupFD = true
+		cmd.SysProcAttr.CgroupFD = fd
+	}
+	err = cmd.Start()
+	if err != nil && cmd.SysProcAttr.UseCgroupFD && !isExecError(err) {
+		// Kernels before 5.7 (or seccomp profiles) refuse clone3 with
+		// CLONE_INTO_CGROUP: attach after start instead.
+		attr := *cmd.SysProcAttr
+		attr.UseCgroupFD = false
+		cmd = &exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir,
+			Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr, ExtraFiles: cmd.ExtraFiles, SysProcAttr: &attr}
+		p.cmd = cmd
+		err = cmd.Start()
+	}
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	for _, f := range p.childFiles {
+		f.Close()
+	}
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		p.closeParentFiles()
+		return nil, err
+	}
+	s.stdin, s.stdout, s.stderrR = inW, outR, errR
+	s.mu.Lock()
+	s.mechanisms = append(s.mechanisms, p.mechanisms...)
+	s.mechanisms = append(s.mechanisms, s.cg.mechanisms...)
+	if !s.cg.tracks() {
+		s.warnings = append(s.warnings, "no cgroup available: processes that leave the process group may outlive the run")
+	}
+	s.mu.Unlock()
+	if err := s.cg.attach(cmd.Process.Pid, cmd.SysProcAttr.UseCgroupFD); err != nil && s.cg.tracks() {
+		s.warn(err.Error())
+	}
+
+	stderrDone := make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(stderrDone)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := errR.Read(buf)
+			s.stderr.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	if p.release != nil {
+		if err := p.release(ctx, s); err != nil {
+			s.killTree()
+			_ = cmd.Wait()
+			inW.Close()
+			outR.Close()
+			errR.Close()
+			p.closeParentFiles()
+			<-stderrDone
+			return nil, err
+		}
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		werr := cmd.Wait()
+		// Give stderr a moment to drain so Info sees the last words.
+		t := time.NewTimer(200 * time.Millisecond)
+		select {
+		case <-stderrDone:
+		case <-t.C:
+		}
+		t.Stop()
+		s.recordExit(cmd, werr)
+		close(s.exitedCh)
+	}()
+	return p, nil
+}
+
+// isExecError reports whether err is the child's execve failing (the
+// program is missing or not executable) rather than the fork.
+func isExecError(err error) bool {
+	for _, e := range []error{syscall.ENOENT, syscall.EACCES, syscall.ENOEXEC, syscall.ENOTDIR, syscall.ELOOP, syscall.ETXTBSY, syscall.EISDIR} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordExit stores how the process ended.
+func (s *Server) recordExit(cmd *exec.Cmd, werr error) {
+	code, sig := exitStatus(cmd.ProcessState)
+	if s.proc != nil && s.proc.exitStatus != nil {
+		if c, sg, ok := s.proc.exitStatus(); ok {
+			code, sig = c, sg
+		}
+	}
+	limit := ""
+	if s.cg != nil {
+		limit = s.cg.exceeded(s.opts.Limits.CPUTime)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exited = true
+	s.exitCode, s.signal = code, sig
+	if s.limit == "" {
+		s.limit = limit
+	}
+	if s.limit == "" && sig == "SIGXCPU" {
+		s.limit = LimitCPUTime
+	}
+	if s.limit == "" && code == nil && sig == "" && werr != nil {
+		s.warnings = append(s.warnings, "waiting for process: "+werr.Error())
+	}
+}
+
+func exitStatus(ps *os.ProcessState) (*int, string) {
+	if ps == nil {
+		return nil, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return nil, signalName(ws.Signal())
+	}
+	c := ps.ExitCode()
+	return &c, ""
+}
+
+func (s *Server) warn(msg string) {
+	s.mu.Lock()
+	s.warnings = append(s.warnings, msg)
+	s.mu.Unlock()
+}
+
+// monitor enforces the wall-clock limit and polls the cgroups for limits
+// the kernel enforces silently (pids) or not at all (CPU across the tree).
+func (s *Server) monitor() {
+	lim := s.opts.Limits
+	var wall <-chan time.Time
+	if lim.Wall > 0 {
+		t := time.NewTimer(lim.Wall)
+		defer t.Stop()
+		wall = t.C
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stopCh:
+			return
+		case <-wall:
+			s.limitKill(LimitWallTime)
+			return
+		case <-tick.C:
+			if r := s.cg.exceeded(lim.CPUTime); r != "" {
+				s.limitKill(r)
+				return
+			}
+		}
+	}
+}
+
+// setLimit records reason unless a limit was already recorded.
+func (s *Server) setLimit(reason string) {
+	s.mu.Lock()
+	if s.limit == "" {
+		s.limit = reason
+	}
+	s.mu.Unlock()
+}
+
+// limitKill records reason (unless a limit was already recorded) and kills
+// the process tree.
+func (s *Server) limitKill(reason string) {
+	s.setLimit(reason)
+	s.killTree()
+}
+
+// killTree SIGKILLs the process group, the backend's own targets and every
+// process in the run's cgroups.
+func (s *Server) killTree() {
+	p := s.proc
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = p.cmd.Process.Kill()
+	if s.cg != nil && s.cg.tracks() {
+		s.cg.kill(2 * time.Second)
+	}
+}
+
+// signalTree sends sig to the process group and to the backend's inner
+// server process.
+func (s *Server) signalTree(sig syscall.Signal) {
+	p := s.proc
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	if p.signal != nil {
+		p.signal(sig)
+	}
+}
+
+func (s *Server) closeConn() {
+	select {
+	case <-s.connClosed:
+	default:
+		close(s.connClosed)
+	}
+}
+
+// terminate runs the shutdown escalation once.
+func (s *Server) terminate() {
+	s.termOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true // a late Connect must not start the process
+		live := s.started && s.proc != nil
+		s.mu.Unlock()
+		s.closeConn()
+		if !live {
+			return
+		}
+		grace := s.opts.TerminateGrace
+		_ = s.stdin.Close()
+		if !waitFor(s.exitedCh, grace) {
+			s.signalTree(syscall.SIGTERM)
+			waitFor(s.exitedCh, grace)
+		}
+		// Always: the main process may be gone while descendants live on.
+		s.killTree()
+		waitFor(s.exitedCh, 10*time.Second)
+		close(s.stopCh)
+		_ = s.stdout.Close()
+		_ = s.stderrR.Close()
+		s.proc.closeParentFiles()
+	})
+}
+
+// waitFor waits for ch to close, up to d. It reports whether it did.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
