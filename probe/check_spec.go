@@ -1,0 +1,456 @@
+package probe
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// The MCP JSON schemas, one per protocol revision, copied byte for byte
+// from github.com/modelcontextprotocol/modelcontextprotocol (see
+// spec/SOURCE.md). Embedding them keeps the scanner offline.
+//
+//go:embed spec/schema-*.json
+var specFiles embed.FS
+
+// specVersions are the revisions with an embedded schema, oldest first.
+var specVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+// Finding codes of the protocol-message check.
+const (
+	CodeSchemaViolation   = "protocol/schema_violation"
+	CodePageNotValidated  = "protocol/page_not_validated"
+	maxViolationsPerPage  = 20
+	maxCheckedPageBytes   = 8 << 20
+	maxCheckedPageDepth   = 1000
+	specBaseURL           = "https://mcpvet.invalid/spec/"
+	specDefinitionsMarker = "$defs"
+)
+
+func init() {
+	register(
+		CatalogEntry{CodeSchemaViolation, SeverityError,
+			"a protocol result does not match the MCP schema of the negotiated version",
+			"send results that validate against the official schema of the protocol version the server answered initialize (or server/discover) with; the message names the revision the result does match, if any"},
+		CatalogEntry{CodePageNotValidated, SeverityInfo,
+			"a protocol result was too large or too deeply nested to validate",
+			"keep list pages small (a few hundred KiB) and schemas shallow; page long lists with nextCursor"},
+	)
+}
+
+// specResultType maps a method to the name of its result definition.
+var specResultType = map[string]string{
+	"initialize":               "InitializeResult",
+	"server/discover":          "DiscoverResult",
+	"tools/list":               "ListToolsResult",
+	"prompts/list":             "ListPromptsResult",
+	"resources/list":           "ListResourcesResult",
+	"resources/templates/list": "ListResourceTemplatesResult",
+}
+
+// specSchema is the compiled schema of one revision. Its compiler is not
+// safe for concurrent use, so mu guards it and the definition map.
+type specSchema struct {
+	mu       sync.Mutex
+	version  string
+	compiler *jsonschema.Compiler
+	defsKey  string // "definitions" or "$defs"
+	defs     map[string]*jsonschema.Schema
+	initErr  error
+}
+
+var specSchemas = func() map[string]*specSchema {
+	m := make(map[string]*specSchema, len(specVersions))
+	for _, v := range specVersions {
+		m[v] = &specSchema{version: v}
+	}
+	return m
+}()
+
+// errSpecNoDefinition means the revision has no result type for a method
+// (for example initialize in 2026-07-28, which replaced it).
+var errSpecNoDefinition = errors.New("no result type in this revision")
+
+// definition returns the compiled result definition for method, compiling
+// it on first use.
+func (s *specSchema) definition(method string) (*jsonschema.Schema, string, error) {
+	name, ok := specResultType[method]
+	if !ok {
+		return nil, "", errSpecNoDefinition
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.compiler == nil && s.initErr == nil {
+		s.initErr = s.load()
+	}
+	if s.initErr != nil {
+		return nil, name, s.initErr
+	}
+	if sch, ok := s.defs[name]; ok {
+		return sch, name, nil
+	}
+	sch, err := s.compiler.Compile(specBaseURL + s.version + ".json#/" + s.defsKey + "/" + name)
+	if err != nil {
+		// A missing definition is expected across revisions; anything else
+		// is a broken embedded file.
+		if strings.Contains(err.Error(), "not found") {
+			return nil, name, errSpecNoDefinition
+		}
+		return nil, name, fmt.Errorf("compiling %s schema %s: %w", s.version, name, err)
+	}
+	s.defs[name] = sch
+	return sch, name, nil
+}
+
+func (s *specSchema) load() error {
+	data, err := specFiles.ReadFile("spec/schema-" + s.version + ".json")
+	if err != nil {
+		return fmt.Errorf("reading embedded %s schema: %w", s.version, err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return fmt.Errorf("decoding embedded %s schema: %w", s.version, err)
+	}
+	s.defsKey = "definitions"
+	if _, ok := top[specDefinitionsMarker]; ok {
+		s.defsKey = specDefinitionsMarker
+	}
+	c := jsonschema.NewCompiler()
+	c.LoadURL = refuseLoad(nil)
+	// Formats are judged by the dedicated resource and template checks,
+	// with their own codes; draft-07 revisions would otherwise assert them
+	// and 2020-12 revisions would not, so the same URI would be a protocol
+	// violation in one revision and not in the next.
+	c.Formats["uri"] = func(any) bool { return true }
+	c.Formats["uri-template"] = func(any) bool { return true }
+	if err := c.AddResource(specBaseURL+s.version+".json", bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("loading embedded %s schema: %w", s.version, err)
+	}
+	s.compiler = c
+	s.defs = map[string]*jsonschema.Schema{}
+	return nil
+}
+
+// refusedLoadError is returned by the compilers' LoadURL: the scanner never
+// fetches a schema over the network or from disk.
+type refusedLoadError struct{ url string }
+
+func (e *refusedLoadError) Error() string {
+	return "not loading " + e.url + ": remote references are not fetched"
+}
+
+// refuseLoad returns a LoadURL function that loads nothing. When seen is
+// not nil it records each URL and stands in an empty schema (which accepts
+// everything), so that the rest of the schema can still be compiled and
+// checked.
+func refuseLoad(seen *[]string) func(string) (io.ReadCloser, error) {
+	return func(u string) (io.ReadCloser, error) {
+		if seen == nil {
+			return nil, &refusedLoadError{u}
+		}
+		*seen = append(*seen, u)
+		return io.NopCloser(strings.NewReader("{}")), nil
+	}
+}
+
+// checkVersion is the protocol version of the run: the one the probe
+// recorded, or else the one the handshake result names.
+func checkVersion(res *Result, pages []Page) string {
+	if res != nil && res.Liveness.ProtocolVersion != "" {
+		return res.Liveness.ProtocolVersion
+	}
+	for _, p := range pages {
+		if p.Method == "initialize" {
+			var r struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if json.Unmarshal(p.Result, &r) == nil {
+				return r.ProtocolVersion
+			}
+		}
+	}
+	return ""
+}
+
+// checkPages validates every raw page against the result definition of the
+// negotiated version. A version without an embedded schema is not checked
+// here: the probe runner reports it as protocol/unknown_version.
+func checkPages(version string, pages []Page) []Finding {
+	spec, ok := specSchemas[version]
+	if !ok {
+		return nil
+	}
+	var out []Finding
+	for _, p := range pages {
+		out = append(out, checkPage(spec, p)...)
+	}
+	return out
+}
+
+func checkPage(spec *specSchema, p Page) []Finding {
+	if _, ok := specResultType[p.Method]; !ok {
+		// Not a page this check knows (a caller's choice, not a server
+		// defect).
+		return nil
+	}
+	if len(p.Result) > maxCheckedPageBytes {
+		return []Finding{NewFinding(CodePageNotValidated, "server", p.Method, strconv.Itoa(len(p.Result)),
+			"the %s result is %d bytes, over the scanner's %d-byte validation limit; it was not validated against the MCP %s schema",
+			p.Method, len(p.Result), maxCheckedPageBytes, spec.version)}
+	}
+	if d := nestingDepth(p.Result); d > maxCheckedPageDepth {
+		return []Finding{NewFinding(CodePageNotValidated, "server", p.Method, strconv.Itoa(d),
+			"the %s result nests %d levels deep, over the scanner's limit of %d; it was not validated against the MCP %s schema",
+			p.Method, d, maxCheckedPageDepth, spec.version)}
+	}
+	sch, defName, err := spec.definition(p.Method)
+	if errors.Is(err, errSpecNoDefinition) {
+		return nil
+	}
+	if err != nil {
+		// The embedded schemas are compiled in tests; this is unreachable
+		// unless the binary is broken, and it is not the server's fault.
+		return nil
+	}
+	doc, err := decodeExact(p.Result)
+	if err != nil {
+		return []Finding{NewFinding(CodeSchemaViolation, "server", p.Method, string(p.Result),
+			"the %s result is not valid JSON (%v); the MCP %s schema requires a %s object", p.Method, err, spec.version, defName)}
+	}
+	verr := sch.Validate(doc)
+	if verr == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(verr, &ve) {
+		return []Finding{NewFinding(CodeSchemaViolation, "server", p.Method, "",
+			"the %s result could not be validated against the MCP %s schema %s: %v", p.Method, spec.version, defName, verr)}
+	}
+	leaves := validationLeaves(ve)
+	also := otherMatchingVersions(spec.version, p.Method, doc)
+	suffix := ""
+	if len(also) > 0 {
+		suffix = fmt.Sprintf(" (the result does match the %s schema: the server answers in another revision than the one it negotiated)", strings.Join(also, " and "))
+	}
+	var out []Finding
+	for i, l := range leaves {
+		if i == maxViolationsPerPage {
+			break
+		}
+		subject, ptr := pageSubject(p.Method, doc, l.InstanceLocation)
+		more := ""
+		if i == maxViolationsPerPage-1 && len(leaves) > maxViolationsPerPage {
+			more = fmt.Sprintf(" (%d more violations in this result are not listed)", len(leaves)-maxViolationsPerPage)
+		}
+		out = append(out, NewFinding(CodeSchemaViolation, subject, ptr, valueAtPointer(doc, l.InstanceLocation),
+			"%s result at %q violates the MCP %s schema (%s, rule %s): %s%s%s",
+			p.Method, shownPointer(l.InstanceLocation), spec.version, defName, l.KeywordLocation, l.Message, suffix, more))
+	}
+	return out
+}
+
+// otherMatchingVersions lists the other revisions whose schema doc
+// validates against, to say which revision the server really speaks.
+func otherMatchingVersions(version, method string, doc any) []string {
+	var out []string
+	for _, v := range specVersions {
+		if v == version {
+			continue
+		}
+		sch, _, err := specSchemas[v].definition(method)
+		if err != nil {
+			continue
+		}
+		if sch.Validate(doc) == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// validationLeaves flattens a validation error to its most specific
+// causes, sorted by instance and keyword location (the validator walks
+// maps in random order). An anyOf/oneOf failure is kept whole: listing
+// why each alternative failed says little about what was meant.
+func validationLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	var out []*jsonschema.ValidationError
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		kl := e.KeywordLocation
+		if len(e.Causes) == 0 || strings.HasSuffix(kl, "/anyOf") || strings.HasSuffix(kl, "/oneOf") {
+			out = append(out, e)
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].InstanceLocation != out[j].InstanceLocation {
+			return out[i].InstanceLocation < out[j].InstanceLocation
+		}
+		if out[i].KeywordLocation != out[j].KeywordLocation {
+			return out[i].KeywordLocation < out[j].KeywordLocation
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out
+}
+
+// pageSubject turns an instance location inside a list result into the
+// finding's subject and pointer: /tools/3/inputSchema becomes subject
+// "tool:NAME" and pointer "/inputSchema". Locations outside an item belong
+// to the server, with the method as the pointer's first segment
+// ("tools/list/nextCursor"), as the probe runner writes them.
+func pageSubject(method string, doc any, loc string) (subject, pointer string) {
+	kinds := map[string]string{"tools": "tool", "prompts": "prompt", "resources": "resource", "resourceTemplates": "template"}
+	keys := map[string]string{"tools": "name", "prompts": "name", "resources": "uri", "resourceTemplates": "uriTemplate"}
+	toks := pointerTokens(loc)
+	if len(toks) >= 2 {
+		if kind, ok := kinds[toks[0]]; ok {
+			if idx, err := strconv.Atoi(toks[1]); err == nil {
+				if m, ok := doc.(map[string]any); ok {
+					if items, ok := m[toks[0]].([]any); ok && idx >= 0 && idx < len(items) {
+						id := ""
+						if item, ok := items[idx].(map[string]any); ok {
+							id, _ = item[keys[toks[0]]].(string)
+						}
+						return subjectOf(kind, id, idx), pointerFromTokens(toks[2:])
+					}
+				}
+			}
+		}
+	}
+	return "server", method + loc
+}
+
+// subjectOf names a listed item; an item without its identifying field
+// is named by its position ("tool:#3").
+func subjectOf(kind, id string, index int) string {
+	if id == "" {
+		return kind + ":#" + strconv.Itoa(index)
+	}
+	return kind + ":" + id
+}
+
+func shownPointer(loc string) string {
+	if loc == "" {
+		return "/"
+	}
+	return loc
+}
+
+// valueAtPointer returns the JSON of the value at loc, bounded.
+func valueAtPointer(doc any, loc string) string {
+	v := doc
+	for _, t := range pointerTokens(loc) {
+		switch n := v.(type) {
+		case map[string]any:
+			v = n[t]
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(n) {
+				return ""
+			}
+			v = n[i]
+		default:
+			return ""
+		}
+	}
+	return evidenceJSON(v)
+}
+
+// evidenceJSON encodes v for evidence, cut to [MaxEvidence].
+func evidenceJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	return Truncate(strings.TrimSuffix(buf.String(), "\n"), MaxEvidence)
+}
+
+// pointerTokens splits a JSON pointer into unescaped tokens.
+func pointerTokens(p string) []string {
+	if p == "" {
+		return nil
+	}
+	toks := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, t := range toks {
+		toks[i] = pointerUnescaper.Replace(t)
+	}
+	return toks
+}
+
+// pointerFromTokens builds a JSON pointer from unescaped tokens.
+func pointerFromTokens(toks []string) string {
+	var b strings.Builder
+	for _, t := range toks {
+		b.WriteByte('/')
+		b.WriteString(pointerEscaper.Replace(t))
+	}
+	return b.String()
+}
+
+var (
+	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// decodeExact decodes data keeping numbers exact, as the validator needs.
+func decodeExact(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+// nestingDepth returns the maximum nesting depth of objects and arrays in
+// data without decoding it, in one pass and no allocation, so that hostile
+// documents can be measured before anything recursive touches them.
+func nestingDepth(data []byte) int {
+	depth, max := 0, 0
+	inString, escaped := false, false
+	for _, b := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return max
+}
