@@ -35,9 +35,15 @@ type Options struct {
 	// the process to exit before answering, so that an exit racing the
 	// handshake failure is seen.
 	Process func(wait time.Duration) ProcessInfo
+	// Checker runs the conformance checks; nil creates one per run. Share
+	// one across a scan so schema compilations are cached.
+	Checker *Checker
 	// Relaunch starts a fresh copy of the server when failure injection
 	// killed it; nil means the remaining probes are skipped.
 	Relaunch func(ctx context.Context) (mcp.Transport, error)
+	// Inject configures failure injection; nil means the defaults of
+	// [InjectOptions].
+	Inject *InjectOptions
 }
 
 // ProcessInfo is what the launcher knows about the server process.
@@ -124,7 +130,15 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	pages = append(pages, listAll(ctx, s, res, o)...)
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
-	_ = pages
+	checker := o.Checker
+	if checker == nil {
+		checker = NewChecker()
+	}
+	res.Findings = append(res.Findings, checker.Check(res, pages)...)
+
+	probeStart := time.Now()
+	s = injectFailures(ctx, s, res, o)
+	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
 
 	if s != nil {
 		_ = s.cs.Close()
