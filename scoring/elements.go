@@ -1,0 +1,648 @@
+package scoring
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ---- 1. channel -------------------------------------------------------------
+
+// gradeChannel judges the channel by kind, class and protocol revision.
+func gradeChannel(in *input) (bool, string) {
+	r := in.r
+	pv := r.ProtocolVersion
+	var at string
+	switch r.Class {
+	case ClassProtocolError:
+		at = "JSON-RPC error"
+		if r.ErrorCode != nil {
+			at = fmt.Sprintf("JSON-RPC error %d", *r.ErrorCode)
+		}
+	case ClassToolError:
+		at = "result.isError=true"
+	case ClassAccepted:
+		return false, "success result for invalid input (accepted)"
+	case ClassCrash:
+		return false, "server crashed on invalid input"
+	case ClassHang:
+		return false, "no answer before the deadline (hang)"
+	default:
+		return false, fmt.Sprintf("unknown class %q", r.Class)
+	}
+	switch {
+	case validationKinds[r.Kind]:
+		if r.Class == ClassToolError {
+			return true, at + " for an input validation error"
+		}
+		if pv == "" || pv < ChannelCutover {
+			return true, fmt.Sprintf("%s for an input validation error; either channel is acceptable before %s (negotiated %q)", at, ChannelCutover, pv)
+		}
+		return false, fmt.Sprintf("%s for an input validation error; since %s it belongs in a tool execution error (isError: true) the model can read (negotiated %s)", at, ChannelCutover, pv)
+	case r.Kind == KindUnknownTool:
+		if r.Class == ClassProtocolError {
+			return true, at + " for an unknown tool"
+		}
+		return false, at + " for an unknown tool; an unknown tool is a protocol error (JSON-RPC error)"
+	case r.Kind == KindUnknownID || r.Kind == KindRuntime:
+		if r.Method != "tools/call" || r.Class == ClassToolError {
+			return true, at
+		}
+		return false, at + " for an error that originates in the tool; it belongs in a tool execution error (isError: true)"
+	default:
+		// unknown_method, unknown_resource, unknown_prompt, bad_cursor: no
+		// tool result exists for these methods, so a JSON-RPC error it is.
+		if r.Class == ClassProtocolError {
+			return true, at
+		}
+		return false, at + "; " + r.Kind + " is a protocol error (JSON-RPC error)"
+	}
+}
+
+// ---- 2. param ----------------------------------------------------------------
+
+// paramCandidates returns the names whose mention satisfies the param
+// element, and whether the element applies at all.
+func paramCandidates(r *Response, c *Context) ([]string, bool) {
+	switch r.Kind {
+	case KindUnknownMethod:
+		return nil, false
+	case KindUnknownTool, KindUnknownPrompt:
+		return []string{"name"}, true
+	case KindUnknownResource:
+		return []string{"uri"}, true
+	case KindBadCursor:
+		return []string{"cursor"}, true
+	}
+	if r.Param != "" {
+		leaf := leafName(r.Param)
+		if leaf != r.Param {
+			return []string{leaf, r.Param}, true
+		}
+		return []string{leaf}, true
+	}
+	if missingKinds[r.Kind] && len(c.Required) > 0 {
+		return c.Required, true
+	}
+	return nil, false
+}
+
+// paramKeys are JSON keys whose value names the field at fault.
+var paramKeys = []string{"field", "param", "parameter", "argument", "arg", "property", "key", "path", "pointer", "loc", "location", "name", "fields", "params", "parameters", "missing", "invalid"}
+
+func gradeParam(in *input, names []string) (bool, string) {
+	for _, f := range in.fieldsWithKey(paramKeys...) {
+		vals := f.items
+		if s, ok := f.val.(string); ok {
+			vals = []string{s}
+		}
+		for _, v := range vals {
+			for _, n := range names {
+				if v == n || leafName(v) == n {
+					return true, fieldEvidence(f)
+				}
+			}
+		}
+	}
+	for _, seg := range in.text {
+		for _, n := range names {
+			if i, j, ok := findName(seg.s, n); ok {
+				return true, span(seg, i, j)
+			}
+			// A common word counts next to the value it received:
+			// "path ... /etc/passwd".
+			if i := findToken(seg.s, n, 0); i >= 0 && in.sentIn(seg) {
+				return true, span(seg, i, i+len(n))
+			}
+		}
+	}
+	// For an unknown name, id or a runtime refusal of a value, the received
+	// value itself identifies the input at fault: "Tool ech not found",
+	// "ENOTDIR: not a directory, scandir '/srv/a.txt'".
+	echoes := nameKinds[in.r.Kind] || in.r.Kind == KindBadCursor ||
+		in.r.Kind == KindRuntime && in.sentType == 's' && len(in.sent) >= 3
+	if echoes {
+		if ev, ok := findSent(in); ok {
+			return true, ev
+		}
+	}
+	return false, "no mention of " + quoteList(names)
+}
+
+func quoteList(names []string) string {
+	q := quoteAll(names)
+	if len(q) > 4 {
+		q = append(q[:4], "…")
+	}
+	return strings.Join(q, " or ")
+}
+
+// sentIn reports whether the received value appears in seg.
+func (in *input) sentIn(seg segment) bool {
+	switch in.sentType {
+	case 's':
+		_, _, ok := quotedValue(seg.s, in.sent)
+		return ok
+	case 'n':
+		_, _, ok := findNumber(seg.s, in.sent)
+		return ok
+	}
+	return false
+}
+
+// findSent finds the received value in the text.
+func findSent(in *input) (string, bool) {
+	if in.sent == "" {
+		return "", false
+	}
+	for _, seg := range in.text {
+		var i, j int
+		var ok bool
+		switch in.sentType {
+		case 's':
+			i, j, ok = quotedValue(seg.s, in.sent)
+		case 'n':
+			i, j, ok = findNumber(seg.s, in.sent)
+		case 'b':
+			i, j, ok = findBool(seg, in.sent)
+		}
+		if ok {
+			return span(seg, i, j), true
+		}
+	}
+	return "", false
+}
+
+var boolContext = regexp.MustCompile(`\b(received|got|given|value|was|is)\s*:?\s*["'` + "`" + `]?(true|false)\b`)
+
+func findBool(seg segment, v string) (int, int, bool) {
+	for _, loc := range boolContext.FindAllStringSubmatchIndex(seg.lower, -1) {
+		if seg.lower[loc[4]:loc[5]] == v {
+			return loc[4], loc[5], true
+		}
+	}
+	return 0, 0, false
+}
+
+// ---- 3. value or form ----------------------------------------------------
+
+var (
+	reTypeForm = regexp.MustCompile(`\b(expected|expecting|expects|must be|should be|needs to be|has to be|want|wants|required to be|not a valid|is not an?|invalid)\s+(an?\s+)?["'` + "`" + `]?(string|number|integer|int|float|boolean|bool|array|list|object|null|uri|url|date|datetime|date-time|email|uuid|json)\b`)
+	reRecvType = regexp.MustCompile(`\b(received|got|given|found|has type|is of type)\s+(an?\s+)?["'` + "`" + `]?(string|number|integer|boolean|array|object|null|undefined|float|int|bool|list)\b`)
+	reEnumForm = regexp.MustCompile(`\b(one of|any of|must be either|valid values|allowed values|possible values|valid options|allowed options|supported values|accepted values|permitted values)\b|expected\s+['"` + "`" + `][^'"` + "`" + `]{1,40}['"` + "`" + `]\s*(\||,|or)`)
+	reRange    = regexp.MustCompile(`\b(less than|greater than|more than|fewer than|at least|at most|no more than|no less than|not exceed|exceeds?|between -?\d+(\.\d+)? and|maximum|minimum|up to -?\d|too (large|small|big|long|short|many|few)|out of range)\b|[<>]=\s*-?\d`)
+	rePattern  = regexp.MustCompile(`\b(pattern|regular expression|regex|must match|does not match|doesn't match|format|invalid (url|uri|email|date|uuid|path|identifier))\b`)
+	reLength   = regexp.MustCompile(`\b(\d+ (characters?|code points|chars|bytes)|too long|too short|length)\b`)
+	reConstr   = regexp.MustCompile(`\b(cannot specify both|mutually exclusive|only one of|cannot be combined|not both|outside (the )?allowed|not within|must be (within|inside|under))\b`)
+	reMissing  = regexp.MustCompile(`\b(required|missing|not provided|must be (provided|specified|present|supplied|set)|is absent|no value)\b`)
+	reUnknProp = regexp.MustCompile(`\b(unrecognized|unrecognised|unexpected|unknown|additional|extra|not allowed|not permitted|invalid)\s+(key|keys|property|properties|field|fields|param|parameter|parameters|argument|arguments|option|options)\b|\b(key|property|field|argument|parameter)s?\b[^.\n]{0,40}\b(is |are )?(not allowed|not permitted|unrecognized|unexpected|unknown|not supported)\b`)
+	reNameList = regexp.MustCompile(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`)
+)
+
+// formKeys are JSON keys that carry the received value or permitted form.
+var formKeys = []string{
+	"received", "got", "given", "actual", "expected", "allowed", "allowedvalues",
+	"enum", "validvalues", "permitted", "pattern", "format", "minimum", "maximum", "min", "max",
+	"minlength", "maxlength", "expectedtype", "constraint", "oneof",
+}
+
+func valueOrFormApplies(r *Response, c *Context) bool {
+	if validationKinds[r.Kind] {
+		_, ok := paramCandidates(r, c)
+		return ok
+	}
+	switch r.Kind {
+	case KindUnknownTool, KindUnknownMethod, KindUnknownResource, KindUnknownPrompt, KindUnknownID, KindBadCursor:
+		return true
+	}
+	return r.Param != ""
+}
+
+func gradeValueOrForm(in *input) (bool, string) {
+	for _, f := range in.fieldsWithKey(formKeys...) {
+		if f.val == nil {
+			continue
+		}
+		if s, ok := f.val.(string); ok && s == "" {
+			continue
+		}
+		return true, fieldEvidence(f)
+	}
+	if ev, ok := findSent(in); ok {
+		return true, ev
+	}
+	res := []*regexp.Regexp{reTypeForm, reRecvType, reEnumForm, reRange, rePattern, reLength, reConstr, reNameList}
+	switch {
+	case missingKinds[in.r.Kind]:
+		res = append(res, reMissing)
+	case in.r.Kind == KindUnknownProperty:
+		res = append(res, reUnknProp)
+	}
+	for _, re := range res {
+		if ev, ok := firstMatchOutside(in.text, re, reRuntimePanic); ok {
+			return true, ev
+		}
+	}
+	if nameKinds[in.r.Kind] {
+		if ev, ok := realNameMention(in); ok {
+			return true, ev
+		}
+	}
+	return false, "neither the received value nor the permitted form is stated"
+}
+
+// reRuntimePanic matches runtime messages about the server's own data, not
+// the argument: Go's "index out of range [3] with length 3", JavaScript's
+// "RangeError: Maximum call stack size exceeded".
+var reRuntimePanic = regexp.MustCompile(`\bindex out of range \[[^\]]*\]( with length \d+)?|slice bounds out of range|maximum call stack size exceeded|rangeerror: invalid array length`)
+
+// firstMatchOutside is firstMatch skipping matches inside a match of skip.
+func firstMatchOutside(segs []segment, re, skip *regexp.Regexp) (string, bool) {
+	for _, seg := range segs {
+		bad := skip.FindAllStringIndex(seg.lower, -1)
+		for _, loc := range re.FindAllStringIndex(seg.lower, -1) {
+			if !inRanges(loc, bad) {
+				return span(seg, loc[0], loc[1]), true
+			}
+		}
+	}
+	return "", false
+}
+
+// ---- 4. next action --------------------------------------------------------
+
+var (
+	reCue = regexp.MustCompile(`\b(call|calling|use|using|try|invoke|retry|re-run|rerun|repeat|pass|provide|supply|specify|set|change|include|add|remove|omit|drop|rename|replace|choose|pick|select|send|resend|did you mean|perhaps you meant|instead)\b`)
+	// reHuman marks a sentence whose action the agent cannot execute: a
+	// terminal command, a person to contact, a settings page to open.
+	reHuman = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]{0,40}\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
+	reWaitFor     = regexp.MustCompile(`\b(wait|retry after|try again in|try again after|call again in|call again after|retry in)\b[^.\n]{0,20}?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b`)
+)
+
+// reNegated precedes a cue word that is not an instruction: "Cannot
+// specify both head and tail".
+var reNegated = regexp.MustCompile(`\b(cannot|can't|can not|could not|couldn't|do not|don't|does not|doesn't|must not|never|unable to|failed to|not)\s+$`)
+
+// hasCue reports whether a lowercased sentence holds a cue word that is not
+// negated.
+func hasCue(low string) bool {
+	for _, loc := range reCue.FindAllStringIndex(low, -1) {
+		if !reNegated.MatchString(low[:loc[0]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentences splits a segment at sentence ends, newlines and semicolons,
+// returning [start, end) offsets.
+func sentences(s string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		end := false
+		switch c {
+		case '\n', ';':
+			end = true
+		case '.', '!', '?':
+			end = i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t'
+		}
+		if end {
+			if i > start {
+				out = append(out, [2]int{start, i})
+			}
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		out = append(out, [2]int{start, len(s)})
+	}
+	return out
+}
+
+func gradeNextAction(in *input) (bool, string) {
+	var rejected string
+	for _, seg := range in.text {
+		for _, se := range sentences(seg.s) {
+			s, low := seg.s[se[0]:se[1]], seg.lower[se[0]:se[1]]
+			if !strings.ContainsAny(low, "0123456789abcdefghijklmnopqrstuvwxyz") {
+				continue
+			}
+			if loc := reHuman.FindStringIndex(low); loc != nil {
+				if rejected == "" {
+					rejected = fmt.Sprintf("; not executable by the agent: %s", span(seg, se[0], se[1]))
+				}
+				continue
+			}
+			if loc := reWaitFor.FindStringIndex(low); loc != nil {
+				return true, span(seg, se[0]+loc[0], se[0]+loc[1])
+			}
+			if !hasCue(low) {
+				continue
+			}
+			for _, t := range in.c.ToolNames {
+				if len(t) < 2 {
+					continue
+				}
+				if i := findToken(s, t, 0); i >= 0 {
+					return true, span(seg, se[0], se[1])
+				}
+			}
+			for _, p := range in.c.ParamNames {
+				if _, _, ok := findName(s, p); ok {
+					return true, span(seg, se[0], se[1])
+				}
+			}
+			if loc := reValueTarget.FindStringIndex(low); loc != nil {
+				return true, span(seg, se[0], se[1])
+			}
+		}
+	}
+	return false, "no executable next action (a tool of this server, an argument to change, a value to use)" + rejected
+}
+
+// ---- 5. code ---------------------------------------------------------------
+
+var (
+	reUpperCode = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+	reNSCode    = regexp.MustCompile(`(?:^|[^/\w.-])([a-z][a-z0-9]*/[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b`)
+	reCtxCode   = regexp.MustCompile(`(?:\b(?:code|error code|error|err|reason|type)\s*[:=]?\s*["'\[(]?|^\s*["'\[(]?|\[)([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b`)
+	errnoCodes  = map[string]bool{}
+	// envSuffixes mark an UPPER_SNAKE token as an environment variable name
+	// rather than an error code.
+	envSuffixes = []string{"_KEY", "_TOKEN", "_SECRET", "_URL", "_URI", "_PATH", "_DIR", "_HOST", "_PORT", "_ID", "_PASSWORD", "_USER", "_HOME", "_FILE", "_ENDPOINT", "_REGION", "_PROFILE"}
+)
+
+func init() {
+	for _, c := range strings.Fields(`ENOENT ENOTDIR EISDIR EACCES EPERM EEXIST ENOTEMPTY ETIMEDOUT
+		ECONNREFUSED ECONNRESET ECONNABORTED EHOSTUNREACH ENETUNREACH ENOSPC EMFILE EBUSY EINVAL EAI_AGAIN
+		ENOTFOUND EPIPE EROFS ELOOP ENAMETOOLONG EXDEV`) {
+		errnoCodes[c] = true
+	}
+}
+
+// codeKeys are JSON keys that carry an error code.
+var codeKeys = []string{"code", "errorcode", "errcode", "errortype"}
+
+func gradeCode(in *input) (bool, string) {
+	for _, f := range in.fieldsWithKey(codeKeys...) {
+		switch v := f.val.(type) {
+		case string:
+			if v != "" && len(v) <= 64 && !strings.ContainsAny(v, " \t\n") {
+				return true, fieldEvidence(f)
+			}
+		case float64:
+			if !jsonrpcReserved(int64(v)) {
+				return true, fieldEvidence(f)
+			}
+		}
+	}
+	if c := in.r.ErrorCode; c != nil && !jsonrpcReserved(*c) {
+		return true, fmt.Sprintf("error.code = %d", *c)
+	}
+	skip := in.nameSet()
+	for _, seg := range in.text {
+		for _, loc := range reUpperCode.FindAllStringIndex(seg.s, 8) {
+			tok := seg.s[loc[0]:loc[1]]
+			if skip[tok] || hasEnvSuffix(tok) {
+				continue
+			}
+			return true, span(seg, loc[0], loc[1])
+		}
+		if strings.IndexByte(seg.s, 'E') >= 0 {
+			for code := range errnoCodes {
+				if i := findToken(seg.s, code, 0); i >= 0 {
+					return true, span(seg, i, i+len(code))
+				}
+			}
+		}
+		for _, m := range reNSCode.FindAllStringSubmatchIndex(seg.s, 8) {
+			tok := seg.s[m[2]:m[3]]
+			if !skip[tok] {
+				return true, span(seg, m[2], m[3])
+			}
+		}
+		for _, m := range reCtxCode.FindAllStringSubmatchIndex(seg.lower, 8) {
+			tok := seg.s[m[2]:m[3]]
+			if !skip[tok] && !skip[strings.ToLower(tok)] {
+				return true, span(seg, m[2], m[3])
+			}
+		}
+	}
+	return false, "no stable machine-readable code"
+}
+
+// jsonrpcReserved reports whether code is in the JSON-RPC reserved range
+// (-32768 to -32000): generic transport codes every error carries.
+func jsonrpcReserved(code int64) bool { return code >= -32768 && code <= -32000 }
+
+func hasEnvSuffix(tok string) bool {
+	for _, s := range envSuffixes {
+		if strings.HasSuffix(tok, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameSet holds names that look like codes but are not: the server's tools
+// and parameters, the called tool, the value sent, secret variable names.
+func (in *input) nameSet() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range [][]string{in.c.ToolNames, in.c.ParamNames, in.c.Required, in.c.PromptNames} {
+		for _, n := range l {
+			m[n] = true
+		}
+	}
+	for k := range in.c.Canaries {
+		m[k] = true
+	}
+	m[in.r.Tool] = true
+	if in.r.Param != "" {
+		m[in.r.Param] = true
+		m[leafName(in.r.Param)] = true
+	}
+	if in.sentType == 's' {
+		m[in.sent] = true
+	}
+	return m
+}
+
+// ---- 6. retryable ----------------------------------------------------------
+
+var (
+	reNever = regexp.MustCompile(`\b(do not|don't|never|must not|should not)\s+(retry|re-try|repeat|try again)\b|\bretry(ing)?\b[^.\n]{0,20}\b(not|never|won't|can't|cannot)\b[^.\n]{0,12}\b(help|succeed|work|fix|change)|\b(not|non)[- ]retr[iy]able\b|\bno (arguments?|retry|retries)\b[^.\n]{0,50}\b(can|will|would)\b|\bwill (always )?fail again\b|\bpermanent (error|failure)\b`)
+	reDelay = regexp.MustCompile(`\b(retry|retrying|try again|wait|call again|resets?|available again|back off|backoff|retry-after)\b[^.\n]{0,40}?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b|\bretry-after:\s*\d+`)
+	reDiff  = regexp.MustCompile(`\b(retry|try again|call again|call it again|repeat the call|resend|re-send)\b[^.\n]{0,30}?\b(with|using)\b|\b(correct|fix|change|adjust|update)\b[^.\n]{0,60}\b(and|then)\b[^.\n]{0,10}\b(retry|try again|call again|resend|repeat)\b|\bcall \S+ again with\b`)
+)
+
+// retryValues are the accepted values of a "retryable" field.
+var retryValues = map[string]bool{
+	"never": true, "no": true, "false": true, "none": true,
+	"after_delay": true, "afterdelay": true, "later": true, "after-delay": true,
+	"with_different_arguments": true, "with-different-arguments": true, "withdifferentarguments": true,
+	"different_arguments": true, "with_changes": true, "yes_after_delay": true,
+}
+
+func gradeRetryable(in *input) (bool, string) {
+	hasDelay := ""
+	for _, f := range in.fieldsWithKey("retryafterseconds", "retryafter", "retryafterms", "retryinseconds", "retryin", "retryafters", "waitseconds", "resetseconds", "resetafterseconds") {
+		if _, ok := f.val.(float64); ok {
+			hasDelay = fieldEvidence(f)
+			break
+		}
+	}
+	for _, f := range in.fieldsWithKey("retryable", "retriable", "isretryable", "canretry", "retry") {
+		switch v := f.val.(type) {
+		case string:
+			if retryValues[strings.ToLower(v)] {
+				return true, fieldEvidence(f)
+			}
+		case bool:
+			if !v {
+				return true, fieldEvidence(f)
+			}
+			if hasDelay != "" {
+				return true, fieldEvidence(f) + " with " + hasDelay
+			}
+		}
+	}
+	if hasDelay != "" {
+		return true, hasDelay
+	}
+	for _, re := range []*regexp.Regexp{reNever, reDelay, reDiff} {
+		if ev, ok := firstMatch(in.text, re); ok {
+			return true, ev
+		}
+	}
+	return false, "does not say whether retrying can help (never / after a stated delay / with different arguments)"
+}
+
+// ---- 7. closest matches ----------------------------------------------------
+
+var (
+	matchKeys  = []string{"closestmatches", "closest", "suggestions", "suggestion", "didyoumean", "similar", "similarnames", "candidates", "alternatives", "availabletools", "available", "nearest", "matches"}
+	reSuggests = regexp.MustCompile(`\b(did you mean|perhaps you meant|similar|closest|nearest match|available (tools|prompts|resources|methods|names|ids|projects)|valid (tools|names|ids|options|prompts)|known (tools|names|ids|prompts))\b\s*[:\-]?\s*["'` + "`" + `\[]?\w`)
+)
+
+// mcpMethods are the request methods a client may send; a response to an
+// unknown method that names one offers a match.
+var mcpMethods = []string{
+	"initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get",
+	"resources/list", "resources/read", "resources/templates/list", "resources/subscribe",
+	"resources/unsubscribe", "completion/complete", "logging/setLevel", "server/discover",
+	"tasks/get", "tasks/list", "tasks/cancel", "tasks/result",
+}
+
+func gradeClosestMatches(in *input) (bool, string) {
+	for _, f := range in.fieldsWithKey(matchKeys...) {
+		switch v := f.val.(type) {
+		case string:
+			if v != "" {
+				return true, fieldEvidence(f)
+			}
+		case int:
+			if v > 0 {
+				return true, fieldEvidence(f)
+			}
+		}
+	}
+	if ev, ok := firstMatch(in.text, reSuggests); ok {
+		return true, ev
+	}
+	if ev, ok := realNameMention(in); ok {
+		return true, ev
+	}
+	return false, "offers no closest matches"
+}
+
+// realNameMention finds a name the server really has, other than the one
+// sent, in an error about an unknown name.
+func realNameMention(in *input) (string, bool) {
+	var names []string
+	switch in.r.Kind {
+	case KindUnknownTool:
+		names = in.c.ToolNames
+	case KindUnknownPrompt:
+		names = in.c.PromptNames
+	case KindUnknownResource:
+		names = in.c.ResourceURIs
+	case KindUnknownMethod:
+		names = mcpMethods
+	default:
+		return "", false
+	}
+	for _, seg := range in.text {
+		for _, n := range names {
+			if n == "" || n == in.sent {
+				continue
+			}
+			if i := findToken(seg.s, n, 0); i >= 0 {
+				return span(seg, i, i+len(n)), true
+			}
+		}
+	}
+	return "", false
+}
+
+// ---- 9. bounded ------------------------------------------------------------
+
+// measure returns the token estimate and the largest enumeration.
+func measure(in *input) (tokens, enum int) {
+	n := 0
+	for _, seg := range in.raw {
+		n += len(seg.s)
+	}
+	tokens = (n + BytesPerToken - 1) / BytesPerToken
+	enum = in.maxArray
+	for _, seg := range in.raw {
+		if lines := strings.Count(seg.s, "\n") + 1; lines > enum && lines > MaxEnumeration {
+			// Count only non-empty lines.
+			k := 0
+			for _, l := range strings.Split(seg.s, "\n") {
+				if strings.TrimSpace(l) != "" {
+					k++
+				}
+			}
+			if k > enum {
+				enum = k
+			}
+		}
+	}
+	var names []string
+	switch in.r.Kind {
+	case KindUnknownPrompt:
+		names = in.c.PromptNames
+	case KindUnknownResource:
+		names = in.c.ResourceURIs
+	default:
+		names = in.c.ToolNames
+	}
+	if len(names) > MaxEnumeration && len(names) > enum {
+		k := 0
+		for _, nm := range names {
+			for _, seg := range in.text {
+				if findToken(seg.s, nm, 0) >= 0 {
+					k++
+					break
+				}
+			}
+		}
+		if k > enum {
+			enum = k
+		}
+	}
+	return tokens, enum
+}
+
+func gradeBounded(tokens, enum int) (bool, string) {
+	switch {
+	case tokens > MaxErrorTokens:
+		return false, fmt.Sprintf("~%d tokens, over the %d-token budget", tokens, MaxErrorTokens)
+	case enum > MaxEnumeration:
+		return false, fmt.Sprintf("enumerates %d items (more than %d); return the nearest few instead", enum, MaxEnumeration)
+	}
+	return true, fmt.Sprintf("~%d tokens, largest enumeration %d", tokens, enum)
+}

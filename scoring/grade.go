@@ -1,0 +1,156 @@
+package scoring
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// Graded is the grade of one error response.
+type Graded struct {
+	Kind  string `json:"kind"`
+	Class string `json:"class"`
+	// Subject is what findings about this response concern: "tool:NAME",
+	// "prompt:NAME", "resource:URI" or "server".
+	Subject string `json:"subject"`
+	// Elements are the elements that apply to the response, in rubric
+	// order, each with the evidence that decided it: the span of text or
+	// the JSON field that satisfied it, or why it failed.
+	Elements []probe.Element `json:"elements"`
+	// NotApplicable lists the elements that do not apply to this kind.
+	NotApplicable []string `json:"notApplicable,omitempty"`
+	// Score is the actionability score, 0 to 100.
+	Score float64 `json:"score"`
+	// Tokens is the estimated token cost of the response.
+	Tokens int `json:"tokens"`
+	// Enumeration is the largest list the response enumerates.
+	Enumeration int    `json:"enumeration"`
+	Leaks       []Leak `json:"leaks,omitempty"`
+	// WrongChannel is set when the server answered on a channel, but the
+	// wrong one for the kind and protocol revision.
+	WrongChannel  bool   `json:"wrongChannel,omitempty"`
+	RubricVersion string `json:"rubricVersion"`
+}
+
+// Pass reports whether the named element applied and passed.
+func (g Graded) Pass(name string) bool {
+	for _, e := range g.Elements {
+		if e.Name == name {
+			return e.Pass
+		}
+	}
+	return false
+}
+
+// Applies reports whether the named element applied to the response.
+func (g Graded) Applies(name string) bool {
+	for _, e := range g.Elements {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply stores the grade on a probe call: its elements and score.
+func (g Graded) Apply(pc *probe.ProbeCall) {
+	pc.Elements = append([]probe.Element(nil), g.Elements...)
+	s := g.Score
+	pc.Score = &s
+}
+
+// noSignal reports whether the class means nothing signalled the failure.
+func noSignal(class string) bool {
+	return class == ClassAccepted || class == ClassCrash || class == ClassHang
+}
+
+// Grade grades one response to a failure-injection request. It is pure and
+// safe for concurrent use. A response on which nothing signalled the
+// failure (accepted, crash, hang) scores 0: the channel fails, every
+// message element fails, and only no_leak and bounded are judged on
+// whatever output there was.
+func Grade(r Response, c Context) Graded {
+	in := newInput(&r, &c)
+	g := Graded{
+		Kind:          r.Kind,
+		Class:         r.Class,
+		Subject:       subject(&r),
+		RubricVersion: RubricVersion,
+	}
+	silent := noSignal(r.Class)
+	names, paramApplies := paramCandidates(&r, &c)
+	tokens, enum := measure(in)
+	g.Tokens, g.Enumeration = tokens, enum
+
+	var got, total float64
+	add := func(name string, pass bool, ev string) {
+		g.Elements = append(g.Elements, probe.Element{Name: name, Pass: pass, Evidence: ev})
+		w := weightOf(name)
+		total += w
+		if pass {
+			got += w
+		}
+	}
+	na := func(name string) { g.NotApplicable = append(g.NotApplicable, name) }
+	message := func(name string, applies bool, grade func() (bool, string)) {
+		switch {
+		case !applies:
+			na(name)
+		case silent:
+			add(name, false, "no error was signalled ("+r.Class+")")
+		default:
+			pass, ev := grade()
+			add(name, pass, ev)
+		}
+	}
+
+	pass, ev := gradeChannel(in)
+	if !pass && !silent {
+		g.WrongChannel = true
+	}
+	add(ElemChannel, pass, ev)
+	message(ElemParam, paramApplies, func() (bool, string) { return gradeParam(in, names) })
+	message(ElemValueOrForm, valueOrFormApplies(&r, &c), func() (bool, string) { return gradeValueOrForm(in) })
+	message(ElemNextAction, true, func() (bool, string) { return gradeNextAction(in) })
+	message(ElemCode, true, func() (bool, string) { return gradeCode(in) })
+	message(ElemRetryable, true, func() (bool, string) { return gradeRetryable(in) })
+	message(ElemClosestMatches, nameKinds[r.Kind], func() (bool, string) { return gradeClosestMatches(in) })
+	pass, ev, leaks := gradeNoLeak(in)
+	g.Leaks = leaks
+	add(ElemNoLeak, pass, ev)
+	pass, ev = gradeBounded(tokens, enum)
+	add(ElemBounded, pass, ev)
+
+	if !silent && total > 0 {
+		g.Score = math.Round(1000*got/total) / 10
+	}
+	return g
+}
+
+// subject names what a response is about, in finding-subject form. An
+// unknown tool, prompt, resource or method does not exist, so findings
+// about it concern the server.
+func subject(r *Response) string {
+	switch r.Kind {
+	case KindUnknownTool, KindUnknownMethod, KindUnknownResource, KindUnknownPrompt, KindBadCursor:
+		return "server"
+	}
+	if r.Method == "tools/call" && r.Tool != "" {
+		return "tool:" + r.Tool
+	}
+	return "server"
+}
+
+// String summarises a grade on one line.
+func (g Graded) String() string {
+	s := fmt.Sprintf("%s %s %.1f:", g.Kind, g.Class, g.Score)
+	for _, e := range g.Elements {
+		mark := "-"
+		if e.Pass {
+			mark = "+"
+		}
+		s += " " + mark + e.Name
+	}
+	return s
+}

@@ -1,0 +1,225 @@
+package scoring
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// maxParseBytes bounds the payloads the grader parses as JSON; larger ones
+// are graded as plain text.
+const maxParseBytes = 256 << 10
+
+// maxFields bounds the JSON leaves collected from one response.
+const maxFields = 2000
+
+// segment is one piece of model-visible text with a label saying where it
+// came from ("text", "error.message", "structuredContent.recover").
+type segment struct {
+	label string
+	s     string
+	lower string
+}
+
+// field is one JSON leaf of a payload.
+type field struct {
+	// path is the dotted location, starting with the payload's label.
+	path string
+	// key is the leaf's key, lowercased without '_' and '-'.
+	key string
+	// val is a string, float64, bool, nil, or for arrays and objects their
+	// length as int (arrays) or -1 (objects); containers are recorded too
+	// so closest_matches: [...] can be seen.
+	val any
+	// items holds up to 8 scalar items of an array, as strings.
+	items []string
+}
+
+// input is a response prepared once for every element detector.
+type input struct {
+	r *Response
+	c *Context
+	// raw are the payloads as the model sees them, for leaks and tokens.
+	raw []segment
+	// text are the human-readable strings: plain text, and each string
+	// leaf of a JSON payload as its own segment.
+	text []segment
+	// fields are the JSON leaves of every payload.
+	fields []field
+	// sent is the decoded invalid value: a string's contents, or the JSON
+	// literal of a number or boolean. sentType is 's', 'n', 'b', 'o'
+	// (object or array), or 0 when nothing was sent.
+	sent     string
+	sentType byte
+	// maxArray is the longest JSON array in any payload.
+	maxArray int
+}
+
+func newInput(r *Response, c *Context) *input {
+	in := &input{r: r, c: c}
+	in.decodeSent()
+	add := func(label, s string) {
+		if s == "" {
+			return
+		}
+		in.raw = append(in.raw, segment{label: label, s: s, lower: asciiLower(s)})
+	}
+	add("text", r.Text)
+	add("error.message", r.ErrorMessage)
+	if len(r.ErrorData) > 0 && !bytes.Equal(bytes.TrimSpace(r.ErrorData), []byte("null")) {
+		add("error.data", string(r.ErrorData))
+	}
+	if len(r.StructuredContent) > 0 && !bytes.Equal(bytes.TrimSpace(r.StructuredContent), []byte("null")) {
+		add("structuredContent", string(r.StructuredContent))
+	}
+	for _, seg := range in.raw {
+		in.splitPayload(seg)
+	}
+	return in
+}
+
+// splitPayload adds seg to in.text, replacing a JSON document (or a JSON
+// object embedded after a prefix such as "Error: ") by its string leaves.
+func (in *input) splitPayload(seg segment) {
+	s := seg.s
+	if len(s) > maxParseBytes {
+		in.text = append(in.text, seg)
+		return
+	}
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return
+	}
+	start := -1
+	switch {
+	case t[0] == '{' || t[0] == '[':
+		start = strings.Index(s, t[:1])
+	case strings.HasSuffix(t, "}"):
+		start = strings.IndexByte(s, '{')
+	}
+	if start >= 0 {
+		end := strings.LastIndexAny(s, "}]")
+		if end > start {
+			var v any
+			d := json.NewDecoder(strings.NewReader(s[start : end+1]))
+			d.UseNumber()
+			if d.Decode(&v) == nil && !d.More() {
+				if pre := strings.TrimSpace(s[:start]); pre != "" {
+					in.text = append(in.text, segment{label: seg.label, s: pre, lower: asciiLower(pre)})
+				}
+				in.walk(seg.label, "", v, 0)
+				return
+			}
+		}
+	}
+	in.text = append(in.text, seg)
+}
+
+func (in *input) walk(path, key string, v any, depth int) {
+	if depth > 8 || len(in.fields) >= maxFields {
+		return
+	}
+	nk := normKey(key)
+	switch x := v.(type) {
+	case map[string]any:
+		in.fields = append(in.fields, field{path: path, key: nk, val: -1})
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			in.walk(path+"."+k, k, x[k], depth+1)
+		}
+	case []any:
+		f := field{path: path, key: nk, val: len(x)}
+		for _, it := range x {
+			if len(f.items) == 8 {
+				break
+			}
+			switch s := it.(type) {
+			case string:
+				f.items = append(f.items, s)
+			case json.Number:
+				f.items = append(f.items, s.String())
+			}
+		}
+		in.fields = append(in.fields, f)
+		if len(x) > in.maxArray {
+			in.maxArray = len(x)
+		}
+		for i, it := range x {
+			if i >= 64 {
+				break
+			}
+			in.walk(path+"["+strconv.Itoa(i)+"]", key, it, depth+1)
+		}
+	case string:
+		in.fields = append(in.fields, field{path: path, key: nk, val: x})
+		in.text = append(in.text, segment{label: path, s: x, lower: asciiLower(x)})
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return
+		}
+		in.fields = append(in.fields, field{path: path, key: nk, val: f})
+	case bool:
+		in.fields = append(in.fields, field{path: path, key: nk, val: x})
+	case nil:
+		in.fields = append(in.fields, field{path: path, key: nk, val: nil})
+	}
+}
+
+// normKey lowercases k and drops '_' and '-', so retry_after_seconds,
+// retryAfterSeconds and retry-after-seconds compare equal.
+func normKey(k string) string {
+	var b strings.Builder
+	b.Grow(len(k))
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_' || c == '-':
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func (in *input) decodeSent() {
+	raw := bytes.TrimSpace(in.r.Sent)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			in.sent, in.sentType = s, 's'
+		}
+	case '{', '[':
+		in.sent, in.sentType = string(raw), 'o'
+	case 't', 'f':
+		in.sent, in.sentType = string(raw), 'b'
+	default:
+		in.sent, in.sentType = string(raw), 'n'
+	}
+}
+
+// fieldsWithKey returns the leaves whose normalized key is one of keys.
+func (in *input) fieldsWithKey(keys ...string) []field {
+	var out []field
+	for _, f := range in.fields {
+		for _, k := range keys {
+			if f.key == k {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}

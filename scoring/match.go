@@ -1,0 +1,268 @@
+package scoring
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// maxSnippet bounds the quoted text in one piece of evidence.
+const maxSnippet = 120
+
+// isIdent reports whether c can be part of a name: a tool called get-sum
+// or a parameter called entity_name is one token.
+func isIdent(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// findToken returns the first index at or after from where tok occurs in s
+// as a whole token, or -1. A trailing '-' or '.' after the token is a
+// boundary (end of sentence, "name-" never appears in practice).
+func findToken(s, tok string, from int) int {
+	if tok == "" {
+		return -1
+	}
+	for from <= len(s)-len(tok) {
+		i := strings.Index(s[from:], tok)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(tok)
+		before := i == 0 || !isIdent(s[i-1])
+		after := end == len(s) || !isIdent(s[end]) || (s[end] == '-' && (end+1 == len(s) || !isIdent(s[end+1])))
+		if before && after {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+// commonWords are parameter names that are also ordinary English (or too
+// short to be told apart from it); they count as mentioned only in a
+// qualifying context.
+var commonWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a b c d e f g h i j k l m n o p q r s t u v w x y z
+		an as at be by do go id if in is it no of on or so to up us we
+		all and any are but can for get has its key may new not one out per set the use was who why yes
+		body code data date days file from head host kind last limit list mode name names next page path
+		port size sort tail text time type unit url uri user value values with
+		count error input items level limit offset order query range scope since start state status
+		string number object array until units label labels model month email format field fields
+		filter source target title token words message content request result action method option
+		options number params prompt domain entity things object reason`) {
+		commonWords[w] = true
+	}
+}
+
+// distinctive reports whether a name is unlikely to appear in prose by
+// accident: it has a '_', '-' or digit, an inner capital, or is a longer
+// uncommon word.
+func distinctive(name string) bool {
+	if len(name) < 3 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' || c == '-' || c >= '0' && c <= '9' || i > 0 && c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return len(name) >= 4 && !commonWords[strings.ToLower(name)]
+}
+
+// nameCueWords precede a parameter name in prose: "at message",
+// "parameter city", "field 'units'".
+var nameCueWords = map[string]bool{
+	"at": true, "parameter": true, "param": true, "field": true, "argument": true,
+	"arg": true, "property": true, "key": true, "option": true, "input": true,
+	"properties": true, "parameters": true, "arguments": true, "fields": true, "keys": true,
+	"both": true,
+}
+
+// nameFollowers follow a parameter name in prose: "city is required",
+// "units: must be one of".
+var nameFollowers = []string{
+	":", "=", " is required", " is missing", " must ", " should ", " is invalid",
+	" field", " parameter", " argument", " property", " is not ", " was ", " has ",
+	" cannot ", " can't ", " expected", " needs ", " outside", " not ",
+}
+
+// quoted reports whether s[i:j] is wrapped in quotes, backticks, brackets,
+// or is a JSON-pointer or path segment ("/properties/city", ".city").
+func quoted(s string, i, j int) bool {
+	if i > 0 {
+		switch s[i-1] {
+		case '\'', '"', '`', '[', '/', '.', '<', '(':
+			return true
+		}
+	}
+	if j < len(s) {
+		switch s[j] {
+		case '\'', '"', '`', ']', '>', ')':
+			return true
+		}
+	}
+	return false
+}
+
+// prevWord returns the word just before index i (skipping spaces).
+func prevWord(s string, i int) string {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	k := j
+	for k > 0 && isIdent(s[k-1]) {
+		k--
+	}
+	return strings.ToLower(s[k:j])
+}
+
+// findName finds a mention of name in s. A distinctive name counts
+// anywhere as a token; a common word only in a qualifying context.
+func findName(s, name string) (int, int, bool) {
+	if name == "" {
+		return 0, 0, false
+	}
+	strong := distinctive(name)
+	for from := 0; ; {
+		i := findToken(s, name, from)
+		if i < 0 {
+			return 0, 0, false
+		}
+		j := i + len(name)
+		if strong || quoted(s, i, j) || nameCueWords[prevWord(s, i)] {
+			return i, j, true
+		}
+		rest := s[j:]
+		for _, f := range nameFollowers {
+			if strings.HasPrefix(rest, f) {
+				return i, j, true
+			}
+		}
+		from = i + 1
+	}
+}
+
+// quotedValue finds v in s: anywhere for values of three or more
+// characters that are not common words, otherwise only when quoted.
+func quotedValue(s, v string) (int, int, bool) {
+	if v == "" {
+		return 0, 0, false
+	}
+	if len(v) > 64 {
+		cut := 64
+		for cut > 0 && (v[cut]&0xC0) == 0x80 {
+			cut--
+		}
+		v = v[:cut]
+	}
+	if len(v) >= 3 && !commonWords[strings.ToLower(v)] {
+		if i := strings.Index(s, v); i >= 0 {
+			return i, i + len(v), true
+		}
+		return 0, 0, false
+	}
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], v)
+		if i < 0 {
+			return 0, 0, false
+		}
+		i += from
+		if quoted(s, i, i+len(v)) {
+			return i, i + len(v), true
+		}
+		from = i + 1
+	}
+	return 0, 0, false
+}
+
+// findNumber finds the literal n as a number token in s.
+func findNumber(s, n string) (int, int, bool) {
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], n)
+		if i < 0 {
+			return 0, 0, false
+		}
+		i += from
+		j := i + len(n)
+		okBefore := i == 0 || !(isDigitOrLetter(s[i-1]) || s[i-1] == '.' || s[i-1] == '-' && n[0] != '-')
+		okAfter := j == len(s) || !isDigitOrLetter(s[j]) && !(s[j] == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9')
+		if okBefore && okAfter {
+			return i, j, true
+		}
+		from = i + 1
+	}
+	return 0, 0, false
+}
+
+func isDigitOrLetter(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// span formats evidence for s[i:j] of a segment: `text[12:22] "at message"`.
+func span(seg segment, i, j int) string {
+	return fmt.Sprintf("%s[%d:%d] %q", seg.label, i, j, probe.Truncate(seg.s[i:j], maxSnippet))
+}
+
+// fieldEvidence formats evidence for a JSON leaf: `text.code = "unknown_project"`.
+func fieldEvidence(f field) string {
+	switch v := f.val.(type) {
+	case string:
+		return fmt.Sprintf("%s = %q", f.path, probe.Truncate(v, maxSnippet))
+	case int:
+		if len(f.items) > 0 {
+			return fmt.Sprintf("%s = [%s] (%d items)", f.path, probe.Truncate(strings.Join(quoteAll(f.items), ", "), maxSnippet), v)
+		}
+		if v >= 0 {
+			return fmt.Sprintf("%s = array of %d", f.path, v)
+		}
+		return f.path + " = object"
+	case nil:
+		return f.path + " = null"
+	default:
+		return fmt.Sprintf("%s = %v", f.path, v)
+	}
+}
+
+func quoteAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// firstMatch runs re over the lowercased text segments and returns the
+// first match as evidence.
+func firstMatch(segs []segment, re *regexp.Regexp) (string, bool) {
+	for _, seg := range segs {
+		if loc := re.FindStringIndex(seg.lower); loc != nil {
+			return span(seg, loc[0], loc[1]), true
+		}
+	}
+	return "", false
+}
+
+// asciiLower lowercases ASCII letters only, so byte offsets into the
+// result are offsets into s.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+package scoring
+
+// RubricVersion identifies the element definitions, detection heuristics,
+// weights and budgets below. It is stored with every graded result; any
+// change that can move a score bumps it.
+const RubricVersion = "errors-v1"
+
+// Element names, in rubric order. They are stored in databases; a name never
+// changes meaning once shipped.
+const (
+	// ElemChannel: failure signalled on the channel the negotiated protocol
+	// revision prescribes.
+	ElemChannel = "channel"
+	// ElemParam: names the offending parameter.
+	ElemParam = "param"
+	// ElemValueOrForm: states the received value and/or the permitted form.
+	ElemValueOrForm = "value_or_form"
+	// ElemNextAction: names one next action the agent can execute.
+	ElemNextAction = "next_action"
+	// ElemCode: carries a stable machine-readable code.
+	ElemCode = "code"
+	// ElemRetryable: says whether retrying can help, and how.
+	ElemRetryable = "retryable"
+	// ElemClosestMatches: offers closest matches for an unknown name or id.
+	ElemClosestMatches = "closest_matches"
+	// ElemNoLeak: leaks no stack trace, host path, connection string,
+	// internal host, credential or secret.
+	ElemNoLeak = "no_leak"
+	// ElemBounded: stays within the token budget without enumerations.
+	ElemBounded = "bounded"
+)
+
+// Weight is one row of the rubric's weight table.
+type Weight struct {
+	Element string
+	Weight  float64
+}
+
+// Weights is the rubric: every element and its weight, in order. A
+// response's score is 100 times the weight of the elements it passes over
+// the weight of the elements that apply to it. The weights sum to 100, so
+// a response to which every element applies scores the sum of the weights
+// it passes.
+var Weights = []Weight{
+	{ElemChannel, 20},
+	{ElemParam, 15},
+	{ElemValueOrForm, 10},
+	{ElemNextAction, 15},
+	{ElemCode, 10},
+	{ElemRetryable, 10},
+	{ElemClosestMatches, 5},
+	{ElemNoLeak, 10},
+	{ElemBounded, 5},
+}
+
+// Budgets of the bounded element.
+const (
+	// MaxErrorTokens is the most estimated tokens an error response may
+	// cost. Two closest matches cost about 25 tokens; a list of 300 ids
+	// about 3,000.
+	MaxErrorTokens = 500
+	// MaxEnumeration is the most items an error may enumerate (a JSON
+	// array, lines, or names of the server's own tools, prompts or
+	// resources).
+	MaxEnumeration = 25
+	// BytesPerToken is the token estimate's divisor: about four bytes of
+	// UTF-8 per token for English and JSON.
+	BytesPerToken = 4
+)
+
+// ChannelCutover is the first protocol revision in which input validation
+// errors belong in tool execution errors (isError: true) rather than in
+// JSON-RPC errors.
+const ChannelCutover = "2025-11-25"
+
+func weightOf(name string) float64 {
+	for _, w := range Weights {
+		if w.Element == name {
+			return w.Weight
+		}
+	}
+	return 0
+}
