@@ -80,11 +80,12 @@ func start(t *testing.T, name string, args []string, env ...string) *proc {
 	return p
 }
 
-// fixture returns the binary of a fixture. It builds every fixture on first
-// use: one go build for all of them is cheaper than one per test.
+// fixture returns the binary of a fixture. It builds all the fixtures these
+// tests launch on first use: one go build for all of them is cheaper than
+// one per test.
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	p, ok := Build(t)[name]
+	p, ok := Build(t, allFixtures...)[name]
 	if !ok {
 		t.Fatalf("no fixture %q", name)
 	}

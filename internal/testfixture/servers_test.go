@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -220,10 +223,7 @@ func TestWellbehavedSuccess(t *testing.T) {
 	if err := schema.Validate(res.StructuredContent); err != nil {
 		t.Errorf("list_projects structuredContent does not match its outputSchema: %v", err)
 	}
-	var listed struct {
-		Projects []struct{ ID string } `json:"projects"`
-	}
-	listed = decode[struct {
+	listed := decode[struct {
 		Projects []struct{ ID string } `json:"projects"`
 	}](t, []byte(jsonText(res.StructuredContent)))
 	if len(listed.Projects) != 2 {
@@ -365,9 +365,11 @@ func TestHang(t *testing.T) {
 }
 
 func TestHangStubborn(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the ignored-signal mask from /proc")
+	}
 	p := start(t, "hang", nil, "FIXTURE_HANG_STUBBORN=1")
-	// Give the fixture time to install its signal handling before signalling.
-	time.Sleep(200 * time.Millisecond)
+	waitSignalIgnored(t, p.cmd.Process.Pid, syscall.SIGTERM)
 	p.stdin.Close()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -384,6 +386,32 @@ func TestHangStubborn(t *testing.T) {
 	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
 		t.Errorf("process state = %v, want killed by SIGKILL", p.cmd.ProcessState)
 	}
+}
+
+// waitSignalIgnored waits until process pid ignores sig, so a test does not
+// signal it before it has set up its signal handling.
+func waitSignalIgnored(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(status)) {
+			if mask, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+				bits, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64)
+				if err != nil {
+					t.Fatalf("parsing %q: %v", line, err)
+				}
+				if bits&(1<<(sig-1)) != 0 {
+					return
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d did not ignore %v within %v", pid, sig, waitLimit)
 }
 
 func TestGarbage(t *testing.T) {

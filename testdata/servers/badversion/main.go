@@ -4,7 +4,7 @@
 // answers server/discover and every other method with -32601 method not
 // found.
 //
-// Tests that rely on it: internal/testfixture (TestBadVersion), and the probe
+// Checked by internal/testfixture (TestBadVersion); written for the probe
 // tests that classify an unsupported version as protocol_error.
 package main
 

@@ -2,8 +2,8 @@
 // it prints the plain line "Banner Server v0.1 starting on stdio..." to
 // stdout, where only JSON-RPC belongs, then serves two tools normally.
 //
-// Tests that rely on it: internal/testfixture (TestBanner), and the probe
-// tests that report stdout_pollution with a completed handshake.
+// Checked by internal/testfixture (TestBanner); written for the probe tests
+// that report stdout_pollution with a completed handshake.
 package main
 
 import (

@@ -4,8 +4,8 @@
 // The trace is printed rather than raised so the exit code does not depend
 // on GOTRACEBACK.
 //
-// Tests that rely on it: internal/testfixture (TestCrash), and the sandbox
-// and probe tests that classify a run as exited_early and keep stderr.
+// Checked by internal/testfixture (TestCrash); written for the sandbox and
+// probe tests that classify a run as exited_early and keep stderr.
 package main
 
 import (

@@ -10,8 +10,8 @@
 //   - "bytes": each line gets the same 48 pseudo-random bytes, which are
 //     neither JSON nor UTF-8.
 //
-// Tests that rely on it: internal/testfixture (TestGarbage), and the probe
-// tests that classify a run as protocol_error.
+// Checked by internal/testfixture (TestGarbage); written for the probe tests
+// that classify a run as protocol_error.
 package main
 
 import (

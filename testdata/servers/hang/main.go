@@ -4,7 +4,7 @@
 // With FIXTURE_HANG_STUBBORN=1 it also ignores stdin closing, SIGTERM and
 // SIGINT, so only SIGKILL ends it: a server that does not shut down.
 //
-// Tests that rely on it: internal/testfixture (TestHang), and the sandbox and
+// Checked by internal/testfixture (TestHang); written for the sandbox and
 // probe tests for handshake_timeout and for the close, SIGTERM, SIGKILL
 // escalation.
 package main

@@ -8,7 +8,7 @@
 // sandbox), when stdin closes; with stdin from /dev/null it runs until
 // signalled.
 //
-// Tests that rely on it: internal/testfixture (TestHTTP), and the sandbox and
+// Checked by internal/testfixture (TestHTTP); written for the sandbox and
 // probe tests for streamable-http and sse targets.
 package main
 

@@ -3,8 +3,8 @@
 // it prints a message naming the variable to stderr and exits 1; otherwise it
 // serves one tool.
 //
-// Tests that rely on it: internal/testfixture (TestNeedsEnv), and the sandbox
-// and probe tests that classify a run as missing_credentials.
+// Checked by internal/testfixture (TestNeedsEnv); written for the sandbox and
+// probe tests that classify a run as missing_credentials.
 package main
 
 import (

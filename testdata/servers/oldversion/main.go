@@ -6,7 +6,7 @@
 // came in later revisions). It also handles ping, tools/call and the
 // notifications/initialized notification.
 //
-// Tests that rely on it: internal/testfixture (TestOldVersion), and the probe
+// Checked by internal/testfixture (TestOldVersion); written for the probe
 // tests for the server/discover fallback and version negotiation.
 package main
 

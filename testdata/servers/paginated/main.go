@@ -5,7 +5,7 @@
 // client sends, the server returns the first page and the same nextCursor,
 // so a client that follows cursors blindly loops forever.
 //
-// Tests that rely on it: internal/testfixture (TestPaginated), and the probe
+// Checked by internal/testfixture (TestPaginated); written for the probe
 // tests for cursor following and the repeated-cursor guard.
 package main
 

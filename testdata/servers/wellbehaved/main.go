@@ -14,8 +14,8 @@
 // resource template; reading an unknown URI is a -32002 protocol error with
 // the uri in data.
 //
-// Tests that rely on it: internal/testfixture (TestWellbehaved*), and the
-// probe and scoring tests that need a server scoring at the top of the scale.
+// Checked by internal/testfixture (TestWellbehaved*); written for the probe
+// and scoring tests that need a server scoring at the top of the scale.
 package main
 
 import (
