@@ -374,6 +374,10 @@ func (b *builder) noteArg(a Argument, val string, st inputState) {
 
 func (b *builder) env(ev KeyValueInput) {
 	if ev.Name == "" {
+		if ev.Value == "" && ev.Default == "" && !ev.IsRequired {
+			// Seen in the registry: {"name": ""} declares nothing.
+			return
+		}
 		b.invalid = append(b.invalid, "environment variable has no name")
 		return
 	}
@@ -397,6 +401,9 @@ func (b *builder) env(ev KeyValueInput) {
 // header resolves a header of a remote or of a package's HTTP transport.
 func (b *builder) header(h KeyValueInput) {
 	if h.Name == "" {
+		if h.Value == "" && h.Default == "" && !h.IsRequired {
+			return
+		}
 		b.invalid = append(b.invalid, "header has no name")
 		return
 	}

@@ -2,6 +2,10 @@ package source
 
 import (
 	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -200,4 +204,138 @@ func TestEntryPlansRealEntries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCensusServersJSON plans the whole registry dump and checks the counts
+// against each other and against a count made from the raw JSON without
+// this package's types.
+func TestCensusServersJSON(t *testing.T) {
+	raw, entries := loadServers(t)
+	if len(entries) != 2794 {
+		t.Errorf("servers.json: read %d entries, want 2794", len(entries))
+	}
+
+	// An independent count, from generic JSON.
+	var generic []struct {
+		Server map[string]any `json:"server"`
+		Meta   map[string]any `json:"_meta"`
+	}
+	if err := json.Unmarshal(bytes.TrimPrefix(raw, utf8BOM), &generic); err != nil {
+		t.Fatal(err)
+	}
+	type counts struct {
+		byType, byTransport map[string]int
+		latest               int
+	}
+	count := func(latestOnly bool) counts {
+		c := counts{byType: map[string]int{}, byTransport: map[string]int{}}
+		for _, g := range generic {
+			official, _ := g.Meta[OfficialMetaKey].(map[string]any)
+			if official["isLatest"] == true {
+				c.latest++
+			} else if latestOnly {
+				continue
+			}
+			pkgs, _ := g.Server["packages"].([]any)
+			for _, p := range pkgs {
+				pm := p.(map[string]any)
+				c.byType[pm["registryType"].(string)]++
+				tr := pm["transport"].(map[string]any)
+				c.byTransport[tr["type"].(string)]++
+			}
+			rems, _ := g.Server["remotes"].([]any)
+			for _, r := range rems {
+				c.byType[RegistryRemote]++
+				c.byTransport[r.(map[string]any)["type"].(string)]++
+			}
+		}
+		return c
+	}
+
+	for _, tc := range []struct {
+		name string
+		opts *PlanOptions
+	}{
+		{"latest only (default)", nil},
+		{"all versions", &PlanOptions{AllVersions: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plans, st := Plans(entries, tc.opts)
+			want := count(tc.opts == nil)
+			t.Logf("entries: total %d, kept %d, skipped: not latest %d, deprecated %d, deleted %d; kept without packages or remotes %d",
+				st.Total, st.Kept, st.SkippedNotLatest, st.SkippedDeprecated, st.SkippedDeleted, st.NoTargets)
+			t.Logf("plans: %d; by registry type %v; by transport %v", st.Plans, st.PlansByRegistryType, st.PlansByTransport)
+			t.Logf("plans needing configuration: %d (%.1f%%); invalid: %d", st.NeedsConfiguration,
+				100*float64(st.NeedsConfiguration)/float64(max(st.Plans, 1)), st.Invalid)
+
+			if st.Total != len(entries) {
+				t.Errorf("Total = %d, want %d", st.Total, len(entries))
+			}
+			if sum := st.Kept + st.SkippedNotLatest + st.SkippedDeprecated + st.SkippedDeleted; sum != st.Total {
+				t.Errorf("kept + skipped = %d, want Total %d", sum, st.Total)
+			}
+			if tc.opts == nil && st.Kept != want.latest {
+				t.Errorf("Kept = %d, want the %d entries marked isLatest", st.Kept, want.latest)
+			}
+			if st.Plans != len(plans) {
+				t.Errorf("Stats.Plans = %d, but %d plans returned", st.Plans, len(plans))
+			}
+			if diff := cmp.Diff(want.byType, st.PlansByRegistryType); diff != "" {
+				t.Errorf("plans by registry type (-raw JSON count +Stats):\n%s", diff)
+			}
+			if diff := cmp.Diff(want.byTransport, st.PlansByTransport); diff != "" {
+				t.Errorf("plans by transport (-raw JSON count +Stats):\n%s", diff)
+			}
+			needs, invalid := 0, 0
+			keys := map[string]bool{}
+			for _, p := range plans {
+				switch p.Status {
+				case StatusNeedsConfiguration:
+					needs++
+					if !strings.HasPrefix(p.StatusDetail, "required inputs without a value: ") {
+						t.Errorf("%s: StatusDetail %q does not name the inputs", p.Key, p.StatusDetail)
+					}
+				case StatusInvalidPlan:
+					invalid++
+					t.Logf("invalid plan %s: %s", p.Key, p.StatusDetail)
+				case "":
+				default:
+					t.Errorf("%s: unexpected status %q", p.Key, p.Status)
+				}
+				if keys[p.Key] {
+					t.Errorf("duplicate plan key %s", p.Key)
+				}
+				keys[p.Key] = true
+				if p.Transport != sandbox.TransportStdio && p.Status == "" && p.URL == "" {
+					t.Errorf("%s: %s plan without a URL", p.Key, p.Transport)
+				}
+				if p.Package == nil && p.URL == "" && p.Status == "" {
+					t.Errorf("%s: neither a package nor a URL", p.Key)
+				}
+				for k := range p.Env {
+					if slices.Contains(p.Secrets, k) && p.Env[k] == "" {
+						t.Errorf("%s: secret %s has an empty value in Env", p.Key, k)
+					}
+				}
+			}
+			if needs != st.NeedsConfiguration || invalid != st.Invalid {
+				t.Errorf("Stats say %d needs_configuration and %d invalid, plans say %d and %d",
+					st.NeedsConfiguration, st.Invalid, needs, invalid)
+			}
+			if sum := sumValues(st.PlansByRegistryType); sum != st.Plans {
+				t.Errorf("sum of PlansByRegistryType = %d, want %d", sum, st.Plans)
+			}
+			if sum := sumValues(st.PlansByTransport); sum != st.Plans {
+				t.Errorf("sum of PlansByTransport = %d, want %d", sum, st.Plans)
+			}
+		})
+	}
+}
+
+func sumValues(m map[string]int) int {
+	n := 0
+	for _, v := range maps.All(m) {
+		n += v
+	}
+	return n
 }
