@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -209,6 +210,8 @@ func reasonOf(err error) string {
 		return "permission denied"
 	case errors.Is(err, fs.ErrNotExist):
 		return "no such file or directory"
+	case errors.Is(err, syscall.ENOTDIR):
+		return "a parent of the path is not a directory"
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

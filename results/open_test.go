@@ -1,0 +1,384 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// realDB returns the bytes of a valid, closed mcpvet database.
+func realDB(t *testing.T) []byte {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "real.db")
+	st, err := Open(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan := newScan(t, st, ScanInfo{})
+	if _, err := st.SaveRun(context.Background(), scan, "k", fakeResult(1, census)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// sqliteFile builds a database with plain database/sql and runs stmts.
+func sqliteFile(t *testing.T, stmts ...string) []byte {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "other.db")
+	db, err := sql.Open("sqlite3", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestOpenRefusesFiles(t *testing.T) {
+	rnd := make([]byte, 8192)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range rnd {
+		rnd[i] = byte(r.Uint32())
+	}
+	real := realDB(t)
+	// A valid header followed by garbage: page 1 (the schema) is corrupt.
+	corruptPage1 := append([]byte(nil), real...)
+	copy(corruptPage1[100:], rnd[:4000])
+	// A header that claims an impossible page size.
+	badHeader := append([]byte(nil), real...)
+	badHeader[16], badHeader[17] = 0x12, 0x34
+
+	tests := []struct {
+		name    string
+		content []byte
+		want    error
+		reason  string
+	}{
+		{"random bytes", rnd, ErrNotDatabase, "file is not a database (not SQLite, or corrupt); move it away or pass another --db"},
+		{"text file", []byte("name,version\nfoo,1.0\n"), ErrNotDatabase, "file is not a database"},
+		{"short file", []byte("SQLite format 3\x00"), ErrNotDatabase, "file is not a database"},
+		{"corrupt page 1", corruptPage1, ErrNotDatabase, "file is not a database"},
+		{"bad page size", badHeader, ErrNotDatabase, "file is not a database"},
+		{"other program's sqlite", sqliteFile(t, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)", "INSERT INTO notes (body) VALUES ('hi')"),
+			ErrForeignDatabase, "not an mcpvet database"},
+		{"newer mcpvet", func() []byte {
+			b := append([]byte(nil), real...)
+			b[60], b[61], b[62], b[63] = 0, 0, 0, 99 // user_version, big-endian
+			return b
+		}(), ErrNewerSchema, "schema version 99 is newer than this mcpvet supports"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "x.db")
+			if err := os.WriteFile(p, tt.content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := dirNames(t, dir)
+			st, err := Open(context.Background(), p, nil)
+			if err == nil {
+				st.Close()
+				t.Fatal("Open succeeded, want an error")
+			}
+			checkOpenError(t, err, p, tt.want, tt.reason)
+			after, rerr := os.ReadFile(p)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if !bytes.Equal(tt.content, after) {
+				t.Error("Open modified the refused file")
+			}
+			if diff := cmp.Diff(before, dirNames(t, dir)); diff != "" {
+				t.Errorf("Open changed the directory (-before +after):\n%s", diff)
+			}
+			// Read-only opening refuses it the same way.
+			if _, err := Open(context.Background(), p, &Options{ReadOnly: true}); !errors.Is(err, tt.want) {
+				t.Errorf("read-only Open error = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func checkOpenError(t *testing.T, err error, path string, want error, reason string) {
+	t.Helper()
+	var oe *OpenError
+	if !errors.As(err, &oe) || !errors.Is(err, ErrOpen) {
+		t.Errorf("error %v (%T) is not an *OpenError matching ErrOpen", err, err)
+	}
+	if want != nil && !errors.Is(err, want) {
+		t.Errorf("error %v does not match %v", err, want)
+	}
+	msg := err.Error()
+	t.Logf("error: %s", msg)
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error is not one line: %q", msg)
+	}
+	if prefix := `results: opening "` + path + `": `; !strings.HasPrefix(msg, prefix) {
+		t.Errorf("error %q does not start with %q", msg, prefix)
+	}
+	if !strings.Contains(msg, reason) {
+		t.Errorf("error %q does not say %q", msg, reason)
+	}
+}
+
+func TestOpenRefusesPaths(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		path   string
+		reason string
+	}{
+		{"missing directory", filepath.Join(dir, "nope", "x.db"), "does not exist"},
+		{"directory", dir, "is a directory"},
+		{"parent is a file", filepath.Join(dir, "file", "x.db"), "is not a directory"},
+		{"device", os.DevNull, "not a regular file"},
+		{"empty", "", "empty path"},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := Open(context.Background(), tt.path, nil)
+			if err == nil {
+				st.Close()
+				t.Fatal("Open succeeded, want an error")
+			}
+			checkOpenError(t, err, tt.path, nil, tt.reason)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nope")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open created the missing directory: %v", err)
+	}
+	if _, err := Open(context.Background(), filepath.Join(dir, "absent.db"), &Options{ReadOnly: true}); !errors.Is(err, ErrOpen) {
+		t.Errorf("read-only Open of a missing file = %v, want ErrOpen", err)
+	}
+}
+
+func TestOpenRefusesUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores file permissions")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.db")
+	if err := os.WriteFile(p, realDB(t), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), p, nil)
+	checkOpenError(t, err, p, os.ErrPermission, "permission denied")
+
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(context.Background(), filepath.Join(ro, "x.db"), nil)
+	checkOpenError(t, err, filepath.Join(ro, "x.db"), os.ErrPermission, "permission denied")
+}
+
+func TestOpenAwkwardNames(t *testing.T) {
+	for _, name := range []string{"a b.db", "q?x=1.db", "h#frag.db", "pct%20.db", "semi;colon&amp.db"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, name)
+			st, err := Open(context.Background(), p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			newScan(t, st, ScanInfo{})
+			st.Close()
+			if diff := cmp.Diff([]string{name}, dirNames(t, dir)); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+			// Reopen finds the scan in the same file.
+			st, err = Open(context.Background(), p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if _, err := st.LatestScan(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestOpenEmptyFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "empty.db")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(context.Background(), p, nil)
+	if err != nil {
+		t.Fatalf("an empty file is a new database: %v", err)
+	}
+	st.Close()
+}
+
+func TestMigrationsUpgrade(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "old.db")
+	abs, _ := filepath.Abs(p)
+	if _, err := checkFile(p, abs, false); err != nil {
+		t.Fatal(err)
+	}
+	// A database made by a build that had only migration 1.
+	old, err := open(ctx, p, abs, (*Options)(nil).withDefaults(), migrations[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan := newScan(t, old, ScanInfo{})
+	want := fakeResult(7, census)
+	id, err := old.SaveRun(ctx, scan, "k7", want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := userVersion(t, old); got != 1 {
+		t.Fatalf("old database at version %d, want 1", got)
+	}
+	if n := count(t, old, "SELECT count(*) FROM sqlite_master WHERE name = 'findings_by_code'"); n != 0 {
+		t.Fatal("migration 2 already applied")
+	}
+	old.Close()
+
+	// Read-only opening leaves it at version 1 and can read it.
+	ro, err := Open(ctx, p, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ro.Run(ctx, id); err != nil || !cmp.Equal(want, got) {
+		t.Errorf("read-only Run = %v; equal %v", err, cmp.Equal(want, got))
+	}
+	if got := userVersion(t, ro); got != 1 {
+		t.Errorf("read-only open upgraded to %d", got)
+	}
+	ro.Close()
+
+	st, err := Open(ctx, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := userVersion(t, st); got != SchemaVersion {
+		t.Errorf("upgraded to version %d, want %d", got, SchemaVersion)
+	}
+	var applied []string
+	rows, err := st.r.Query("SELECT name FROM schema_migrations ORDER BY version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		rows.Scan(&n)
+		applied = append(applied, n)
+	}
+	rows.Close()
+	if diff := cmp.Diff([]string{"0001_init", "0002_report_indexes"}, applied); diff != "" {
+		t.Errorf("schema_migrations (-want +got):\n%s", diff)
+	}
+	if n := count(t, st, "SELECT count(*) FROM sqlite_master WHERE name IN ('findings_by_code', 'run_summary')"); n != 2 {
+		t.Errorf("migration 2 objects = %d, want 2", n)
+	}
+	got, err := st.Run(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("run after upgrade (-want +got):\n%s", diff)
+	}
+	if n := count(t, st, "SELECT findings FROM run_summary WHERE run_id = ?", id); n != len(want.Findings) {
+		t.Errorf("run_summary.findings = %d, want %d", n, len(want.Findings))
+	}
+	if _, err := st.SaveRun(ctx, scan, "k8", fakeResult(8, census)); err != nil {
+		t.Errorf("SaveRun after upgrade: %v", err)
+	}
+	// Reopening a current database applies nothing.
+	st.Close()
+	st2, err := Open(ctx, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	if n := count(t, st2, "SELECT count(*) FROM schema_migrations"); n != SchemaVersion {
+		t.Errorf("schema_migrations rows = %d, want %d", n, SchemaVersion)
+	}
+}
+
+func userVersion(t *testing.T, st *Store) int {
+	t.Helper()
+	return count(t, st, "PRAGMA user_version")
+}
+
+func TestLoadMigrations(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   []string
+		want    []int
+		wantErr bool
+	}{
+		{"ordered", []string{"0001_a.sql", "0002_b.sql", "README.md"}, []int{1, 2}, false},
+		{"gap", []string{"0001_a.sql", "0003_c.sql"}, nil, true},
+		{"zero", []string{"0000_a.sql"}, nil, true},
+		{"no number", []string{"init.sql"}, nil, true},
+		{"none", []string{"README.md"}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{}
+			for _, f := range tt.files {
+				fsys["migrations/"+f] = &fstest.MapFile{Data: []byte("SELECT 1;")}
+			}
+			ms, err := loadMigrations(fsys)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("loadMigrations error = %v, wantErr %v", err, tt.wantErr)
+			}
+			var got []int
+			for _, m := range ms {
+				got = append(got, m.version)
+			}
+			if !slices.Equal(tt.want, got) {
+				t.Errorf("versions = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if SchemaVersion != len(migrations) || SchemaVersion < 2 {
+		t.Errorf("SchemaVersion = %d with %d migrations", SchemaVersion, len(migrations))
+	}
+}
