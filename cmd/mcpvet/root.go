@@ -50,6 +50,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress or log lines on stderr")
 	root.AddCommand(
 		newProbeCmd(stdout, stderr, g),
+		newScanCmd(stdout, stderr, g),
+		newRegistryCmd(stdout, stderr, g),
+		newResultsCmd(stdout, stderr),
 	)
 	return root
 }

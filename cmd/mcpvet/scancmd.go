@@ -1,0 +1,355 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan"
+	"github.com/mcpvet/mcpvet/scan/source"
+)
+
+type scanFlags struct {
+	runFlags
+	registry    string
+	from        string
+	config      string
+	limit       int
+	concurrency int
+	resume      bool
+	shard       string
+	sample      int
+	seed        int64
+	allVersions bool
+	registryTyp string
+	transport   string
+}
+
+func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
+	var f scanFlags
+	cmd := &cobra.Command{
+		Use:   "scan (--registry URL | --from FILE | --config FILE | --resume) [flags]",
+		Short: "Scan many servers from a registry, a snapshot or a client config",
+		Example: `  mcpvet scan --from servers.json --registry-type npm --transport stdio --concurrency 4
+  mcpvet scan --registry https://registry.modelcontextprotocol.io --sample 400 --seed 1
+  mcpvet scan --resume
+  mcpvet scan --from servers.json --shard 2/8 --db shard-2.db`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScan(cmd.Context(), &f, g, stdout, stderr)
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.registry, "registry", "", "crawl an MCP registry API at this URL (e.g. "+source.DefaultBaseURL+")")
+	fl.StringVar(&f.from, "from", "", "read targets from a registry snapshot file (JSON array, API page or NDJSON)")
+	fl.StringVar(&f.config, "config", "", "read targets from an MCP client config (Claude Desktop, VS Code, Cursor)")
+	fl.IntVar(&f.limit, "limit", 0, "scan at most N targets (after filtering, sampling and sharding)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
+	fl.BoolVar(&f.resume, "resume", false, "finish the most recent unfinished scan in --db")
+	fl.StringVar(&f.shard, "shard", "", "scan only shard i of n (i/n, 1-based), a stable hash partition of the targets")
+	fl.IntVar(&f.sample, "sample", 0, "scan a random sample of N targets (with --seed)")
+	fl.Int64Var(&f.seed, "seed", 1, "seed of --sample")
+	fl.BoolVar(&f.allVersions, "all-versions", false, "keep every version of each server, not only the latest (--latest-only is the default)")
+	fl.StringVar(&f.registryTyp, "registry-type", "", "keep only plans of this package type: npm, pypi, oci, nuget, mcpb or remote")
+	fl.StringVar(&f.transport, "transport", "", "keep only plans of this transport: stdio, streamable-http or sse")
+	return cmd
+}
+
+// parseShard parses "i/n" with 1 <= i <= n.
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, usagef("--shard %q: not i/n with 1 <= i <= n; write it as 2/8", s)
+	}
+	return i, n, nil
+}
+
+func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr io.Writer) error {
+	sources := 0
+	for _, s := range []string{f.registry, f.from, f.config} {
+		if s != "" {
+			sources++
+		}
+	}
+	switch {
+	case f.resume && sources > 0:
+		return usagef("--resume takes its targets from --db; drop --registry, --from and --config")
+	case !f.resume && sources != 1:
+		return usagef("give exactly one of --registry URL, --from FILE or --config FILE (or --resume)")
+	case f.concurrency < 0:
+		return usagef("--concurrency %d: must be at least 1", f.concurrency)
+	case f.sample < 0 || f.limit < 0:
+		return usagef("--sample and --limit must not be negative")
+	}
+	shardI, shardN := 0, 0
+	if f.shard != "" {
+		var err error
+		if shardI, shardN, err = parseShard(f.shard); err != nil {
+			return err
+		}
+	}
+	popts, err := f.options()
+	if err != nil {
+		return err
+	}
+	st, err := results.Open(ctx, f.db, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	o := &scan.Options{Store: st, Concurrency: f.concurrency, Probe: *popts}
+	if f.resume {
+		id, err := latestUnfinished(ctx, st)
+		if err != nil {
+			return err
+		}
+		o.Resume = id
+	} else {
+		plans, src, stats, err := loadPlans(ctx, f, stderr, g.quiet)
+		if err != nil {
+			return err
+		}
+		if f.registryTyp != "" || f.transport != "" {
+			plans = filterPlans(plans, f.registryTyp, f.transport)
+		}
+		if shardN > 0 {
+			if plans, err = source.Shard(plans, shardI-1, shardN); err != nil {
+				return usageError{err}
+			}
+		}
+		var seed *int64
+		if f.sample > 0 {
+			plans = source.Sample(plans, f.sample, uint64(f.seed))
+			seed = &f.seed
+		}
+		if f.limit > 0 && len(plans) > f.limit {
+			plans = plans[:f.limit]
+		}
+		optsJSON, _ := json.Marshal(map[string]any{
+			"registry": f.registry, "from": f.from, "config": f.config, "limit": f.limit,
+			"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
+			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allVersions": f.allVersions,
+			"sourceStats": stats,
+		})
+		o.Plans = plans
+		o.Info = results.ScanInfo{Kind: results.KindScan, Source: src, Options: optsJSON, Seed: seed,
+			ShardIndex: shardI, ShardCount: shardN}
+		if !g.quiet {
+			fmt.Fprintf(stderr, "mcpvet: %d targets from %s\n", len(plans), safe.Line(src))
+		}
+	}
+	if !g.quiet {
+		o.Progress = newProgress(stderr)
+	}
+	sum, err := scan.Run(ctx, o)
+	if !g.quiet {
+		fmt.Fprintln(stderr)
+	}
+	writeScanSummary(stdout, sum)
+	if errors.Is(err, scan.ErrInterrupted) {
+		return errPartial
+	}
+	return err
+}
+
+func latestUnfinished(ctx context.Context, st *results.Store) (int64, error) {
+	scans, err := st.Scans(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for i := len(scans) - 1; i >= 0; i-- {
+		s := scans[i]
+		if s.Kind == results.KindScan && s.Status != results.ScanDone {
+			return s.ID, nil
+		}
+	}
+	return 0, usagef("--resume: %s has no unfinished scan; start one with --registry, --from or --config", st.Path())
+}
+
+func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) ([]sandbox.Plan, string, any, error) {
+	popts := &source.PlanOptions{AllVersions: f.allVersions}
+	switch {
+	case f.config != "":
+		file, err := os.Open(f.config)
+		if err != nil {
+			return nil, "", nil, usagef("--config %q: %v; give the path of an MCP client config", f.config, err)
+		}
+		defer file.Close()
+		plans, err := source.ReadConfig(file, &source.ConfigOptions{File: f.config})
+		if err != nil {
+			return nil, "", nil, usageError{err}
+		}
+		return plans, "config:" + f.config, nil, nil
+	case f.from != "":
+		file, err := os.Open(f.from)
+		if err != nil {
+			return nil, "", nil, usagef("--from %q: %v; give the path of a registry snapshot", f.from, err)
+		}
+		defer file.Close()
+		entries, err := source.ReadSnapshot(file)
+		if err != nil {
+			return nil, "", nil, usagef("--from %q: %v", f.from, err)
+		}
+		popts.Source = "snapshot:" + f.from
+		plans, stats := source.Plans(entries, popts)
+		return plans, "snapshot:" + f.from, stats, nil
+	default:
+		copts := &source.CrawlOptions{BaseURL: f.registry}
+		if !f.allVersions {
+			copts.Version = "latest"
+		}
+		if !quiet {
+			copts.OnRetry = func(r source.RetryInfo) {
+				fmt.Fprintf(stderr, "mcpvet: registry: %s\n", safe.Line(fmt.Sprint(r)))
+			}
+		}
+		entries, err := source.Fetch(ctx, copts)
+		if err != nil {
+			// The registry is infrastructure: a failed crawl stops the scan
+			// before anything is launched, and nothing is lost.
+			return nil, "", nil, fmt.Errorf("crawling %s (after %d entries): %w", f.registry, len(entries), err)
+		}
+		popts.Source = "registry:" + f.registry
+		plans, stats := source.Plans(entries, popts)
+		return plans, "registry:" + f.registry, stats, nil
+	}
+}
+
+func filterPlans(plans []sandbox.Plan, registryType, transport string) []sandbox.Plan {
+	var out []sandbox.Plan
+	for _, p := range plans {
+		typ := "remote"
+		if p.Package != nil {
+			typ = p.Package.RegistryType
+		} else if p.Command != "" {
+			typ = "command"
+		}
+		if registryType != "" && typ != registryType {
+			continue
+		}
+		if transport != "" && p.Transport != transport {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// newProgress returns a progress printer: a redrawn status line on a
+// terminal, a plain line per server otherwise.
+func newProgress(w io.Writer) func(scan.Progress) {
+	tty := isTerminal(w)
+	return func(p scan.Progress) {
+		rate := float64(p.Done) / p.Elapsed.Seconds()
+		if tty {
+			eta := "?"
+			if rate > 0 {
+				eta = (time.Duration(float64(p.Total-p.Done)/rate) * time.Second).Round(time.Second).String()
+			}
+			fmt.Fprintf(w, "\r\x1b[K%d/%d  %.1f/s  eta %s  %s", p.Done, p.Total, rate, eta, statusCounts(p.Counts))
+			return
+		}
+		fmt.Fprintf(w, "%d/%d %s %s %s\n", p.Done, p.Total, p.Status, p.Verdict, safe.Line(p.Name))
+	}
+}
+
+func statusCounts(m map[probe.Status]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[probe.Status(k)])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func writeScanSummary(w io.Writer, s scan.Summary) {
+	fmt.Fprintf(w, "scan %d: %d of %d targets done (%d before this run) in %s", s.ScanID, s.Done+s.Skipped, s.Total, s.Skipped, s.Elapsed.Round(time.Millisecond))
+	if s.Done > 0 && s.Elapsed > 0 {
+		fmt.Fprintf(w, ", %.1f servers/s", float64(s.Done)/s.Elapsed.Seconds())
+	}
+	fmt.Fprintln(w)
+	if len(s.Counts) > 0 {
+		fmt.Fprintf(w, "  %s\n", statusCounts(s.Counts))
+	}
+}
+
+func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{Use: "registry", Short: "Work with an MCP registry"}
+	var (
+		url, out    string
+		allVersions bool
+		search      string
+	)
+	pull := &cobra.Command{
+		Use:   "pull [-o FILE]",
+		Short: "Save a registry snapshot, so a census can be reproduced from the same input",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			copts := &source.CrawlOptions{BaseURL: url, Search: search}
+			if !allVersions {
+				copts.Version = "latest"
+			}
+			entries, err := source.Fetch(cmd.Context(), copts)
+			if err != nil {
+				return fmt.Errorf("crawling %s (after %d entries; nothing written): %w", url, len(entries), err)
+			}
+			if err := writeOutput(out, stdout, func(w io.Writer) error { return source.WriteSnapshot(w, entries) }); err != nil {
+				return err
+			}
+			if !g.quiet {
+				fmt.Fprintf(stderr, "mcpvet: %d registry entries written\n", len(entries))
+			}
+			return nil
+		},
+	}
+	pull.Flags().StringVar(&url, "registry", source.DefaultBaseURL, "registry API base URL")
+	pull.Flags().StringVarP(&out, "output", "o", "-", "snapshot file (- is stdout)")
+	pull.Flags().BoolVar(&allVersions, "all-versions", false, "every version, not only the latest")
+	pull.Flags().StringVar(&search, "search", "", "only servers whose name contains this")
+	cmd.AddCommand(pull)
+	return cmd
+}
+
+func newResultsCmd(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{Use: "results", Short: "Work with results databases"}
+	merge := &cobra.Command{
+		Use:   "merge OUT.db IN.db...",
+		Short: "Combine shard databases into one equal to a single-machine scan",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return results.Merge(cmd.Context(), args[0], args[1:]...)
+		},
+	}
+	cmd.AddCommand(merge)
+	return cmd
+}
