@@ -83,7 +83,7 @@ func init() {
 			"a tool's outputSchema is not a JSON object",
 			`make outputSchema a JSON Schema object, or leave it out`},
 		CatalogEntry{CodeOutputRootTypeNotObj, SeverityError,
-			`a tool's outputSchema root type is not "object" (required up to protocol 2025-11-25)`,
+			`a tool's outputSchema root type is not "object" (required in protocols 2025-06-18 and 2025-11-25)`,
 			`set "type": "object" at the root of outputSchema; structuredContent is a JSON object in this protocol version`},
 		CatalogEntry{CodeOutputCompileFailed, SeverityError,
 			"a tool's outputSchema does not compile under its JSON Schema dialect",
@@ -189,7 +189,7 @@ func prepareSchema(subject string, side schemaSide, raw json.RawMessage) (*prepa
 	compileDoc, patterns = withoutNonRE2Patterns(compileDoc, "")
 	for _, p := range patterns {
 		out = append(out, NewFinding(CodePatternNotPortable, subject, ptr+p.pointer, p.pattern,
-			"%s pattern %q is not accepted by RE2-based validators (%s); it was left out of the compiled schema", side.field, p.pattern, p.reason))
+			"%s pattern %q uses %s, which RE2-based validators reject; the scanner left it out of the compiled schema", side.field, p.pattern, p.reason))
 	}
 	canonical, err := json.Marshal(compileDoc)
 	if err != nil {
@@ -252,7 +252,7 @@ func (c *Checker) checkSchema(version, subject string, side schemaSide, raw json
 			out = append(out, NewFinding(CodeInputUnsatisfiable, subject, ptr+p, valueAtPointer(prep.doc, p),
 				"no arguments can satisfy inputSchema: %s", reason))
 		}
-		if isEmptyNotClosed(prep.doc) {
+		if t, has := prep.doc["type"]; (!has || t == "object") && isEmptyNotClosed(prep.doc) {
 			out = append(out, NewFinding(CodeEmptyParamsNotClosed, subject, ptr, evidenceJSON(prep.doc),
 				`the tool takes no parameters; declare that as {"type":"object","additionalProperties":false} so a client knows to send {}`))
 		}
@@ -272,9 +272,10 @@ func rootTypeFindings(version, subject string, side schemaSide, doc map[string]a
 	ptr := "/" + side.field + "/type"
 	t, has := doc["type"]
 	if !side.input {
-		// Until 2025-11-25 structuredContent is an object and outputSchema
-		// must say so; 2026-07-28 allows any JSON value.
-		if version >= "2026-07-28" {
+		// outputSchema came with 2025-06-18; until 2025-11-25
+		// structuredContent is an object and outputSchema must say so;
+		// 2026-07-28 allows any JSON value.
+		if version != "" && (version < "2025-06-18" || version >= "2026-07-28") {
 			return nil
 		}
 		if s, ok := t.(string); ok && s == "object" {
@@ -351,7 +352,7 @@ func compileErrorText(err error) string {
 					parts = append(parts, fmt.Sprintf("and %d more", len(leaves)-3))
 					break
 				}
-				parts = append(parts, fmt.Sprintf("at %s: %s", shownPointer(l.InstanceLocation), l.Message))
+				parts = append(parts, fmt.Sprintf("at %s: %s", shownPointer(l.InstanceLocation), leafMessage(l)))
 			}
 			msg = "it is not a valid schema of its dialect (" + strings.Join(parts, "; ") + ")"
 		}

@@ -236,10 +236,16 @@ func checkPage(spec *specSchema, p Page) []Finding {
 			"the %s result could not be validated against the MCP %s schema %s: %v", p.Method, spec.version, defName, verr)}
 	}
 	leaves := validationLeaves(ve)
-	also := otherMatchingVersions(spec.version, p.Method, doc)
 	suffix := ""
-	if len(also) > 0 {
-		suffix = fmt.Sprintf(" (the result does match the %s schema: the server answers in another revision than the one it negotiated)", strings.Join(also, " and "))
+	if onlyMissingProperties(leaves) {
+		// Later revisions add required fields (resultType, ttlMs, ...); a
+		// result that lacks only those and validates against an earlier
+		// revision is that revision's answer. Type errors are not compared:
+		// earlier revisions accept unknown fields of any type, so they would
+		// "match" for the wrong reason.
+		if also := otherMatchingVersions(spec.version, p.Method, doc); len(also) > 0 {
+			suffix = fmt.Sprintf(" (the result matches the %s schema: the server answers in an earlier revision than the one it negotiated)", also[len(also)-1])
+		}
 	}
 	var out []Finding
 	for i, l := range leaves {
@@ -253,17 +259,28 @@ func checkPage(spec *specSchema, p Page) []Finding {
 		}
 		out = append(out, NewFinding(CodeSchemaViolation, subject, ptr, valueAtPointer(doc, l.InstanceLocation),
 			"%s result at %q violates the MCP %s schema (%s, rule %s): %s%s%s",
-			p.Method, shownPointer(l.InstanceLocation), spec.version, defName, l.KeywordLocation, l.Message, suffix, more))
+			p.Method, shownPointer(l.InstanceLocation), spec.version, defName, l.KeywordLocation, leafMessage(l), suffix, more))
 	}
 	return out
 }
 
-// otherMatchingVersions lists the other revisions whose schema doc
-// validates against, to say which revision the server really speaks.
+// onlyMissingProperties reports whether every violation is a missing
+// required property.
+func onlyMissingProperties(leaves []*jsonschema.ValidationError) bool {
+	for _, l := range leaves {
+		if !strings.HasSuffix(l.KeywordLocation, "/required") {
+			return false
+		}
+	}
+	return len(leaves) > 0
+}
+
+// otherMatchingVersions lists the revisions older than version whose
+// schema doc validates against, oldest first.
 func otherMatchingVersions(version, method string, doc any) []string {
 	var out []string
 	for _, v := range specVersions {
-		if v == version {
+		if v >= version {
 			continue
 		}
 		sch, _, err := specSchemas[v].definition(method)
@@ -305,6 +322,25 @@ func validationLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationEr
 		return out[i].Message < out[j].Message
 	})
 	return out
+}
+
+// leafMessage is the validator's message for one violation; for an
+// anyOf/oneOf failure it lists why the alternatives failed.
+func leafMessage(l *jsonschema.ValidationError) string {
+	kl := l.KeywordLocation
+	if len(l.Causes) == 0 || !(strings.HasSuffix(kl, "/anyOf") || strings.HasSuffix(kl, "/oneOf")) {
+		return l.Message
+	}
+	var parts []string
+	for _, c := range l.Causes {
+		for _, cl := range validationLeaves(c) {
+			if len(parts) == 3 {
+				break
+			}
+			parts = append(parts, cl.Message)
+		}
+	}
+	return "matches none of the alternatives (" + strings.Join(parts, "; ") + ")"
 }
 
 // pageSubject turns an instance location inside a list result into the
