@@ -101,11 +101,11 @@ func (t *remoteTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &remoteConn{t: t, decided: make(chan struct{}), closed: make(chan struct{})}
 	lim := s.opts.Limits
 	if t.plan.Transport == TransportSSE {
-		conn, err := t.sse().Connect(ctx)
+		conn, cancel, err := t.connectSSE(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("connecting sse server: %w", err)
 		}
-		c.conn = conn
+		c.conn, c.cancel = conn, cancel
 		c.decide("transport: legacy SSE")
 	} else {
 		conn, err := (&mcp.StreamableClientTransport{
@@ -132,8 +132,22 @@ func (t *remoteTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return c, nil
 }
 
-func (t *remoteTransport) sse() *mcp.SSEClientTransport {
-	return &mcp.SSEClientTransport{Endpoint: t.plan.URL, HTTPClient: t.client, MaxEventSize: t.s.opts.Limits.MessageBytes}
+// connectSSE opens the legacy SSE stream. The go-sdk binds the hanging GET
+// to the context given to Connect, so that context is detached from ctx
+// (which only bounds the connection attempt) and cancelled at Close.
+func (t *remoteTransport) connectSSE(ctx context.Context) (mcp.Connection, context.CancelFunc, error) {
+	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := (&mcp.SSEClientTransport{Endpoint: t.plan.URL, HTTPClient: t.client, MaxEventSize: t.s.opts.Limits.MessageBytes}).Connect(connCtx)
+	if !stop() || err != nil {
+		cancel()
+		if err == nil {
+			conn.Close()
+			err = ctx.Err()
+		}
+		return nil, nil, err
+	}
+	return conn, cancel, nil
 }
 
 func (t *remoteTransport) close() error {
@@ -159,6 +173,7 @@ type remoteConn struct {
 	closed  chan struct{}
 	closeMu sync.Once
 	wall    *time.Timer
+	cancel  context.CancelFunc // ends the SSE stream's context, if any
 }
 
 func (c *remoteConn) decide(warning string) {
@@ -216,12 +231,12 @@ func (c *remoteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	_ = c.conn.Close()
-	sse, serr := c.t.sse().Connect(ctx)
+	sse, cancel, serr := c.t.connectSSE(ctx)
 	if serr != nil {
 		c.decide(fmt.Sprintf("transport: streamable-http (POST answered %d; legacy SSE fallback failed: %v)", status, serr))
 		return fmt.Errorf("%w (legacy SSE fallback: %v)", err, serr)
 	}
-	c.conn = sse
+	c.conn, c.cancel = sse, cancel
 	c.decide(fmt.Sprintf("transport: legacy SSE (streamable-http POST answered %d)", status))
 	return sse.Write(ctx, msg)
 }
@@ -235,6 +250,11 @@ func (c *remoteConn) Close() error {
 			c.wall.Stop()
 		}
 		err = c.current().Close()
+		c.mu.Lock()
+		if c.cancel != nil {
+			c.cancel()
+		}
+		c.mu.Unlock()
 	})
 	return err
 }

@@ -43,7 +43,11 @@ func fakePlan(t *testing.T, name string) (*Plan, string) {
 		t.Fatal(err)
 	}
 	marker := fmt.Sprintf("mcpvet-test-marker-%s-%d", newRunID(), time.Now().UnixNano())
-	return &Plan{Key: name, Name: name, Transport: TransportStdio, Command: exe, Args: []string{fakeArg, name, marker}}, marker
+	return &Plan{
+		Key: name, Name: name, Transport: TransportStdio, Command: exe, Args: []string{fakeArg, name, marker},
+		// Under -race, a process sleeps 1s at exit by default.
+		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"},
+	}, marker
 }
 
 func testOptions(backend string) *Options {
@@ -344,15 +348,24 @@ func TestShutdownEscalation(t *testing.T) {
 		} {
 			t.Run(backend+"/"+tc.fake, func(t *testing.T) {
 				plan, marker := fakePlan(t, tc.fake)
-				s := launch(t, plan, testOptions(backend), marker)
+				opts := testOptions(backend)
+				opts.TerminateGrace = 2 * time.Second // room for the race detector's slowness
+				s := launch(t, plan, opts, marker)
 				conn := connect(t, s)
-				time.Sleep(300 * time.Millisecond) // let the fakes set up (signal handlers, daemons)
-				if tc.fake == "daemon" && len(markedProcesses(marker)) < 2 {
-					t.Errorf("daemon fake did not leave a grandchild: %v", markedProcesses(marker))
+				time.Sleep(300 * time.Millisecond) // let the fakes install their signal handlers
+				if tc.fake == "daemon" {
+					// The fake, its middle child (gone) and the sleeper.
+					deadline := time.Now().Add(10 * time.Second)
+					for len(markedProcesses(marker)) < 2 && time.Now().Before(deadline) {
+						time.Sleep(20 * time.Millisecond)
+					}
+					if len(markedProcesses(marker)) < 2 {
+						t.Errorf("daemon fake did not leave a grandchild: %v", markedProcesses(marker))
+					}
 				}
 				start := time.Now()
 				conn.Close()
-				if d := time.Since(start); d > 5*time.Second {
+				if d := time.Since(start); d > 3*opts.TerminateGrace+time.Second {
 					t.Errorf("Close took %v", d)
 				}
 				info := s.Info(0)
@@ -373,7 +386,8 @@ func TestEnvironment(t *testing.T) {
 	for _, backend := range testBackends(t) {
 		t.Run(backend, func(t *testing.T) {
 			plan, marker := fakePlan(t, "env")
-			plan.Env = map[string]string{"PLAN_VAR": "plan", "OVERRIDDEN": "plan"}
+			plan.Env["PLAN_VAR"] = "plan"
+			plan.Env["OVERRIDDEN"] = "plan"
 			plan.Secrets = []string{"API_KEY", "PLAN_VAR", "USER_KEY"}
 			opts := testOptions(backend)
 			opts.Env = map[string]string{"OVERRIDDEN": "user", "USER_KEY": "user-key"}
@@ -400,6 +414,7 @@ func TestEnvironment(t *testing.T) {
 				"OVERRIDDEN": "user",
 				"USER_KEY":   "user-key",
 				"API_KEY":    canary,
+				"GORACE":     "atexit_sleep_ms=0",
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("environment (-want +got):\n%s", diff)

@@ -310,7 +310,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.mu.Unlock()
 
 	s.cg = newCgroupSet(s.runID, s.opts.Limits)
-	p, err := s.spawn(ctx)
+	_, err := s.spawn(ctx)
 	if err != nil {
 		s.mu.Lock()
 		s.spawnErr = err.Error()
@@ -321,7 +321,6 @@ func (s *Server) start(ctx context.Context) error {
 		s.closeConn()
 		return err
 	}
-	s.proc = p
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -397,6 +396,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	}
 	s.stdin, s.stdout, s.stderrR = inW, outR, errR
 	s.mu.Lock()
+	s.proc = p
 	s.mechanisms = append(s.mechanisms, p.mechanisms...)
 	s.mechanisms = append(s.mechanisms, s.cg.mechanisms...)
 	if !s.cg.tracks() {
@@ -425,6 +425,9 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	if p.release != nil {
 		if err := p.release(ctx, s); err != nil {
 			s.killTree()
+			s.mu.Lock()
+			s.proc = nil
+			s.mu.Unlock()
 			_ = cmd.Wait()
 			inW.Close()
 			outR.Close()
@@ -445,7 +448,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 		case <-t.C:
 		}
 		t.Stop()
-		s.recordExit(cmd, werr)
+		s.recordExit(p, werr)
 		close(s.exitedCh)
 	}()
 	return p, nil
@@ -463,10 +466,10 @@ func isExecError(err error) bool {
 }
 
 // recordExit stores how the process ended.
-func (s *Server) recordExit(cmd *exec.Cmd, werr error) {
-	code, sig := exitStatus(cmd.ProcessState)
-	if s.proc != nil && s.proc.exitStatus != nil {
-		if c, sg, ok := s.proc.exitStatus(); ok {
+func (s *Server) recordExit(p *process, werr error) {
+	code, sig := exitStatus(p.cmd.ProcessState)
+	if p.exitStatus != nil {
+		if c, sg, ok := p.exitStatus(); ok {
 			code, sig = c, sg
 		}
 	}
@@ -553,7 +556,9 @@ func (s *Server) limitKill(reason string) {
 // killTree SIGKILLs the process group, the backend's own targets and every
 // process in the run's cgroups.
 func (s *Server) killTree() {
+	s.mu.Lock()
 	p := s.proc
+	s.mu.Unlock()
 	if p == nil || p.cmd.Process == nil {
 		return
 	}
@@ -567,7 +572,9 @@ func (s *Server) killTree() {
 // signalTree sends sig to the process group and to the backend's inner
 // server process.
 func (s *Server) signalTree(sig syscall.Signal) {
+	s.mu.Lock()
 	p := s.proc
+	s.mu.Unlock()
 	if p == nil || p.cmd.Process == nil {
 		return
 	}

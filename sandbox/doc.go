@@ -1,0 +1,48 @@
+// Package sandbox launches MCP servers described by a [Plan] and hands back
+// an [mcp.Transport] to talk to them. It knows nothing about probes.
+//
+// # Launching
+//
+//	srv, err := sandbox.Launch(ctx, plan, &sandbox.Options{Backend: "auto"})
+//	var le *sandbox.LaunchError
+//	if errors.As(err, &le) {
+//		// a pre-launch outcome: le.Status is needs_configuration,
+//		// runtime_unavailable, package_not_found, ...
+//	}
+//	defer srv.Close()
+//	session, err := client.Connect(ctx, srv.Transport(), nil) // starts the process
+//	...
+//	info := srv.Info(2 * time.Second) // exit status, stderr tail, limit hit
+//
+// Programs that use the builtin backend must call [Main] first thing in
+// main (and tests in TestMain): the builtin backend re-executes the current
+// binary as the sandbox's init helper.
+//
+// # Backends
+//
+//   - builtin: Linux namespaces (mount, pid, ipc, uts, net unless
+//     [Options.AllowNetwork], user when not root) prepared by an init helper
+//     that builds a fresh root: read-only system directories, the package
+//     folder read-only, a private empty HOME and /tmp, a new /proc, and
+//     loopback only.
+//   - bwrap: the same through bubblewrap.
+//   - none: a plain child process. Used only when asked for.
+//
+// "auto" picks bwrap, then builtin, and refuses ([ErrNoIsolation]) when
+// neither works.
+//
+// # Limits
+//
+// Memory, process count and CPU time are enforced on the whole process tree
+// with cgroups where they are writable (cgroup2, or cgroup v1 memory, pids
+// and cpuacct), else per process with rlimits; [Info.Mechanisms] says which.
+// Wall time, stdout volume and message size are enforced by the sandbox
+// itself. A server that exceeds a limit is killed and [Info.LimitExceeded]
+// names the limit.
+//
+// # Untrusted input
+//
+// Everything in a plan may come from a registry: it is passed as argv,
+// never through a shell; package names and versions are validated before
+// any installer runs. Everything a server sends is bounded.
+package sandbox
