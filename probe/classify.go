@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // exitWait is how long the classifier waits for a process to exit after a
@@ -44,6 +46,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		l.Detail = Truncate(detail, MaxEvidence)
 		l.Evidence = Truncate(evidence, MaxEvidence)
 	}
+	closed := errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)
 	switch {
 	case pi.SpawnError != "":
 		set(StatusSpawnFailed, "the server could not be started: "+pi.SpawnError, pi.SpawnError)
@@ -56,7 +59,21 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		set(StatusMissingCredentials, "the server stopped with a message naming a credential", ev)
 	case remote && httpStatusIn(msg, 401, 403):
 		set(StatusMissingCredentials, "the server refused the handshake as unauthorized", msg)
-	case pi.Exited:
+	case remote && isUnreachable(err):
+		set(StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error())
+	case timedOut && pi.StdoutNoise != "":
+		set(StatusStdoutPollution, "non-protocol bytes on stdout and no valid handshake answer within "+o.HandshakeTimeout.String(), pi.StdoutNoise)
+	case timedOut || (ctx.Err() != nil && !closed):
+		detail := "no answer to the handshake within " + o.HandshakeTimeout.String()
+		if rec.pendingMethod("server/discover") {
+			detail += " (server/discover went unanswered)"
+		}
+		set(StatusHandshakeTimeout, detail, "")
+	case closed || (pi.Exited && !remote && werr == nil && !isShapeError(err)):
+		// The server went away on its own: the connection closed before
+		// the handshake answered. (When the handshake fails for another
+		// reason the client closes stdin and the process exits after it,
+		// so Exited alone proves nothing.)
 		code := "unknown"
 		if pi.ExitCode != nil {
 			code = fmt.Sprint(*pi.ExitCode)
@@ -64,22 +81,14 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		if pi.Signal != "" {
 			code = pi.Signal
 		}
-		set(StatusExitedEarly, "the process exited before the handshake completed (exit "+code+")", lastLine(pi.StderrTail))
+		if !pi.Exited {
+			code = "still running: stdout closed"
+		}
+		set(StatusExitedEarly, "the process exited before the handshake completed (exit "+code+")", keyLine(pi.StderrTail))
 	case pi.StdoutNoise != "":
 		set(StatusStdoutPollution, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
-	case remote && isUnreachable(err):
-		set(StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error())
-	case timedOut || ctx.Err() != nil:
-		detail := "no answer to the handshake within " + o.HandshakeTimeout.String()
-		if rec.pendingMethod("server/discover") {
-			detail += " (server/discover went unanswered)"
-		}
-		set(StatusHandshakeTimeout, detail, "")
 	case remote && httpStatusIn(msg, 404, 405, 406, 415):
 		set(StatusProtocolError, "the URL does not speak MCP: "+err.Error(), err.Error())
-	case o.Process != nil && errors.Is(err, io.EOF):
-		// Stdout closed but the process did not exit within exitWait.
-		set(StatusExitedEarly, "the server closed stdout before the handshake completed", lastLine(pi.StderrTail))
 	default:
 		set(StatusProtocolError, "the handshake failed: "+err.Error(), msg)
 	}
@@ -110,6 +119,27 @@ func credentialEvidence(texts ...string) string {
 	}
 	return ""
 }
+
+// isShapeError reports whether err is the client rejecting what the server
+// answered (a result of the wrong shape, an unsupported version).
+func isShapeError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "cannot unmarshal") || strings.Contains(msg, "unsupported protocol version") ||
+		strings.Contains(msg, "invalid character") || strings.Contains(msg, "unexpected end of JSON")
+}
+
+// keyLine picks the most telling line of a stderr tail: the first that
+// reads like an error, else the last non-empty one.
+func keyLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if errorLine.MatchString(line) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return strings.TrimSpace(lastLine(s))
+}
+
+var errorLine = regexp.MustCompile(`(?i)\b(?:error|panic|fatal|exception|traceback|cannot|can't|failed|not found|denied|refused)\b`)
 
 func lastLine(s string) string {
 	s = strings.TrimRight(s, "\r\n\t ")

@@ -187,9 +187,11 @@ func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 	l := &res.Liveness
 	l.HandshakeCompleted = true
 	l.Status = StatusOK
-	l.Handshake = "initialize"
-	if ex, ok := rec.last("server/discover"); ok && ex.err == nil {
-		l.Handshake = "server/discover"
+	// The SDK sends initialize only when server/discover did not settle
+	// a version, so an initialize exchange means the legacy handshake.
+	l.Handshake = "server/discover"
+	if _, ok := rec.last("initialize"); ok {
+		l.Handshake = "initialize"
 	}
 	ir := cs.InitializeResult()
 	if ir == nil {

@@ -1,0 +1,198 @@
+package scan
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunInit()
+	code := m.Run()
+	testfixture.Cleanup()
+	os.Exit(code)
+}
+
+// fastOptions keeps fixture runs short: no failure injection, short
+// deadlines, no isolation (the sandbox has its own suite).
+func fastOptions(backend string) *ProbeOptions {
+	return &ProbeOptions{
+		Sandbox: &sandbox.Options{Backend: backend, TerminateGrace: 200 * time.Millisecond},
+		Probe: probe.Options{
+			HandshakeTimeout: 2 * time.Second,
+			Inject:           &probe.InjectOptions{Disabled: true},
+		},
+		Timeout: 30 * time.Second,
+	}
+}
+
+// TestLivenessStatuses produces every liveness status of the probe runner
+// from a fixture that really behaves that way.
+func TestLivenessStatuses(t *testing.T) {
+	bins := testfixture.Build(t)
+	tests := []struct {
+		name     string
+		plan     sandbox.Plan
+		want     probe.Status
+		complete bool
+		evidence string // substring of Liveness.Evidence
+	}{
+		{"ok", stdio(bins["wellbehaved"]), probe.StatusOK, true, ""},
+		{"spawn_failed", stdio("/nonexistent/mcp-server"), probe.StatusSpawnFailed, false, "/nonexistent/mcp-server"},
+		{"exited_early", stdio(bins["crash"]), probe.StatusExitedEarly, false, "panic:"},
+		{"missing_credentials", stdio(bins["needsenv"]), probe.StatusMissingCredentials, false, "FIXTURE_API_KEY environment variable is required"},
+		{"handshake_timeout", stdio(bins["hang"]), probe.StatusHandshakeTimeout, false, ""},
+		{"protocol_error shape", stdio(bins["garbage"]), probe.StatusProtocolError, false, "cannot unmarshal"},
+		{"protocol_error version", stdio(bins["badversion"]), probe.StatusProtocolError, false, "1999-01-01"},
+		{"stdout_pollution completed", stdio(bins["banner"]), probe.StatusStdoutPollution, true, ""},
+		{"stdout_pollution garbage bytes", withEnv(stdio(bins["garbage"]), "FIXTURE_GARBAGE", "bytes"), probe.StatusStdoutPollution, false, ""},
+		{"old version ok", stdio(bins["oldversion"]), probe.StatusOK, true, ""},
+		{"unreachable", sandbox.Plan{Key: "u", Name: "u", Transport: sandbox.TransportStreamable, URL: "http://127.0.0.1:1/mcp"}, probe.StatusUnreachable, false, "refused"},
+		{"needs_configuration", sandbox.Plan{Key: "n", Name: "n", Transport: "stdio", Status: "needs_configuration", StatusDetail: "API_KEY has no value"}, probe.StatusNeedsConfiguration, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Probe(context.Background(), &tt.plan, fastOptions("none"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := res.Liveness
+			if l.Status != tt.want || l.HandshakeCompleted != tt.complete {
+				t.Fatalf("status = %s (completed %v), want %s (completed %v); detail %q", l.Status, l.HandshakeCompleted, tt.want, tt.complete, l.Detail)
+			}
+			if !strings.Contains(l.Evidence, tt.evidence) {
+				t.Errorf("evidence = %q, want it to contain %q", l.Evidence, tt.evidence)
+			}
+		})
+	}
+}
+
+func TestLivenessDetails(t *testing.T) {
+	bins := testfixture.Build(t, "crash", "banner", "oldversion", "paginated")
+	t.Run("exited early keeps exit code and stderr tail", func(t *testing.T) {
+		plan := stdio(bins["crash"])
+		res, _ := Probe(context.Background(), &plan, fastOptions("none"))
+		if res.Liveness.ExitCode == nil || *res.Liveness.ExitCode != 2 {
+			t.Errorf("exit code = %v, want 2", res.Liveness.ExitCode)
+		}
+		if !strings.Contains(res.Liveness.StderrTail, "goroutine 1 [running]") {
+			t.Errorf("stderr tail = %q", res.Liveness.StderrTail)
+		}
+	})
+	t.Run("banner bytes recorded though the handshake succeeded", func(t *testing.T) {
+		plan := stdio(bins["banner"])
+		res, _ := Probe(context.Background(), &plan, fastOptions("none"))
+		if !strings.HasPrefix(res.Liveness.StdoutNoise, "Banner Server v0.1 starting on stdio") {
+			t.Errorf("stdout noise = %q", res.Liveness.StdoutNoise)
+		}
+		if len(res.Tools) != 2 {
+			t.Errorf("tools = %d, want 2", len(res.Tools))
+		}
+		if !hasFinding(res, probe.CodeStdoutPollution) {
+			t.Errorf("no %s finding in %+v", probe.CodeStdoutPollution, res.Findings)
+		}
+	})
+	t.Run("2024-11-05 server negotiates its version through initialize", func(t *testing.T) {
+		plan := stdio(bins["oldversion"])
+		res, _ := Probe(context.Background(), &plan, fastOptions("none"))
+		if res.Liveness.ProtocolVersion != "2024-11-05" || res.Liveness.Handshake != "initialize" {
+			t.Errorf("version %q via %q", res.Liveness.ProtocolVersion, res.Liveness.Handshake)
+		}
+	})
+	t.Run("pagination over five pages", func(t *testing.T) {
+		plan := stdio(bins["paginated"])
+		res, _ := Probe(context.Background(), &plan, fastOptions("none"))
+		if len(res.Tools) != 23 {
+			t.Errorf("tools = %d, want 23", len(res.Tools))
+		}
+		pages := 0
+		for _, c := range res.Calls {
+			if c.Method == "tools/list" {
+				pages++
+			}
+		}
+		if pages != 5 {
+			t.Errorf("tools/list calls = %d, want 5", pages)
+		}
+	})
+	t.Run("repeating cursor is a finding", func(t *testing.T) {
+		plan := withEnv(stdio(bins["paginated"]), "FIXTURE_CURSOR_LOOP", "1")
+		res, _ := Probe(context.Background(), &plan, fastOptions("none"))
+		if !hasFinding(res, probe.CodeCursorLoop) {
+			t.Errorf("no cursor loop finding: %+v", res.Findings)
+		}
+	})
+}
+
+// TestHTTPTransports probes the streamable-HTTP fixture and its SSE-only
+// mode, the latter through the streamable client's fallback.
+func TestHTTPTransports(t *testing.T) {
+	bins := testfixture.Build(t, "http")
+	for _, mode := range []string{"streamable", "sse"} {
+		t.Run(mode, func(t *testing.T) {
+			args := []string{"-addr", "127.0.0.1:0"}
+			if mode == "sse" {
+				args = append(args, "-sse")
+			}
+			url := startHTTPFixture(t, bins["http"], args...)
+			plan := sandbox.Plan{Key: mode, Name: mode, Transport: sandbox.TransportStreamable, URL: url}
+			res, err := Probe(context.Background(), &plan, fastOptions("none"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Liveness.Status != probe.StatusOK {
+				t.Fatalf("status = %s: %s", res.Liveness.Status, res.Liveness.Detail)
+			}
+			if len(res.Tools) != 2 {
+				t.Errorf("tools = %d, want 2", len(res.Tools))
+			}
+		})
+	}
+}
+
+func startHTTPFixture(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stdin, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "LISTENING ") {
+		t.Fatalf("fixture said %q, %v", line, err)
+	}
+	return strings.TrimSpace(strings.TrimPrefix(line, "LISTENING "))
+}
+
+func stdio(bin string) sandbox.Plan {
+	return sandbox.Plan{Key: bin, Name: bin, Source: "test", Transport: sandbox.TransportStdio, Command: bin}
+}
+
+func withEnv(p sandbox.Plan, k, v string) sandbox.Plan {
+	p.Env = map[string]string{k: v}
+	return p
+}
+
+func hasFinding(res *probe.Result, code string) bool {
+	for _, f := range res.Findings {
+		if f.Code == code {
+			return true
+		}
+	}
+	return false
+}
