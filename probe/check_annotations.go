@@ -178,6 +178,12 @@ func nameIntent(name, description string) (mutating, deleting, reader string) {
 		if readerVerbs[words[0]] {
 			reader = fmt.Sprintf("name starts with %q", words[0])
 		}
+		// get_or_create_x reads and writes: not a pure reader.
+		for _, w := range words[1:] {
+			if mutatingVerbs[w] {
+				reader = ""
+			}
+		}
 	}
 	for _, w := range words {
 		if destructiveWords[w] {

@@ -248,11 +248,12 @@ func (c *Checker) checkSchema(version, subject string, side schemaSide, raw json
 		return out
 	}
 	if side.input {
-		if p, reason := unsatisfiable(prep.doc, ""); reason != "" {
+		p, reason := unsatisfiable(prep.doc, "")
+		if reason != "" {
 			out = append(out, NewFinding(CodeInputUnsatisfiable, subject, ptr+p, valueAtPointer(prep.doc, p),
 				"no arguments can satisfy inputSchema: %s", reason))
 		}
-		if t, has := prep.doc["type"]; (!has || t == "object") && isEmptyNotClosed(prep.doc) {
+		if t, has := prep.doc["type"]; reason == "" && (!has || t == "object") && isEmptyNotClosed(prep.doc) {
 			out = append(out, NewFinding(CodeEmptyParamsNotClosed, subject, ptr, evidenceJSON(prep.doc),
 				`the tool takes no parameters; declare that as {"type":"object","additionalProperties":false} so a client knows to send {}`))
 		}
@@ -795,17 +796,71 @@ func nonRE2(p string) string {
 			return "backreference " + m
 		}
 	}
-	// Identity escapes such as \_ or \- outside classes are valid in
-	// ECMA-262 without the u flag and rejected by RE2.
-	if strings.Contains(p, `\`) {
-		if _, err := regexp.Compile(ecmaIdentityEscape.ReplaceAllString(p, "$1")); err == nil {
-			return "identity escape"
-		}
+	if strings.Contains(p, `\p{`) || strings.Contains(p, `\P{`) {
+		// Unicode property names differ between the two (RE2 has no
+		// Extended_Pictographic, for one).
+		return "a Unicode property escape"
+	}
+	if _, err := regexp.Compile(ecmaToRE2(p)); err == nil {
+		return "ECMA-262 escape syntax (\\uXXXX, \\cX, [^] or a letter escape)"
 	}
 	return ""
 }
 
-var ecmaIdentityEscape = regexp.MustCompile(`\\([^A-Za-z0-9])`)
+// ecmaToRE2 rewrites the ECMA-262 escapes RE2 spells differently:
+// \uXXXX and \u{X...} to \x{...}, \cX to the control character, [^] to
+// [\s\S], and identity escapes of letters RE2 does not know to the letter.
+func ecmaToRE2(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '[' && strings.HasPrefix(p[i:], "[^]") {
+			b.WriteString(`[\s\S]`)
+			i += 2
+			continue
+		}
+		if c != '\\' || i+1 >= len(p) {
+			b.WriteByte(c)
+			continue
+		}
+		n := p[i+1]
+		switch {
+		case n == 'u' && i+2 < len(p) && p[i+2] == '{':
+			if end := strings.IndexByte(p[i:], '}'); end > 0 {
+				b.WriteString(`\x{` + p[i+3:i+end] + `}`)
+				i += end
+				continue
+			}
+		case n == 'u' && i+5 < len(p) && isHexString(p[i+2:i+6]):
+			b.WriteString(`\x{` + p[i+2:i+6] + `}`)
+			i += 5
+			continue
+		case n == 'c' && i+2 < len(p) && (p[i+2]|0x20 >= 'a' && p[i+2]|0x20 <= 'z'):
+			b.WriteString(fmt.Sprintf(`\x{%02x}`, p[i+2]%32))
+			i += 2
+			continue
+		case n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z':
+			if !strings.ContainsRune("afnrtvbBdDsSwWpPxAzQE", rune(n)) && !(n >= '0' && n <= '9') {
+				b.WriteByte(n)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(c)
+		b.WriteByte(n)
+		i++
+	}
+	return b.String()
+}
+
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !templateHex(s[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // regexBalanced reports whether the parentheses and brackets of a regular
 // expression pair up, honouring escapes and character classes.

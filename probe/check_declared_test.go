@@ -1,0 +1,74 @@
+package probe
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCheckDeclared(t *testing.T) {
+	// The registry entry of a real server (servers.json, trimmed).
+	pulse := `{"server":{"name":"com.pulsemcp.servers/pulse-fetch","version":"0.2.14","packages":[{"registryType":"npm","identifier":"@pulsemcp/pulse-fetch","version":"0.2.14","transport":{"type":"stdio"},"environmentVariables":[{"name":"FIRECRAWL_API_KEY","isSecret":true},{"name":"BRIGHTDATA_API_KEY","isSecret":true,"isRequired":true}]}]},"_meta":{}}`
+	remote := `{"name":"app.getdialer/dialer","version":"1.0.1","remotes":[{"type":"streamable-http","url":"https://getdialer.app/mcp"},{"type":"sse","url":"https://getdialer.app/sse"}]}`
+	alive := func(version, transport, url string) *Result {
+		return &Result{Target: Target{Name: "@pulsemcp/pulse-fetch", Transport: transport, URL: url, Command: []string{"npx", "-y", "@pulsemcp/pulse-fetch@0.2.14"}},
+			Liveness: Liveness{Status: StatusOK, HandshakeCompleted: true, ServerInfo: &ServerInfo{Name: "pulse", Version: version}}}
+	}
+	died := func(evidence, stderr string) *Result {
+		return &Result{Target: Target{Name: "@pulsemcp/pulse-fetch", Transport: "stdio"},
+			Liveness: Liveness{Status: StatusMissingCredentials, Evidence: evidence, StderrTail: stderr}}
+	}
+	tests := []struct {
+		name   string
+		res    *Result
+		server string
+		want   []string // "code value"
+	}{
+		{"agrees", alive("0.2.14", "stdio", ""), pulse, []string{}},
+		{"v prefix agrees", alive("v0.2.14", "stdio", ""), pulse, []string{}},
+		{"bare server.json with BOM", alive("0.2.14", "stdio", ""), "\ufeff" + pulse, []string{}},
+		{"no server.json", alive("9", "stdio", ""), "", nil},
+		{"version differs", alive("1.0.0", "stdio", ""), pulse, []string{"declared/version_mismatch 1.0.0"}},
+		{"transport differs", alive("0.2.14", "sse", "http://localhost:1/sse"), pulse, []string{"declared/transport_mismatch sse"}},
+		{"remote agrees", alive("1.0.1", "sse", "https://getdialer.app/sse"), remote, []string{}},
+		{"remote URL declared with another type", alive("1.0.1", "streamable-http", "https://getdialer.app/sse"), remote, []string{"declared/transport_mismatch streamable-http"}},
+		{"remote on another URL", alive("1.0.1", "streamable-http", "https://other.example/mcp"), remote, []string{}},
+		{"stdio against a remote-only entry", alive("1.0.1", "stdio", ""), remote, []string{}},
+		{"declared optional", died("Error: FIRECRAWL_API_KEY environment variable is required", ""), pulse, []string{"declared/env_var_not_required FIRECRAWL_API_KEY"}},
+		{"declared required", died("BRIGHTDATA_API_KEY is not set", ""), pulse, []string{}},
+		{"undeclared", died("", "starting\nError: OPENAI_API_KEY environment variable is missing\n    at main (index.js:3)"), pulse, []string{"declared/env_var_undeclared OPENAI_API_KEY"}},
+		{"several, in order", died("Missing required env: ZED_TOKEN, ALPHA_KEY", "ALPHA_KEY must be set"), pulse,
+			[]string{"declared/env_var_undeclared ALPHA_KEY", "declared/env_var_undeclared ZED_TOKEN"}},
+		{"error codes are not variables", died("", "Error [ERR_MODULE_NOT_FOUND]: Cannot find package; MODULE_NOT_FOUND required"), pulse, []string{}},
+		{"names without asking words", died("", "connected to REDIS_URL fine"), pulse, []string{}},
+		{"alive servers asked for nothing", func() *Result {
+			r := alive("0.2.14", "stdio", "")
+			r.Liveness.StderrTail = "warning: OPENAI_API_KEY not set, using defaults"
+			return r
+		}(), pulse, []string{}},
+		{"invalid", alive("1", "stdio", ""), `{"version":`, []string{"declared/server_json_invalid"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := CheckDeclared(tt.res, json.RawMessage(tt.server))
+			if tt.want == nil {
+				if got != nil {
+					t.Errorf("got %v, want nil", got)
+				}
+				return
+			}
+			lines := []string{}
+			for _, f := range got {
+				l := f.Code
+				if f.Code != CodeServerJSONInvalid {
+					l += " " + f.Value
+				}
+				lines = append(lines, l)
+			}
+			if diff := cmp.Diff(tt.want, lines); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%v", diff, got)
+			}
+		})
+	}
+}
