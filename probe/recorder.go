@@ -35,6 +35,8 @@ type recorder struct {
 	notifications map[string]int
 	// serverRequests counts server-to-client requests by method.
 	serverRequests map[string]int
+	// conn is the connection of the most recent session, for raw calls.
+	conn *recordingConn
 }
 
 type pendingCall struct {
@@ -78,12 +80,16 @@ func (t *recordingTransport) Connect(ctx context.Context) (mcp.Connection, error
 	if err != nil {
 		return nil, err
 	}
-	return &recordingConn{inner: c, rec: t.rec}, nil
+	rc := &recordingConn{inner: c, rec: t.rec}
+	t.rec.setConn(rc)
+	return rc, nil
 }
 
 type recordingConn struct {
 	inner mcp.Connection
 	rec   *recorder
+	// raw tracks the probe's own requests (see rawcall.go).
+	raw rawState
 }
 
 func (c *recordingConn) SessionID() string { return c.inner.SessionID() }
@@ -92,17 +98,26 @@ func (c *recordingConn) Close() error      { return c.inner.Close() }
 func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		c.rec.sent(req)
+		c.raw.noteMeta(req)
 	}
 	return c.inner.Write(ctx, msg)
 }
 
+// Read returns the next message for the SDK. Responses to raw calls are
+// delivered to their callers and never reach the SDK.
 func (c *recordingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.inner.Read(ctx)
-	if err != nil {
-		return msg, err
+	for {
+		msg, err := c.inner.Read(ctx)
+		if err != nil {
+			c.raw.fail(err)
+			return msg, err
+		}
+		c.rec.received(msg)
+		if c.raw.deliver(msg) {
+			continue
+		}
+		return msg, nil
 	}
-	c.rec.received(msg)
-	return msg, nil
 }
 
 func (r *recorder) sent(req *jsonrpc.Request) {

@@ -1,0 +1,657 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/internal/testfixture"
+)
+
+// Input schemas of the in-memory fixture tools.
+const (
+	searchSchema = `{"type":"object","properties":{"query":{"type":"string","maxLength":50,"description":"text to find"},"limit":{"type":"integer","minimum":1,"maximum":20}},"required":["query"],"additionalProperties":false}`
+	modeSchema   = `{"type":"object","properties":{"mode":{"type":"string","enum":["fast","slow"]}},"required":["mode"]}`
+)
+
+// memTool is one tool of an in-memory fixture server.
+type memTool struct {
+	name, schema string
+	annotations  *mcp.ToolAnnotations
+	handler      mcp.ToolHandler
+}
+
+// memTools returns the search and mode tools with handler h.
+func memTools(h mcp.ToolHandler) []memTool {
+	return []memTool{
+		{name: "search", schema: searchSchema, handler: h, annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}},
+		{name: "set_mode", schema: modeSchema, handler: h},
+	}
+}
+
+// newToolServer builds a go-sdk server with low-level tools (the SDK does
+// not validate their arguments), one resource and one prompt.
+func newToolServer(tools []memTool) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "inject", Version: "1"}, nil)
+	for _, mt := range tools {
+		srv.AddTool(&mcp.Tool{Name: mt.name, Description: "fixture", InputSchema: json.RawMessage(mt.schema), Annotations: mt.annotations}, mt.handler)
+	}
+	srv.AddResource(&mcp.Resource{URI: "mem://doc", Name: "doc"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			if req.Params.URI != "mem://doc" {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "mem://doc", Text: "hi"}}}, nil
+		})
+	srv.AddPrompt(&mcp.Prompt{Name: "greet"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{}, nil
+	})
+	return srv
+}
+
+// serve runs srv on a fresh in-memory pipe until the test ends and returns
+// the client side.
+func serve(t testing.TB, srv *mcp.Server) mcp.Transport {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, st)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return ct
+}
+
+// validating answers arguments its schema rejects with an isError result
+// naming the problem, and anything else with "ok".
+func validating(schema string) mcp.ToolHandler {
+	sch, err := compileInputSchema(json.RawMessage(schema))
+	if err != nil {
+		panic(err)
+	}
+	return func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		var v any
+		if err := decodeNumbers(args, &v); err != nil {
+			return errorResult("arguments: " + err.Error()), nil
+		}
+		if err := sch.Validate(v); err != nil {
+			return errorResult("invalid arguments: " + err.Error()), nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	}
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func acceptAll(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+}
+
+func rpcErrors(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments for " + req.Params.Name}
+}
+
+// classesByKind summarises probes as "kind tool param => class".
+func probeLines(ps []ProbeCall) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("%s %s %s => %s", p.Kind, p.Tool, p.Param, p.Class))
+	}
+	return out
+}
+
+func codesOf(fs []Finding, prefix string) []string {
+	var out []string
+	for _, f := range fs {
+		if strings.HasPrefix(f.Code, prefix) {
+			out = append(out, f.Subject+" "+f.Code)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestInjectClassifies(t *testing.T) {
+	fastInject := &InjectOptions{CallTimeout: 2 * time.Second}
+	tests := []struct {
+		name        string
+		version     string
+		handler     func(schema string) mcp.ToolHandler
+		wantClass   string
+		wantFinding []string
+	}{
+		{
+			name: "validating server", version: "2025-11-25",
+			handler:   validating,
+			wantClass: ClassToolError,
+		},
+		{
+			name: "validating server on 2026-07-28", version: "",
+			handler:   validating,
+			wantClass: ClassToolError,
+		},
+		{
+			name: "json-rpc errors since 2025-11-25", version: "2025-11-25",
+			handler:   func(string) mcp.ToolHandler { return rpcErrors },
+			wantClass: ClassProtocolError,
+			wantFinding: []string{
+				"tool:search " + CodeWrongChannel,
+				"tool:set_mode " + CodeWrongChannel,
+			},
+		},
+		{
+			name: "json-rpc errors before 2025-11-25", version: "2025-06-18",
+			handler:   func(string) mcp.ToolHandler { return rpcErrors },
+			wantClass: ClassProtocolError,
+		},
+		{
+			name: "accepts everything", version: "2025-11-25",
+			handler:   func(string) mcp.ToolHandler { return acceptAll },
+			wantClass: ClassAccepted,
+			wantFinding: []string{
+				"tool:search " + CodeAcceptedInvalidInput,
+				"tool:set_mode " + CodeAcceptedInvalidInput,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tools := memTools(nil)
+			for i := range tools {
+				tools[i].handler = tt.handler(tools[i].schema)
+			}
+			res := Run(context.Background(), serve(t, newToolServer(tools)),
+				&Options{ProtocolVersion: tt.version, Inject: fastInject})
+			if !res.Liveness.HandshakeCompleted {
+				t.Fatalf("handshake failed: %+v", res.Liveness)
+			}
+			wantVersion := tt.version
+			if wantVersion == "" {
+				wantVersion = "2026-07-28"
+			}
+			if res.Liveness.ProtocolVersion != wantVersion {
+				t.Fatalf("negotiated %q, want %q", res.Liveness.ProtocolVersion, wantVersion)
+			}
+			var toolProbes []string
+			for _, p := range res.Probes {
+				if serverKinds[p.Kind] {
+					continue
+				}
+				toolProbes = append(toolProbes, fmt.Sprintf("%s %s %s", p.Kind, p.Tool, p.Param))
+				if p.Class != tt.wantClass {
+					t.Errorf("probe %s %s %s: class %q, want %q (response %s)", p.Kind, p.Tool, p.Param, p.Class, tt.wantClass, p.Response)
+				}
+				if p.Class == ClassProtocolError && !strings.Contains(p.Text, "invalid arguments for") {
+					t.Errorf("protocol error text = %q", p.Text)
+				}
+				if p.Class == ClassToolError && !strings.Contains(p.Text, "invalid arguments") {
+					t.Errorf("tool error text = %q", p.Text)
+				}
+			}
+			// Both tools get their full plan; search's additionalProperties
+			// false adds unknown_property, set_mode's enum an enum_violation.
+			wantProbes := []string{
+				"missing_required search query",
+				"wrong_type search query",
+				"absent_arguments search ",
+				"out_of_range search limit",
+				"unknown_property search mcpvet_unexpected_argument",
+				"max_length search query",
+				"wrong_type search limit",
+				"out_of_range search limit",
+				"missing_required set_mode mode",
+				"wrong_type set_mode mode",
+				"absent_arguments set_mode ",
+				"enum_violation set_mode mode",
+			}
+			if diff := cmp.Diff(wantProbes, toolProbes); diff != "" {
+				t.Errorf("tool probes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantFinding, codesOf(res.Findings, "errors/")); diff != "" {
+				t.Errorf("errors/ findings (-want +got):\n%s", diff)
+			}
+			for _, p := range res.Probes {
+				if p.Tool == "search" && (p.Destructive || p.OpenWorld) {
+					t.Errorf("search is read-only and closed-world, probe recorded destructive=%v openWorld=%v", p.Destructive, p.OpenWorld)
+				}
+				if p.Tool == "set_mode" && (!p.Destructive || !p.OpenWorld) {
+					t.Errorf("set_mode has no annotations (destructive and open-world by default), probe recorded destructive=%v openWorld=%v", p.Destructive, p.OpenWorld)
+				}
+			}
+		})
+	}
+}
+
+func TestInjectServerProbes(t *testing.T) {
+	tools := memTools(nil)
+	for i := range tools {
+		tools[i].handler = validating(tools[i].schema)
+	}
+	for _, version := range []string{"2025-06-18", "2025-11-25", ""} {
+		t.Run("version="+version, func(t *testing.T) {
+			res := Run(context.Background(), serve(t, newToolServer(tools)), &Options{ProtocolVersion: version})
+			var got []string
+			for _, p := range res.Probes {
+				if serverKinds[p.Kind] {
+					got = append(got, fmt.Sprintf("%s %s %s", p.Kind, p.Method, p.Class))
+				}
+			}
+			want := []string{
+				"unknown_tool tools/call protocol_error",
+				"unknown_method mcpvet/unknown_method protocol_error",
+				"unknown_resource resources/read protocol_error",
+				"unknown_prompt prompts/get protocol_error",
+				"bad_cursor tools/list protocol_error",
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("server probes (-want +got):\n%s", diff)
+			}
+			// The first tool whose schema rejects {} is misspelled.
+			if p := res.Probes[0]; p.Tool != "searc" {
+				t.Errorf("unknown tool = %q, want searc", p.Tool)
+			}
+			var uri struct {
+				URI string `json:"uri"`
+			}
+			_ = json.Unmarshal(res.Probes[2].Sent, &uri)
+			if uri.URI != "mem://do" {
+				t.Errorf("unknown resource uri = %q, want mem://do", uri.URI)
+			}
+			if diff := cmp.Diff([]string(nil), codesOf(res.Findings, "errors/")); diff != "" {
+				t.Errorf("errors/ findings (-want +got):\n%s", diff)
+			}
+			for _, p := range res.Probes {
+				var sent map[string]json.RawMessage
+				if err := json.Unmarshal(p.Sent, &sent); err != nil {
+					t.Fatalf("sent %s: %v", p.Sent, err)
+				}
+				_, hasMeta := sent["_meta"]
+				if hasMeta != (res.Liveness.ProtocolVersion == "2026-07-28") {
+					t.Errorf("%s sent %s: _meta present = %v on %s", p.Kind, p.Sent, hasMeta, res.Liveness.ProtocolVersion)
+				}
+			}
+		})
+	}
+}
+
+// sloppyServer answers the server-level probes wrongly: an unknown tool as
+// a tool error, an unknown method with success, a bad cursor with success.
+func TestInjectServerFindings(t *testing.T) {
+	srv := newToolServer(memTools(acceptAll))
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "tools/call":
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == "searc" {
+					return errorResult("no such tool"), nil
+				}
+			case "tools/list":
+				if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p.Cursor != "" {
+					return &mcp.ListToolsResult{Tools: []*mcp.Tool{}}, nil
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	res := Run(context.Background(), serve(t, srv), &Options{ProtocolVersion: "2025-11-25"})
+	want := []string{
+		"server " + CodeBadCursorAccepted,
+		"server " + CodeWrongChannel,
+		"tool:search " + CodeAcceptedInvalidInput,
+		"tool:set_mode " + CodeAcceptedInvalidInput,
+	}
+	if diff := cmp.Diff(want, codesOf(res.Findings, "errors/")); diff != "" {
+		t.Errorf("errors/ findings (-want +got):\n%s", diff)
+	}
+}
+
+func TestInjectHang(t *testing.T) {
+	var hung atomic.Int32
+	hang := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		hung.Add(1)
+		<-ctx.Done() // the probe's notifications/cancelled ends it
+		return nil, ctx.Err()
+	}
+	tools := []memTool{
+		{name: "stuck", schema: modeSchema, handler: hang},
+		{name: "search", schema: searchSchema, handler: validating(searchSchema), annotations: memTools(nil)[0].annotations},
+	}
+	res := Run(context.Background(), serve(t, newToolServer(tools)),
+		&Options{ProtocolVersion: "2025-11-25", Inject: &InjectOptions{CallTimeout: 200 * time.Millisecond}})
+	var stuck []string
+	searched := 0
+	for _, p := range res.Probes {
+		switch p.Tool {
+		case "stuck":
+			stuck = append(stuck, p.Kind+" "+p.Class)
+		case "search":
+			searched++
+			if p.Class != ClassToolError {
+				t.Errorf("search probe %s: class %s", p.Kind, p.Class)
+			}
+		}
+	}
+	// The first hang ends the tool's probing; the server still answers
+	// ping, so the next tool is probed on the same session.
+	if diff := cmp.Diff([]string{"missing_required hang"}, stuck); diff != "" {
+		t.Errorf("stuck probes (-want +got):\n%s", diff)
+	}
+	if searched != 8 {
+		t.Errorf("search probes = %d, want 8", searched)
+	}
+	if diff := cmp.Diff([]string{"tool:stuck " + CodeHangOnInvalidInput}, codesOf(res.Findings, "errors/")); diff != "" {
+		t.Errorf("errors/ findings (-want +got):\n%s", diff)
+	}
+	timeouts := 0
+	for _, c := range res.Calls {
+		if c.Outcome == "timeout" && c.Tool == "stuck" {
+			timeouts++
+		}
+	}
+	if timeouts != 1 {
+		t.Errorf("telemetry has %d timed-out stuck calls, want 1: %+v", timeouts, res.Calls)
+	}
+}
+
+// crashTransport is an in-memory client transport whose connection closes,
+// as if the server process died, when a tools/call for the tool kill is
+// written.
+type crashTransport struct {
+	inner mcp.Transport
+	kill  string
+	// crashes counts the connections that died.
+	crashes *atomic.Int32
+}
+
+func (t crashTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &crashConn{Connection: c, t: t}, nil
+}
+
+type crashConn struct {
+	mcp.Connection
+	t    crashTransport
+	once sync.Once
+}
+
+func (c *crashConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" {
+		var p struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil && p.Name == c.t.kill {
+			c.once.Do(func() { c.t.crashes.Add(1) })
+			return c.Connection.Close()
+		}
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func TestInjectCrash(t *testing.T) {
+	tools := []memTool{
+		{name: "alpha", schema: modeSchema, handler: validating(modeSchema)},
+		{name: "boom", schema: searchSchema, handler: validating(searchSchema)},
+		{name: "omega", schema: modeSchema, handler: validating(modeSchema)},
+	}
+	var crashes atomic.Int32
+	launch := func(ctx context.Context) (mcp.Transport, error) {
+		return crashTransport{inner: serve(t, newToolServer(tools)), kill: "boom", crashes: &crashes}, nil
+	}
+	t.Run("relaunch", func(t *testing.T) {
+		crashes.Store(0)
+		var relaunches atomic.Int32
+		first, _ := launch(context.Background())
+		res := Run(context.Background(), first, &Options{
+			ProtocolVersion: "2025-11-25",
+			Relaunch: func(ctx context.Context) (mcp.Transport, error) {
+				relaunches.Add(1)
+				return launch(ctx)
+			},
+		})
+		var got []string
+		for _, p := range res.Probes {
+			if !serverKinds[p.Kind] {
+				got = append(got, p.Tool+" "+p.Kind+" "+p.Class)
+			}
+		}
+		want := []string{
+			"alpha missing_required tool_error",
+			"alpha wrong_type tool_error",
+			"alpha absent_arguments tool_error",
+			"alpha enum_violation tool_error",
+			// The first probe of boom kills the server: it is recorded,
+			// boom is not probed further, and omega is probed on the
+			// relaunched server.
+			"boom missing_required crash",
+			"omega missing_required tool_error",
+			"omega wrong_type tool_error",
+			"omega absent_arguments tool_error",
+			"omega enum_violation tool_error",
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("probes (-want +got):\n%s", diff)
+		}
+		if relaunches.Load() != 1 || crashes.Load() != 1 {
+			t.Errorf("relaunches = %d, crashes = %d; want 1 and 1", relaunches.Load(), crashes.Load())
+		}
+		if diff := cmp.Diff([]string{"tool:boom " + CodeCrashOnInvalidInput}, codesOf(res.Findings, "errors/")); diff != "" {
+			t.Errorf("errors/ findings (-want +got):\n%s", diff)
+		}
+		handshakes := 0
+		for _, c := range res.Calls {
+			if c.Method == "initialize" {
+				handshakes++
+			}
+		}
+		if handshakes != 2 {
+			t.Errorf("initialize calls = %d, want 2 (launch and relaunch)", handshakes)
+		}
+	})
+	t.Run("no relaunch", func(t *testing.T) {
+		first, _ := launch(context.Background())
+		res := Run(context.Background(), first, &Options{ProtocolVersion: "2025-11-25"})
+		last := res.Probes[len(res.Probes)-1]
+		if last.Tool != "boom" || last.Class != ClassCrash {
+			t.Errorf("last probe = %s %s %s, want the killing boom probe", last.Tool, last.Kind, last.Class)
+		}
+		for _, p := range res.Probes {
+			if p.Tool == "omega" {
+				t.Errorf("omega probed after the server died without a relaunch")
+			}
+		}
+	})
+}
+
+func TestInjectCaps(t *testing.T) {
+	const callTime = 60 * time.Millisecond
+	slow := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		time.Sleep(callTime)
+		return errorResult("invalid arguments"), nil
+	}
+	tools := memTools(nil)
+	for i := range tools {
+		tools[i].handler = validating(tools[i].schema)
+	}
+	count := func(res *Result) map[string]int {
+		m := map[string]int{}
+		for _, p := range res.Probes {
+			if serverKinds[p.Kind] {
+				m["server"]++
+			} else {
+				m[p.Tool]++
+			}
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		opts *InjectOptions
+		want map[string]int
+	}{
+		{"defaults", nil, map[string]int{"server": 5, "search": 8, "set_mode": 4}},
+		{"max per tool", &InjectOptions{MaxPerTool: 2}, map[string]int{"server": 5, "search": 2, "set_mode": 2}},
+		{"max per server", &InjectOptions{MaxPerServer: 7}, map[string]int{"server": 5, "search": 2}},
+		{"disabled", &InjectOptions{Disabled: true}, map[string]int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := Run(context.Background(), serve(t, newToolServer(tools)), &Options{ProtocolVersion: "2025-11-25", Inject: tt.opts})
+			if diff := cmp.Diff(tt.want, count(res)); diff != "" {
+				t.Errorf("probes per subject (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Each slow call takes at least callTime, so within a budget of
+	// 2.5*callTime at most three probes can start: the bounds below hold
+	// however slow the machine is.
+	t.Run("tool budget", func(t *testing.T) {
+		res := Run(context.Background(), serve(t, newToolServer(memTools(slow))),
+			&Options{ProtocolVersion: "2025-11-25", Inject: &InjectOptions{ToolBudget: callTime * 5 / 2}})
+		got := count(res)
+		for _, tool := range []string{"search", "set_mode"} {
+			if got[tool] < 1 || got[tool] > 3 {
+				t.Errorf("%s probes = %d, want 1 to 3 within its budget", tool, got[tool])
+			}
+		}
+	})
+	t.Run("server budget", func(t *testing.T) {
+		res := Run(context.Background(), serve(t, newToolServer(memTools(slow))),
+			&Options{ProtocolVersion: "2025-11-25", Inject: &InjectOptions{ServerBudget: callTime * 5 / 2}})
+		got := count(res)
+		if tp := got["search"] + got["set_mode"]; tp > 3 {
+			t.Errorf("tool probes = %d (%v), want at most 3 within the server budget", tp, got)
+		}
+		if got["server"] < 1 {
+			t.Errorf("no server probe was sent: %v", got)
+		}
+	})
+}
+
+func TestInjectWellbehaved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and launches a fixture binary")
+	}
+	bin := testfixture.Path(t, "wellbehaved")
+	for _, version := range []string{"", "2025-11-25", "2025-06-18"} {
+		t.Run("version="+version, func(t *testing.T) {
+			res := Run(context.Background(), &mcp.CommandTransport{Command: exec.Command(bin)}, &Options{ProtocolVersion: version})
+			if !res.Liveness.HandshakeCompleted {
+				t.Fatalf("handshake failed: %+v", res.Liveness)
+			}
+			kinds := map[string]bool{}
+			for _, p := range res.Probes {
+				kinds[p.Kind] = true
+				if p.Class != ClassToolError && p.Class != ClassProtocolError {
+					t.Errorf("probe %s %s %s: class %s, response %s", p.Kind, p.Tool, p.Param, p.Class, p.Response)
+				}
+				if p.Kind != KindUnknownTool && p.Method == "tools/call" && p.Class != ClassToolError {
+					t.Errorf("argument probe %s %s answered on the %s channel", p.Kind, p.Tool, p.Class)
+				}
+			}
+			for _, k := range []string{KindMissingRequired, KindWrongType, KindEnumViolation, KindOutOfRange, KindPatternViolation,
+				KindMaxLength, KindUnknownProperty, KindAbsentArguments, KindUnknownTool, KindUnknownMethod,
+				KindUnknownResource, KindUnknownPrompt, KindBadCursor} {
+				if !kinds[k] {
+					t.Errorf("no %s probe was sent", k)
+				}
+			}
+			if got := codesOf(res.Findings, "errors/"); len(got) > 0 {
+				t.Errorf("errors/ findings on the well-behaved server: %v", got)
+			}
+			t.Logf("%d probes in %.1f ms", len(res.Probes), res.Liveness.Timings.ProbeMs)
+		})
+	}
+}
+
+// everythingBin is the reference server of the speed target.
+const everythingBin = "/tmp/npmtest/node_modules/.bin/mcp-server-everything"
+
+// TestInjectEverythingTiming logs (does not assert) how long failure
+// injection with default caps takes against server-everything.
+func TestInjectEverythingTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches node")
+	}
+	if _, err := os.Stat(everythingBin); err != nil {
+		t.Skipf("server-everything not installed: %v", err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not installed")
+	}
+	for _, version := range []string{"", "2025-11-25"} {
+		res := Run(context.Background(), &mcp.CommandTransport{Command: exec.Command(everythingBin)}, &Options{ProtocolVersion: version})
+		if !res.Liveness.HandshakeCompleted {
+			t.Fatalf("handshake failed: %+v", res.Liveness)
+		}
+		classes := map[string]int{}
+		for _, p := range res.Probes {
+			classes[p.Class]++
+		}
+		t.Logf("server-everything %s: %d tools, %d probes %v, injection %.1f ms (list %.1f ms, total %.1f ms), findings %v",
+			res.Liveness.ProtocolVersion, len(res.Tools), len(res.Probes), classes, res.Liveness.Timings.ProbeMs,
+			res.Liveness.Timings.ListMs, res.Liveness.Timings.TotalMs, codesOf(res.Findings, "errors/"))
+	}
+}
+
+// BenchmarkInject measures failure injection alone (no handshake or
+// listing) against an in-memory server with ten validating tools.
+func BenchmarkInject(b *testing.B) {
+	var tools []memTool
+	for i := range 10 {
+		schema := searchSchema
+		if i%2 == 1 {
+			schema = modeSchema
+		}
+		tools = append(tools, memTool{name: fmt.Sprintf("tool_%d", i), schema: schema, handler: validating(schema)})
+	}
+	ctx := context.Background()
+	o := (&Options{ProtocolVersion: "2025-11-25"}).withDefaults()
+	rec := newRecorder()
+	s, err := connect(ctx, rec.transport(serve(b, newToolServer(tools))), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.cs.Close()
+	s.rec = rec
+	base := &Result{}
+	describeHandshake(base, s.cs, rec)
+	listAll(ctx, s, base, o)
+	if len(base.Tools) != 10 {
+		b.Fatalf("listed %d tools", len(base.Tools))
+	}
+	probes := 0
+	b.ResetTimer()
+	for b.Loop() {
+		res := *base
+		res.Probes, res.Findings = nil, nil
+		s = injectFailures(ctx, s, &res, o)
+		probes = len(res.Probes)
+	}
+	b.ReportMetric(float64(probes), "probes/op")
+}
