@@ -149,7 +149,12 @@ func lineCol(src []byte, off int64) (line, col int) {
 func syntaxError(src []byte, err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(src, se.Offset)
+		if se.Offset >= int64(len(src)) {
+			line, col := lineCol(src, int64(len(src)))
+			return fmt.Sprintf("invalid JSON: the text ends early (line %d, column %d); a closing bracket, brace or quote is missing", line, col)
+		}
+		// Offset counts the bytes read, the offending one included.
+		line, col := lineCol(src, max(se.Offset-1, 0))
 		return fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, se)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {

@@ -225,7 +225,7 @@ func TestCensusServersJSON(t *testing.T) {
 	}
 	type counts struct {
 		byType, byTransport map[string]int
-		latest               int
+		latest              int
 	}
 	count := func(latestOnly bool) counts {
 		c := counts{byType: map[string]int{}, byTransport: map[string]int{}}

@@ -34,7 +34,7 @@ func ReadSnapshot(r io.Reader) ([]Entry, error) {
 			if err == io.EOF {
 				return entries, nil
 			}
-			return nil, fmt.Errorf("snapshot: value %d (byte %d): %w", value, dec.InputOffset(), err)
+			return nil, fmt.Errorf("snapshot: value %d (starting at byte %d): %w", value, dec.InputOffset(), err)
 		}
 		var err error
 		entries, err = appendEntries(entries, raw)
