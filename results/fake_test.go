@@ -119,7 +119,7 @@ func fakeResult(i int, sh shape) *probe.Result {
 	for j := range sh.probes {
 		s := float64(r.IntN(5)) / 4
 		p := probe.ProbeCall{
-			Kind: []string{"missing_required", "wrong_type", "unknown_tool", "extra_property"}[j%4],
+			Kind:   []string{"missing_required", "wrong_type", "unknown_tool", "extra_property"}[j%4],
 			Method: "tools/call", Tool: fmt.Sprintf("tool_%02d", j%max(sh.tools, 1)), Param: "query",
 			Sent:      json.RawMessage(fmt.Sprintf(`{"name":"tool_%02d","arguments":{"query":42}}`, j%max(sh.tools, 1))),
 			Class:     []string{"tool_error", "protocol_error", "accepted"}[j%3],
@@ -158,3 +158,5 @@ func fakePlan(i int) sandbox.Plan {
 		Secrets:   []string{"API_KEY"},
 	}
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

@@ -28,9 +28,11 @@ import (
 // out may be a new path or an existing mcpvet database (the merged scan is
 // added to it) but not one of the inputs. Everything is written in one
 // transaction: on error out is unchanged, or removed if Merge created it.
+// An input or output that cannot be opened is reported as an [*OpenError].
 func Merge(ctx context.Context, out string, in ...string) (err error) {
 	defer func() {
-		if err != nil {
+		var oe *OpenError
+		if err != nil && !errors.As(err, &oe) {
 			err = fmt.Errorf("results: merging into %q: %w", out, err)
 		}
 	}()

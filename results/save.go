@@ -14,7 +14,8 @@ import (
 
 // Statement indexes of stmts.
 const (
-	stInsertServer = iota
+	stSelectScan = iota
+	stInsertServer
 	stSelectServer
 	stSelectTarget
 	stInsertTarget
@@ -31,6 +32,7 @@ const (
 )
 
 var stmtSQL = [stCount]string{
+	stSelectScan: `SELECT 1 FROM scans WHERE id = ?`,
 	stInsertServer: `INSERT INTO servers (name, version, source) VALUES (?, ?, ?)
 		ON CONFLICT (name, version, source) DO NOTHING RETURNING id`,
 	stSelectServer: `SELECT id FROM servers WHERE name = ? AND version = ? AND source = ?`,
@@ -121,7 +123,7 @@ func (t *txStmts) stmt(i int) *sql.Stmt {
 func (s *Store) SaveRun(ctx context.Context, scanID int64, key string, res *probe.Result) (runID int64, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		t := &txStmts{ctx: ctx, tx: tx, base: &s.st}
-		if err := scanExists(ctx, tx, scanID); err != nil {
+		if err := scanExists(ctx, t.stmt(stSelectScan), scanID); err != nil {
 			return err
 		}
 		var err error

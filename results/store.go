@@ -282,11 +282,22 @@ func (s *Store) AddTargets(ctx context.Context, scanID int64, plans []sandbox.Pl
 	return added, nil
 }
 
-func scanExists(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, scanID int64) error {
+// scanExists returns ErrNotFound unless the scan exists; q is a *sql.DB or
+// *sql.Tx, or the prepared stSelectScan statement.
+func scanExists(ctx context.Context, q any, scanID int64) error {
 	var one int
-	err := q.QueryRowContext(ctx, "SELECT 1 FROM scans WHERE id = ?", scanID).Scan(&one)
+	var row *sql.Row
+	switch q := q.(type) {
+	case *sql.Stmt:
+		row = q.QueryRowContext(ctx, scanID)
+	case interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}:
+		row = q.QueryRowContext(ctx, "SELECT 1 FROM scans WHERE id = ?", scanID)
+	default:
+		panic(fmt.Sprintf("scanExists: %T", q))
+	}
+	err := row.Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: scan %d", ErrNotFound, scanID)
 	}

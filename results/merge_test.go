@@ -1,0 +1,371 @@
+package results
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/sandbox"
+)
+
+// mergeSet is a scan's targets: 40 plans over 10 server identities, two of
+// which are never run.
+func mergeSet() ([]sandbox.Plan, map[string]*probe.Result) {
+	var plans []sandbox.Plan
+	results := map[string]*probe.Result{}
+	for i := range 40 {
+		p := fakePlan(i)
+		plans = append(plans, p)
+		if i == 5 || i == 22 {
+			continue // pending
+		}
+		res := fakeResult(i, shape{tools: 6, prompts: 1, resources: 1, templates: 1, calls: 12, probes: 8, findings: 7})
+		res.Target.Name = fmt.Sprintf("srv-%d", i%10)
+		res.Target.Version = "1.0.0"
+		results[p.Key] = res
+	}
+	return plans, results
+}
+
+// storeScan writes plans (and the results for their keys) as one scan.
+func storeScan(t *testing.T, path string, info ScanInfo, plans []sandbox.Plan, results map[string]*probe.Result, status string, ms []migration) {
+	t.Helper()
+	ctx := context.Background()
+	abs, _ := filepath.Abs(path)
+	if _, err := checkFile(path, abs, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := open(ctx, path, abs, (*Options)(nil).withDefaults(), ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id := newScan(t, st, info)
+	if _, err := st.AddTargets(ctx, id, plans); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plans {
+		if res, ok := results[p.Key]; ok {
+			if _, err := st.SaveRun(ctx, id, p.Key, res); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.FinishScan(ctx, id, status); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type serverIdentity struct{ Name, Version, Source string }
+
+type findingRow struct{ Code, Severity, Subject, Pointer, Value, Message string }
+
+type runView struct {
+	Server   serverIdentity
+	Status   string
+	Verdict  *string
+	Score    *float64
+	Tools    int
+	Calls    int
+	Probes   int
+	Findings []findingRow
+	Result   *probe.Result
+}
+
+type targetView struct {
+	Status string
+	Plan   sandbox.Plan
+}
+
+// dbView is everything a report can see of the latest scan of a database,
+// without ids and times.
+type dbView struct {
+	Kind, Source, Rubric, Status string
+	Seed                         *int64
+	Targets, Done                int
+	Servers                      []serverIdentity
+	AllServers                   int
+	TargetsByKey                 map[string]targetView
+	RunsByKey                    map[string]runView
+}
+
+func view(t *testing.T, path string) dbView {
+	t.Helper()
+	ctx := context.Background()
+	st, err := Open(ctx, path, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sc, err := st.LatestScan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := dbView{Kind: sc.Kind, Source: sc.Source, Rubric: sc.RubricVersion, Status: sc.Status, Seed: sc.Seed,
+		Targets: sc.Targets, Done: sc.Done, TargetsByKey: map[string]targetView{}, RunsByKey: map[string]runView{}}
+	v.AllServers = count(t, st, "SELECT count(*) FROM servers")
+
+	pending, err := st.PendingTargets(ctx, sc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pending {
+		v.TargetsByKey[p.Key] = targetView{Status: TargetPending, Plan: p}
+	}
+	rows, err := st.r.Query(`SELECT r.target_key, s.name, s.version, s.source, r.status, r.verdict, r.score,
+		(SELECT count(*) FROM tools WHERE run_id = r.id), (SELECT count(*) FROM calls WHERE run_id = r.id),
+		(SELECT count(*) FROM probes WHERE run_id = r.id), r.id, t.status, t.plan
+		FROM runs r JOIN servers s ON s.id = r.server_id
+		JOIN targets t ON t.scan_id = r.scan_id AND t.key = r.target_key
+		WHERE r.scan_id = ?`, sc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	seen := map[serverIdentity]bool{}
+	for rows.Next() {
+		var (
+			key, tstatus, plan string
+			rv                 runView
+			runID              int64
+		)
+		if err := rows.Scan(&key, &rv.Server.Name, &rv.Server.Version, &rv.Server.Source, &rv.Status, &rv.Verdict, &rv.Score,
+			&rv.Tools, &rv.Calls, &rv.Probes, &runID, &tstatus, &plan); err != nil {
+			t.Fatal(err)
+		}
+		if rv.Result, err = st.Run(ctx, runID); err != nil {
+			t.Fatal(err)
+		}
+		frows, err := st.r.Query("SELECT code, severity, subject, pointer, value, message FROM findings WHERE run_id = ? ORDER BY idx", runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for frows.Next() {
+			var f findingRow
+			if err := frows.Scan(&f.Code, &f.Severity, &f.Subject, &f.Pointer, &f.Value, &f.Message); err != nil {
+				t.Fatal(err)
+			}
+			rv.Findings = append(rv.Findings, f)
+		}
+		frows.Close()
+		v.RunsByKey[key] = rv
+		var p sandbox.Plan
+		if err := jsonUnmarshal(plan, &p); err != nil {
+			t.Fatal(err)
+		}
+		v.TargetsByKey[key] = targetView{Status: tstatus, Plan: p}
+		if !seen[rv.Server] {
+			seen[rv.Server] = true
+			v.Servers = append(v.Servers, rv.Server)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(v.Servers, func(i, j int) bool { return v.Servers[i].Name < v.Servers[j].Name })
+	return v
+}
+
+func TestMerge(t *testing.T) {
+	dir := t.TempDir()
+	plans, results := mergeSet()
+	seed := int64(9)
+	info := ScanInfo{Kind: KindScan, Source: "registry", Seed: &seed, RubricVersion: "2025.1"}
+
+	single := filepath.Join(dir, "single.db")
+	storeScan(t, single, info, plans, results, ScanInterrupted, migrations)
+
+	var shards []string
+	for s := range 4 {
+		var part []sandbox.Plan
+		for i, p := range plans {
+			if i%4 == s {
+				part = append(part, p)
+			}
+		}
+		si := info
+		si.ShardIndex, si.ShardCount = s, 4
+		path := filepath.Join(dir, fmt.Sprintf("shard%d.db", s))
+		status := ScanDone
+		if s == 1 { // holds the pending target 5
+			status = ScanInterrupted
+		}
+		ms := migrations
+		if s == 3 { // a shard written by an older mcpvet
+			ms = migrations[:1]
+		}
+		storeScan(t, path, si, part, results, status, ms)
+		shards = append(shards, path)
+	}
+	before := map[string][]byte{}
+	for _, p := range shards {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[p] = b
+	}
+
+	merged := filepath.Join(dir, "merged.db")
+	if err := Merge(context.Background(), merged, shards...); err != nil {
+		t.Fatal(err)
+	}
+	want, got := view(t, single), view(t, merged)
+	if want.Done != 38 || want.Targets != 40 || len(want.Servers) != 10 || want.AllServers != 10 {
+		t.Fatalf("single-machine view is not the set up: %d/%d done, %d servers", want.Done, want.Targets, len(want.Servers))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged database differs from a single-machine scan (-want +got):\n%s", diff)
+	}
+	for _, p := range shards {
+		if b, _ := os.ReadFile(p); !bytes.Equal(before[p], b) {
+			t.Errorf("Merge modified input %s", p)
+		}
+	}
+
+	// Runs keep their creation times.
+	ctx := context.Background()
+	src, err := Open(ctx, shards[2], &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := Open(ctx, merged, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	created := map[string]string{}
+	for rec, err := range dst.Runs(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		created[rec.TargetKey] = formatTime(rec.CreatedAt)
+	}
+	for rec, err := range src.Runs(ctx, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := formatTime(rec.CreatedAt); created[rec.TargetKey] != c {
+			t.Errorf("run %q created %s in the merge, %s in the shard", rec.TargetKey, created[rec.TargetKey], c)
+		}
+	}
+	// The merged scan is unsharded and, with a shard interrupted, resumable.
+	sc, err := dst.LatestScan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.ShardCount != 0 || sc.Status != ScanInterrupted || sc.FinishedAt.Before(sc.StartedAt) {
+		t.Errorf("merged scan = %+v", sc)
+	}
+}
+
+func TestMergeIntoExisting(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	plans, results := mergeSet()
+	out := filepath.Join(dir, "history.db")
+	storeScan(t, out, ScanInfo{Kind: KindProbe, Source: "cli"}, plans[:1], results, ScanDone, migrations)
+	a, b := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	info := ScanInfo{Kind: KindScan, Source: "registry", ShardCount: 2}
+	storeScan(t, a, info, plans[:20], results, ScanDone, migrations)
+	info.ShardIndex = 1
+	storeScan(t, b, info, plans[20:], results, ScanDone, migrations)
+	if err := Merge(ctx, out, a, b); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(ctx, out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	scans, err := st.Scans(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type s struct {
+		Kind, Status    string
+		Targets, Done   int
+		Finished, Shard bool
+	}
+	var got []s
+	for _, sc := range scans {
+		got = append(got, s{sc.Kind, sc.Status, sc.Targets, sc.Done, !sc.FinishedAt.IsZero(), sc.ShardCount > 0})
+	}
+	want := []s{{KindProbe, ScanDone, 1, 1, true, false}, {KindScan, ScanDone, 40, 38, true, false}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scans (-want +got):\n%s", diff)
+	}
+}
+
+func TestMergeRefuses(t *testing.T) {
+	ctx := context.Background()
+	plans, results := mergeSet()
+	type shardSpec struct {
+		info  ScanInfo
+		plans []sandbox.Plan
+	}
+	sh := func(i, n int, rubric string, plans []sandbox.Plan) shardSpec {
+		return shardSpec{ScanInfo{Kind: KindScan, Source: "registry", ShardIndex: i, ShardCount: n, RubricVersion: rubric}, plans}
+	}
+	tests := []struct {
+		name   string
+		shards []shardSpec
+		extra  func(dir string) []string // more input paths
+	}{
+		{"overlapping keys", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 2, "r", plans[19:])}, nil},
+		{"same shard twice", []shardSpec{sh(0, 2, "r", plans[:20]), sh(0, 2, "r", plans[20:])}, nil},
+		{"rubric differs", []shardSpec{sh(0, 2, "r1", plans[:20]), sh(1, 2, "r2", plans[20:])}, nil},
+		{"shard count differs", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 3, "r", plans[20:])}, nil},
+		{"input given twice", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "in0.db")} }},
+		{"input not a database", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string {
+			p := filepath.Join(dir, "junk.db")
+			os.WriteFile(p, []byte("not a database"), 0o644)
+			return []string{p}
+		}},
+		{"input missing", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "missing.db")} }},
+		{"output is an input", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "out.db")} }},
+		{"no inputs", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var in []string
+			for i, s := range tt.shards {
+				p := filepath.Join(dir, fmt.Sprintf("in%d.db", i))
+				storeScan(t, p, s.info, s.plans, results, ScanDone, migrations)
+				in = append(in, p)
+			}
+			out := filepath.Join(dir, "out.db")
+			if tt.name == "output is an input" {
+				storeScan(t, out, sh(1, 2, "r", plans[20:]).info, plans[20:], results, ScanDone, migrations)
+			}
+			if tt.extra != nil {
+				in = append(in, tt.extra(dir)...)
+			}
+			var outBefore []byte
+			if b, err := os.ReadFile(out); err == nil {
+				outBefore = b
+			}
+			err := Merge(ctx, out, in...)
+			if err == nil {
+				t.Fatal("Merge succeeded, want an error")
+			}
+			t.Logf("error: %v", err)
+			b, rerr := os.ReadFile(out)
+			switch {
+			case outBefore == nil && !errors.Is(rerr, os.ErrNotExist):
+				t.Errorf("Merge left %s behind (%v)", out, rerr)
+			case outBefore != nil && !bytes.Equal(outBefore, b):
+				t.Errorf("Merge modified %s", out)
+			}
+		})
+	}
+}
