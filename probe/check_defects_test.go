@@ -85,3 +85,20 @@ func section(b *strings.Builder, name string, fs []Finding) {
 		}
 	}
 }
+
+// TestWellbehavedFixtureIsClean runs every check on the exemplary fixture
+// server (testdata/servers/wellbehaved, built on the go-sdk): the passing
+// counterpart of the defects fixture, it must produce no finding at all.
+func TestWellbehavedFixtureIsClean(t *testing.T) {
+	bin := buildFixture(t, "wellbehaved")
+	s := startRaw(t, nil, bin)
+	pages := recordSession(t, s, "2025-11-25")
+	res := resultFromPages(t, pages)
+	if len(res.Tools) == 0 || len(res.Prompts) == 0 || len(res.Resources) == 0 || len(res.ResourceTemplates) == 0 {
+		t.Fatalf("the fixture listed %d tools, %d prompts, %d resources, %d templates; want some of each",
+			len(res.Tools), len(res.Prompts), len(res.Resources), len(res.ResourceTemplates))
+	}
+	if got := NewChecker().Check(res, pages); len(got) != 0 {
+		t.Errorf("findings on the well-behaved server:\n%s", findingLines(got))
+	}
+}
