@@ -1,0 +1,486 @@
+package results
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// Triage decisions, best first. They are the values of
+// probe.Verdict.Decision.
+const (
+	triageKeep = "keep"
+	triageFix  = "fix"
+	triageDrop = "drop"
+)
+
+// TriageFormats are the formats [WriteTriage] writes.
+var TriageFormats = []string{"table", "json", "junit", "sarif"}
+
+// TriageFailOn are the thresholds of [Triage.Failing]: "drop" counts only
+// dropped servers, "fix" counts servers to fix or drop.
+var TriageFailOn = []string{triageDrop, triageFix}
+
+// Triage is the portfolio report of one scan of a client config: each
+// server with its verdict, why, and the one next step for its owner.
+//
+// Its JSON encoding (`mcpvet triage --format json`) uses the field names
+// below; fields are added, never renamed or removed.
+type Triage struct {
+	// ScanID is the scan in the results database.
+	ScanID int64 `json:"scanId"`
+	// Source is the scan's source, "config:FILE" for a triage.
+	Source string `json:"source"`
+	// Config is the config file: Source without its "config:" prefix.
+	Config string `json:"config"`
+	// Status is the scan's status: done, interrupted, failed or running.
+	Status    string    `json:"status"`
+	StartedAt time.Time `json:"startedAt"`
+	// Counts are the servers per decision.
+	Counts TriageCounts `json:"counts"`
+	// Servers are in the order of the config.
+	Servers []TriageServer `json:"servers"`
+}
+
+// TriageCounts counts the servers of a [Triage] by decision. Ungraded
+// servers ran but carry no verdict; pending ones never ran because the scan
+// stopped first.
+type TriageCounts struct {
+	Keep     int `json:"keep"`
+	Fix      int `json:"fix"`
+	Drop     int `json:"drop"`
+	Ungraded int `json:"ungraded"`
+	Pending  int `json:"pending"`
+}
+
+// TriageServer is one server of a [Triage].
+type TriageServer struct {
+	// Key is the scan target key ("config:FILE#NAME").
+	Key  string `json:"key"`
+	Name string `json:"name"`
+	// Status is the liveness status; empty when Pending.
+	Status probe.Status `json:"status,omitempty"`
+	// Decision is keep, fix or drop; empty when the run carries no verdict
+	// or the server is pending.
+	Decision string `json:"decision"`
+	// Rule is the verdict rule that decided.
+	Rule string `json:"rule,omitempty"`
+	// Score is the actionability score (0-100), null when no error
+	// response was graded.
+	Score *float64 `json:"score"`
+	// Reasons are the top reasons for the decision, most important first:
+	// the fired verdict rules and the worst findings behind them.
+	Reasons []string `json:"reasons"`
+	// NextStep is the one thing the server's owner should do next, from
+	// the deciding rule or the catalog fix of its worst finding; empty for
+	// keep.
+	NextStep string `json:"nextStep,omitempty"`
+	// Findings are all the run's findings, worst first.
+	Findings []probe.Finding `json:"findings"`
+	// Pending is true when the scan stopped before the server ran.
+	Pending bool `json:"pending,omitempty"`
+	// Line is the 1-based line of the server's entry in the config, 0 when
+	// unknown.
+	Line int `json:"line,omitempty"`
+	// DurationMs is the run's total time.
+	DurationMs float64 `json:"durationMs"`
+}
+
+// triageMaxReasons bounds TriageServer.Reasons.
+const triageMaxReasons = 3
+
+// LoadTriage builds the triage report of a stored scan. Servers come in
+// the order their targets were added; targets without a run are pending.
+func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
+	sc, err := st.Scan(ctx, scanID)
+	if err != nil {
+		return nil, err
+	}
+	t := &Triage{
+		ScanID:    sc.ID,
+		Source:    sc.Source,
+		Config:    strings.TrimPrefix(sc.Source, "config:"),
+		Status:    sc.Status,
+		StartedAt: sc.StartedAt,
+		Servers:   []TriageServer{},
+	}
+	byKey := map[string]TriageServer{}
+	for rec, err := range st.Runs(ctx, scanID) {
+		if err != nil {
+			return nil, fmt.Errorf("results: loading triage of scan %d: %w", scanID, err)
+		}
+		byKey[rec.TargetKey] = NewTriageServer(rec.TargetKey, rec.Result)
+	}
+	pending, err := st.PendingTargets(ctx, scanID)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pending {
+		byKey[p.Key] = TriageServer{Key: p.Key, Name: p.Name, Pending: true,
+			Reasons: []string{"not probed: the scan stopped before this server ran"}, Findings: []probe.Finding{}}
+	}
+	keys, err := st.triageTargetKeys(ctx, scanID)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if s, ok := byKey[k]; ok {
+			t.Servers = append(t.Servers, s)
+			delete(byKey, k)
+		}
+	}
+	rest := make([]string, 0, len(byKey))
+	for k := range byKey {
+		rest = append(rest, k)
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		t.Servers = append(t.Servers, byKey[k])
+	}
+	for _, s := range t.Servers {
+		switch {
+		case s.Pending:
+			t.Counts.Pending++
+		case s.Decision == triageKeep:
+			t.Counts.Keep++
+		case s.Decision == triageFix:
+			t.Counts.Fix++
+		case s.Decision == triageDrop:
+			t.Counts.Drop++
+		default:
+			t.Counts.Ungraded++
+		}
+	}
+	return t, nil
+}
+
+// triageTargetKeys returns the scan's target keys in the order they were
+// added.
+func (s *Store) triageTargetKeys(ctx context.Context, scanID int64) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT key FROM targets WHERE scan_id = ? ORDER BY id", scanID)
+	if err != nil {
+		return nil, fmt.Errorf("results: listing targets of scan %d: %w", scanID, err)
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("results: listing targets of scan %d: %w", scanID, err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("results: listing targets of scan %d: %w", scanID, err)
+	}
+	return keys, nil
+}
+
+// Failing returns the servers whose decision is at or below failOn: for
+// "drop" the dropped servers, for "fix" those to fix or drop. Pending and
+// ungraded servers never count. An unknown failOn returns nil.
+func (t *Triage) Failing(failOn string) []TriageServer {
+	var out []TriageServer
+	for _, s := range t.Servers {
+		if TriageAtOrBelow(s.Decision, failOn) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TriageAtOrBelow reports whether decision is at or below the threshold in
+// the order keep > fix > drop. An empty or unknown decision or threshold is
+// never at or below.
+func TriageAtOrBelow(decision, threshold string) bool {
+	rank := func(d string) int {
+		switch d {
+		case triageKeep:
+			return 3
+		case triageFix:
+			return 2
+		case triageDrop:
+			return 1
+		}
+		return 0
+	}
+	d, th := rank(decision), rank(threshold)
+	return d > 0 && th > 0 && d <= th
+}
+
+// NewTriageServer summarises one run for a triage report: its decision,
+// the top reasons and the next step.
+func NewTriageServer(key string, res *probe.Result) TriageServer {
+	s := TriageServer{
+		Key:        key,
+		Name:       res.Target.Name,
+		Status:     res.Liveness.Status,
+		Score:      res.Score,
+		Findings:   triageWorstFirst(res.Findings),
+		DurationMs: res.Liveness.Timings.TotalMs,
+		Reasons:    []string{},
+	}
+	var deciding *probe.Rule
+	if v := res.Verdict; v != nil {
+		s.Decision = v.Decision
+		for i := range v.Rules {
+			if v.Rules[i].Fired {
+				deciding = &v.Rules[i]
+				s.Rule = deciding.Name
+				break
+			}
+		}
+	}
+	s.Reasons = triageReasons(res)
+	if s.Decision != triageKeep {
+		s.NextStep = triageNextStep(res, deciding)
+	}
+	return s
+}
+
+// triageWorstFirst returns a copy of fs sorted by severity, worst first, keeping
+// the order of equal severities.
+func triageWorstFirst(fs []probe.Finding) []probe.Finding {
+	out := append([]probe.Finding{}, fs...)
+	slices.SortStableFunc(out, func(a, b probe.Finding) int { return b.Severity.Rank() - a.Severity.Rank() })
+	return out
+}
+
+// triageReasons lists why a server got its verdict: each fired rule in
+// evaluation order, as its worst findings (one reason per code) or its
+// detail, then the worst remaining findings, up to triageMaxReasons.
+func triageReasons(res *probe.Result) []string {
+	out := []string{}
+	add := func(r string) bool {
+		if r != "" && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+		return len(out) >= triageMaxReasons
+	}
+	covered := map[string]bool{}
+	if v := res.Verdict; v != nil {
+		for _, r := range v.Rules {
+			if !r.Fired || r.Decision == triageKeep {
+				continue
+			}
+			codes := triageFindingCodes(res.Findings, r.Findings)
+			if r.Name == triageRuleNoHandshake || len(codes) == 0 {
+				line := triageHumanRule(r.Name)
+				if r.Detail != "" {
+					line += ": " + r.Detail
+				}
+				if add(line) {
+					return out
+				}
+				if r.Name == triageRuleNoHandshake && res.Liveness.Evidence != "" &&
+					!strings.Contains(r.Detail, res.Liveness.Evidence) {
+					if add("evidence: " + res.Liveness.Evidence) {
+						return out
+					}
+				}
+				for _, c := range codes {
+					covered[c] = true
+				}
+				continue
+			}
+			for _, c := range codes {
+				covered[c] = true
+				if add(triageFindingReason(res.Findings, c)) {
+					return out
+				}
+			}
+		}
+	}
+	// The worst findings no rule named, warnings and worse.
+	for _, f := range triageWorstFirst(res.Findings) {
+		if f.Severity.Rank() < probe.SeverityWarn.Rank() || covered[f.Code] {
+			continue
+		}
+		if res.Verdict != nil && res.Verdict.Decision == triageKeep {
+			break // findings the policy ignores do not explain a keep
+		}
+		covered[f.Code] = true
+		if add(triageFindingReason(res.Findings, f.Code)) {
+			break
+		}
+	}
+	return out
+}
+
+// Verdict rule names (scoring.Rule*) the report treats specially.
+const (
+	triageRuleNoHandshake = "no_handshake"
+)
+
+func triageHumanRule(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
+// triageFindingCodes returns the entries of codes that are codes of findings in
+// fs, worst severity first, keeping the given order otherwise.
+func triageFindingCodes(fs []probe.Finding, codes []string) []string {
+	sev := map[string]int{}
+	for _, f := range fs {
+		sev[f.Code] = max(sev[f.Code], f.Severity.Rank())
+	}
+	var out []string
+	for _, c := range codes {
+		if sev[c] > 0 && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return sev[b] - sev[a] })
+	return out
+}
+
+// triageFindingReason describes the worst finding with code in fs, and how many
+// more findings have that code.
+func triageFindingReason(fs []probe.Finding, code string) string {
+	var first *probe.Finding
+	n := 0
+	for i := range fs {
+		if fs[i].Code != code {
+			continue
+		}
+		n++
+		if first == nil || fs[i].Severity.Rank() > first.Severity.Rank() {
+			first = &fs[i]
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	s := code
+	if first.Subject != "" && first.Subject != "server" {
+		s += " on " + first.Subject
+	}
+	if n > 1 {
+		s += fmt.Sprintf(" and %d more", n-1)
+	}
+	if first.Message != "" {
+		s += ": " + first.Message
+	}
+	return s
+}
+
+// triageNextStep derives the one next step from the deciding rule: the status
+// advice for a failed handshake, the catalog fix of the rule's worst
+// finding, or the advice for the weakest rubric element. Without a
+// verdict it is the catalog fix of the worst finding.
+func triageNextStep(res *probe.Result, deciding *probe.Rule) string {
+	if deciding == nil {
+		if res.Verdict != nil {
+			return ""
+		}
+		for _, f := range triageWorstFirst(res.Findings) {
+			if f.Severity.Rank() >= probe.SeverityWarn.Rank() {
+				return triageFixOf(f)
+			}
+		}
+		if !res.Liveness.HandshakeCompleted {
+			return triageStatusSteps[res.Liveness.Status]
+		}
+		return ""
+	}
+	if deciding.Name == triageRuleNoHandshake {
+		if s := triageStatusSteps[res.Liveness.Status]; s != "" {
+			return s
+		}
+	}
+	if codes := triageFindingCodes(res.Findings, deciding.Findings); len(codes) > 0 {
+		for _, f := range triageWorstFirst(res.Findings) {
+			if f.Code == codes[0] {
+				return triageFixOf(f)
+			}
+		}
+	}
+	for _, c := range deciding.Findings {
+		if e, ok := strings.CutPrefix(c, "element:"); ok && triageElementSteps[e] != "" {
+			return triageElementSteps[e]
+		}
+		if e, ok := probe.Lookup(c); ok && e.Fix != "" {
+			return e.Fix
+		}
+	}
+	if deciding.Name == triageRuleNoHandshake {
+		if e, ok := probe.Lookup(probe.CodeNotAlive); ok {
+			return e.Fix
+		}
+	}
+	return ""
+}
+
+// triageFixOf is the catalog fix for a finding's code, or its message when the
+// code is not in the catalog.
+func triageFixOf(f probe.Finding) string {
+	if e, ok := probe.Lookup(f.Code); ok && e.Fix != "" {
+		return e.Fix
+	}
+	return f.Message
+}
+
+// triageStatusSteps are the next steps for servers that never completed the
+// handshake, by liveness status.
+var triageStatusSteps = map[probe.Status]string{
+	probe.StatusSpawnFailed:        `install the program the entry's "command" names, or give its full path`,
+	probe.StatusExitedEarly:        "run the entry's command by hand and fix what it reports on stderr; it exits before answering initialize",
+	probe.StatusMissingCredentials: `set the credential the server names on stderr in the entry's "env", then triage again`,
+	probe.StatusHandshakeTimeout:   "make the server answer initialize within seconds; check that it speaks MCP on stdio and does not wait for input or a network service first",
+	probe.StatusProtocolError:      "check that the command starts an MCP server: stdout must carry only JSON-RPC and the server must negotiate a published protocol revision",
+	probe.StatusStdoutPollution:    "over stdio, stdout carries only newline-delimited JSON-RPC; send logs and banners to stderr",
+	probe.StatusUnreachable:        "check the URL and that the remote server is up and reachable from this machine",
+	probe.StatusNeedsConfiguration: "give values for the unresolved ${...} references in the entry",
+	probe.StatusRuntimeUnavailable: "install the runtime the package needs (npx, uvx, docker, ...)",
+	probe.StatusPackageNotFound:    "fix the package name in the entry; its registry does not know it",
+	probe.StatusVersionNotFound:    "pin a version of the package that exists",
+	probe.StatusInstallFailed:      "install the package by hand to see why it fails, or pin a version that installs",
+	probe.StatusInvalidPlan:        "fix the entry: a value in it was refused before launch (see the reasons)",
+	probe.StatusLimitExceeded:      "find out why the server needs more memory or processes than the sandbox allows at startup",
+}
+
+// triageElementSteps are the next steps for a low actionability score, by the
+// rubric element failed most often.
+var triageElementSteps = map[string]string{
+	"channel":         "since MCP 2025-11-25, return input validation errors as tool results with isError: true, and unknown tools or methods as JSON-RPC errors",
+	"param":           "name the offending parameter in every error message",
+	"value_or_form":   "say in each error what value was received and what form is allowed",
+	"next_action":     "tell the agent in each error one next step it can take, such as the argument to change or the tool to call",
+	"code":            "give every error response a stable, machine-readable code",
+	"retryable":       "say in each error whether retrying can help, and when",
+	"closest_matches": "offer the closest valid names when an unknown tool, prompt or resource is asked for",
+	"no_leak":         "keep stack traces, host paths, connection strings and secrets out of error messages",
+	"bounded":         "keep error messages short and do not enumerate long lists in them",
+}
+
+// WriteTriage writes t in one of [TriageFormats]: an aligned table for
+// terminals (every server-sent string through safe.Line), the JSON of
+// [Triage], JUnit XML (one test case per server; fix and drop fail) or
+// SARIF 2.1.0 (one result per finding, located in the config file).
+func WriteTriage(w io.Writer, t *Triage, format string) error {
+	switch format {
+	case "table":
+		return writeTriageTable(w, t)
+	case "json":
+		return writeTriageJSON(w, t)
+	case "junit":
+		return writeTriageJUnit(w, t)
+	case "sarif":
+		return writeTriageSARIF(w, t)
+	}
+	return fmt.Errorf("results: triage format %q: unknown; use %s", format, triageOrList(TriageFormats))
+}
+
+// triageOrList joins quoted names as "a", "b" or "c".
+func triageOrList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}

@@ -1,0 +1,141 @@
+package results
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
+)
+
+// The JUnit XML schema as CI systems read it (the Jenkins / Ant dialect
+// that GitLab, GitHub test reporters, Buildkite and CircleCI accept).
+type triageJUnitSuites struct {
+	XMLName  xml.Name           `xml:"testsuites"`
+	Name     string             `xml:"name,attr"`
+	Tests    int                `xml:"tests,attr"`
+	Failures int                `xml:"failures,attr"`
+	Errors   int                `xml:"errors,attr"`
+	Skipped  int                `xml:"skipped,attr"`
+	Time     string             `xml:"time,attr"`
+	Suites   []triageJUnitSuite `xml:"testsuite"`
+}
+
+type triageJUnitSuite struct {
+	Name       string                `xml:"name,attr"`
+	Tests      int                   `xml:"tests,attr"`
+	Failures   int                   `xml:"failures,attr"`
+	Errors     int                   `xml:"errors,attr"`
+	Skipped    int                   `xml:"skipped,attr"`
+	Time       string                `xml:"time,attr"`
+	Timestamp  string                `xml:"timestamp,attr"`
+	Properties []triageJUnitProperty `xml:"properties>property"`
+	Cases      []triageJUnitCase     `xml:"testcase"`
+}
+
+type triageJUnitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type triageJUnitCase struct {
+	Name      string              `xml:"name,attr"`
+	Classname string              `xml:"classname,attr"`
+	Time      string              `xml:"time,attr"`
+	Failure   *triageJUnitMessage `xml:"failure"`
+	Skipped   *triageJUnitMessage `xml:"skipped"`
+	SystemOut *triageJUnitText    `xml:"system-out"`
+}
+
+type triageJUnitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",cdata"`
+}
+
+// triageJUnitText is element text written as CDATA, so its lines stay
+// lines in the file.
+type triageJUnitText struct {
+	Text string `xml:",cdata"`
+}
+
+// writeTriageJUnit writes one test suite for the config with one test case
+// per server: fix and drop are failures carrying the reasons and next
+// step, keep passes, pending and ungraded servers are skipped.
+func writeTriageJUnit(w io.Writer, t *Triage) error {
+	suite := triageJUnitSuite{
+		Name:      t.Source,
+		Timestamp: t.StartedAt.UTC().Format("2006-01-02T15:04:05"),
+		Properties: []triageJUnitProperty{
+			{Name: "mcpvet.scan", Value: fmt.Sprint(t.ScanID)},
+			{Name: "mcpvet.config", Value: t.Config},
+			{Name: "mcpvet.status", Value: t.Status},
+		},
+	}
+	var total float64
+	for _, s := range t.Servers {
+		c := triageJUnitCase{
+			Name:      safe.Line(s.Name),
+			Classname: "mcpvet.triage",
+			Time:      fmt.Sprintf("%.3f", s.DurationMs/1000),
+		}
+		total += s.DurationMs / 1000
+		summary := s.Decision
+		if s.Score != nil {
+			summary += fmt.Sprintf(", score %.1f", *s.Score)
+		}
+		if s.Status != "" {
+			summary += ", liveness " + string(s.Status)
+		}
+		switch {
+		case s.Pending:
+			c.Skipped = &triageJUnitMessage{Message: "not probed: the scan stopped before this server ran"}
+			suite.Skipped++
+		case s.Decision == "":
+			c.Skipped = &triageJUnitMessage{Message: "not graded: the run carries no verdict"}
+			suite.Skipped++
+		case TriageAtOrBelow(s.Decision, triageFix):
+			msg := s.Decision
+			if len(s.Reasons) > 0 {
+				msg += ": " + s.Reasons[0]
+			}
+			var body strings.Builder
+			fmt.Fprintf(&body, "verdict: %s\n", summary)
+			if s.Rule != "" {
+				fmt.Fprintf(&body, "rule: %s\n", s.Rule)
+			}
+			for _, r := range s.Reasons {
+				fmt.Fprintf(&body, "reason: %s\n", safe.Line(r))
+			}
+			if s.NextStep != "" {
+				fmt.Fprintf(&body, "next step: %s\n", safe.Line(s.NextStep))
+			}
+			c.Failure = &triageJUnitMessage{Message: safe.Line(msg), Type: s.Decision, Text: body.String()}
+			suite.Failures++
+		default:
+			c.SystemOut = &triageJUnitText{Text: "verdict: " + summary + "\n"}
+		}
+		suite.Cases = append(suite.Cases, c)
+	}
+	suite.Tests = len(suite.Cases)
+	suite.Time = fmt.Sprintf("%.3f", total)
+	doc := triageJUnitSuites{
+		Name:     "mcpvet triage",
+		Tests:    suite.Tests,
+		Failures: suite.Failures,
+		Skipped:  suite.Skipped,
+		Time:     suite.Time,
+		Suites:   []triageJUnitSuite{suite},
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("results: writing JUnit XML: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
