@@ -94,7 +94,10 @@ type InjectOptions struct {
 	// MaxPerTool caps the invalid calls sent to one tool (default 8).
 	MaxPerTool int
 	// MaxPerServer caps all failure-injection probes sent to one server,
-	// the server-level ones included (default 120).
+	// the server-level ones included (default 120). When the tools would
+	// need more than what is left after the server-level probes, each
+	// tool's share shrinks evenly (to one at least) so that as many tools
+	// as possible are probed.
 	MaxPerServer int
 	// ToolBudget is the time after which no further probe of the same tool
 	// is started (default 5s).
@@ -203,20 +206,24 @@ func (in *injector) run(ctx context.Context) {
 			return
 		}
 	}
+	perTool := in.o.MaxPerTool
+	if n := len(in.res.Tools); n > 0 && (in.o.MaxPerServer-in.sent)/n < perTool {
+		perTool = max(1, (in.o.MaxPerServer-in.sent)/n)
+	}
 	for _, t := range in.res.Tools {
 		if in.stopped(ctx) {
 			return
 		}
-		in.probeTool(ctx, t)
+		in.probeTool(ctx, t, perTool)
 	}
 }
 
 // probeTool sends the planned probes of one tool until its budget or cap
 // is spent, or one of them hangs or kills the server (the next would most
 // likely do the same).
-func (in *injector) probeTool(ctx context.Context, t Tool) {
+func (in *injector) probeTool(ctx context.Context, t Tool, max int) {
 	start := time.Now()
-	for _, p := range toolProbes(t, in.o.MaxPerTool) {
+	for _, p := range toolProbes(t, max) {
 		if in.stopped(ctx) || time.Since(start) >= in.o.ToolBudget {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -488,6 +489,48 @@ func TestInjectCrash(t *testing.T) {
 	})
 }
 
+// TestInjectCrashProcess kills a real server process with an invalid call
+// and checks that a fresh process takes over.
+func TestInjectCrashProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and launches a server binary")
+	}
+	bin := filepath.Join(t.TempDir(), "crashy")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/inject/crashy").CombinedOutput(); err != nil {
+		t.Fatalf("building crashy: %v\n%s", err, out)
+	}
+	launches := 0
+	launch := func(context.Context) (mcp.Transport, error) {
+		launches++
+		return &mcp.CommandTransport{Command: exec.Command(bin)}, nil
+	}
+	first, _ := launch(context.Background())
+	start := time.Now()
+	res := Run(context.Background(), first, &Options{ProtocolVersion: "2025-11-25", Relaunch: launch})
+	t.Logf("run took %v (probing %.1f ms)", time.Since(start), res.Liveness.Timings.ProbeMs)
+	var got []string
+	for _, p := range res.Probes {
+		if !serverKinds[p.Kind] {
+			got = append(got, p.Tool+" "+p.Kind+" "+p.Class)
+		}
+	}
+	want := []string{
+		"fragile missing_required crash",
+		"sturdy missing_required tool_error",
+		"sturdy wrong_type tool_error",
+		"sturdy absent_arguments tool_error",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("probes (-want +got):\n%s", diff)
+	}
+	if launches != 2 {
+		t.Errorf("launches = %d, want 2", launches)
+	}
+	if diff := cmp.Diff([]string{"tool:fragile " + CodeCrashOnInvalidInput}, codesOf(res.Findings, "errors/")); diff != "" {
+		t.Errorf("errors/ findings (-want +got):\n%s", diff)
+	}
+}
+
 func TestInjectCaps(t *testing.T) {
 	const callTime = 60 * time.Millisecond
 	slow := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -516,7 +559,11 @@ func TestInjectCaps(t *testing.T) {
 	}{
 		{"defaults", nil, map[string]int{"server": 5, "search": 8, "set_mode": 4}},
 		{"max per tool", &InjectOptions{MaxPerTool: 2}, map[string]int{"server": 5, "search": 2, "set_mode": 2}},
-		{"max per server", &InjectOptions{MaxPerServer: 7}, map[string]int{"server": 5, "search": 2}},
+		// Two probes left after the server's five: one for each tool.
+		{"max per server", &InjectOptions{MaxPerServer: 7}, map[string]int{"server": 5, "search": 1, "set_mode": 1}},
+		// Five left: an even share of two each.
+		{"max per server shared", &InjectOptions{MaxPerServer: 10}, map[string]int{"server": 5, "search": 2, "set_mode": 2}},
+		{"max per server below the server probes", &InjectOptions{MaxPerServer: 3}, map[string]int{"server": 3}},
 		{"disabled", &InjectOptions{Disabled: true}, map[string]int{}},
 	}
 	for _, tt := range tests {
