@@ -1,0 +1,201 @@
+package results
+
+import (
+	"path"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scoring"
+)
+
+// Liveness groups: the census's partition of servers by how far they got.
+// A server that completed the handshake is in GroupHandshake whatever its
+// status (stdout pollution included); every other server is in the group
+// of its status.
+const (
+	GroupHandshake          = "handshake_completed"
+	GroupNeverStarted       = "never_started"
+	GroupMissingCredentials = "missing_credentials"
+	GroupTimeout            = "handshake_timeout"
+	GroupProtocolError      = "protocol_error"
+	GroupNotInstallable     = "not_installable"
+	GroupNeedsConfiguration = "needs_configuration"
+	GroupUnreachable        = "unreachable"
+	GroupOther              = "other"
+)
+
+// A LivenessGroup names a group, says what it means, and lists its
+// statuses.
+type LivenessGroup struct {
+	Group    string
+	Label    string
+	Statuses []probe.Status
+}
+
+// LivenessGroups lists the groups in report order. GroupOther holds
+// stdout pollution without a completed handshake, sandbox limits and any
+// status this build does not know.
+var LivenessGroups = []LivenessGroup{
+	{GroupHandshake, "completed the handshake", []probe.Status{probe.StatusOK, probe.StatusStdoutPollution}},
+	{GroupNeverStarted, "never started", []probe.Status{probe.StatusSpawnFailed, probe.StatusExitedEarly}},
+	{GroupMissingCredentials, "missing credentials", []probe.Status{probe.StatusMissingCredentials}},
+	{GroupTimeout, "handshake timed out", []probe.Status{probe.StatusHandshakeTimeout}},
+	{GroupProtocolError, "protocol error", []probe.Status{probe.StatusProtocolError}},
+	{GroupNotInstallable, "not installable", []probe.Status{probe.StatusPackageNotFound, probe.StatusVersionNotFound,
+		probe.StatusInstallFailed, probe.StatusRuntimeUnavailable, probe.StatusInvalidPlan}},
+	{GroupNeedsConfiguration, "needs configuration", []probe.Status{probe.StatusNeedsConfiguration}},
+	{GroupUnreachable, "unreachable (remote)", []probe.Status{probe.StatusUnreachable}},
+	{GroupOther, "other (limits, stdout pollution without handshake, unknown)", []probe.Status{probe.StatusLimitExceeded}},
+}
+
+var groupOfStatus = func() map[probe.Status]string {
+	m := map[probe.Status]string{}
+	for _, g := range LivenessGroups[1:] {
+		for _, s := range g.Statuses {
+			m[s] = g.Group
+		}
+	}
+	return m
+}()
+
+// GroupOf returns the liveness group of a run.
+func GroupOf(l probe.Liveness) string {
+	if l.HandshakeCompleted {
+		return GroupHandshake
+	}
+	if g, ok := groupOfStatus[l.Status]; ok {
+		return g
+	}
+	return GroupOther
+}
+
+// Package types of [PackageType] besides the registry types (npm, pypi,
+// oci, nuget, mcpb).
+const (
+	PackageRemote  = "remote"
+	PackageCommand = "command"
+)
+
+// registryTypes are the package types a plan's command can name as its
+// "TYPE:" prefix (scan.TargetOf writes "npm:NAME@VERSION" and so on).
+var registryTypes = map[string]bool{"npm": true, "pypi": true, "oci": true, "nuget": true, "mcpb": true}
+
+// launcherTypes maps package runners that take a package name to the
+// registry they install from, for plans given as commands (client
+// configs): `npx -y pkg` runs an npm package.
+var launcherTypes = map[string]string{
+	"npx": "npm", "bunx": "npm", "pnpx": "npm",
+	"uvx": "pypi", "pipx": "pypi",
+	"docker": "oci", "podman": "oci",
+	"dnx": "nuget",
+}
+
+// PackageType tells how a target is distributed: the registry type of its
+// plan ("npm", "pypi", "oci", "nuget", "mcpb"), taken from the "TYPE:"
+// prefix of its command, or the registry of the package runner its
+// command starts with (npx, uvx, docker, dnx, ...); "remote" for a URL
+// target; "command" for any other local command.
+func PackageType(t probe.Target) string {
+	if len(t.Command) > 0 {
+		first := t.Command[0]
+		if typ, _, ok := strings.Cut(first, ":"); ok && registryTypes[typ] {
+			return typ
+		}
+		if typ, ok := launcherTypes[strings.TrimSuffix(path.Base(first), ".cmd")]; ok {
+			return typ
+		}
+		return PackageCommand
+	}
+	if t.URL != "" || t.Transport == "streamable-http" || t.Transport == "sse" {
+		return PackageRemote
+	}
+	return PackageCommand
+}
+
+// SDK labels of [SDKOf].
+const (
+	SDKUnknown     = "unknown"
+	SDKNoHandshake = "n/a (no handshake)"
+)
+
+// sdkRule recognises an SDK from the serverInfo name a server reports.
+// Only defaults that an SDK fills in itself are used; a name a server
+// author chose says nothing about the SDK behind it.
+type sdkRule struct {
+	sdk   string
+	match func(name string) bool
+	why   string
+}
+
+var sdkRules = []sdkRule{
+	{"python: FastMCP", func(n string) bool {
+		l := strings.ToLower(n)
+		return l == "fastmcp" || strings.HasPrefix(l, "fastmcp-") || strings.HasPrefix(l, "fastmcp ")
+	}, "FastMCP's default server name"},
+	{"rust: rmcp", func(n string) bool { return n == "rmcp" }, "rmcp's default Implementation (its crate name)"},
+	{"typescript: reference servers", func(n string) bool {
+		return strings.HasPrefix(n, "mcp-servers/") || strings.HasPrefix(n, "example-servers/")
+	}, "the modelcontextprotocol/servers naming scheme"},
+}
+
+// SDKOf guesses the SDK a server was built with from the serverInfo it
+// sent, and says why. Most servers name themselves, which tells nothing:
+// those are "unknown" rather than a guess from the package type. A run
+// without a handshake is "n/a (no handshake)".
+func SDKOf(l probe.Liveness) (sdk, evidence string) {
+	if !l.HandshakeCompleted {
+		return SDKNoHandshake, ""
+	}
+	if l.ServerInfo == nil {
+		return SDKUnknown, "no serverInfo"
+	}
+	for _, r := range sdkRules {
+		if r.match(l.ServerInfo.Name) {
+			return r.sdk, "serverInfo.name " + quoteShort(l.ServerInfo.Name) + ": " + r.why
+		}
+	}
+	return SDKUnknown, ""
+}
+
+// ProtocolKey is the breakdown key of a run's negotiated protocol version.
+func ProtocolKey(l probe.Liveness) string {
+	switch {
+	case !l.HandshakeCompleted:
+		return "none (no handshake)"
+	case l.ProtocolVersion == "":
+		return "unknown"
+	}
+	return probe.Truncate(l.ProtocolVersion, 64)
+}
+
+func quoteShort(s string) string { return `"` + probe.Truncate(s, 64) + `"` }
+
+// elementMeanings says what passing each rubric element means, for report
+// tables.
+var elementMeanings = map[string]string{
+	scoring.ElemChannel:        "signals the failure on the channel the protocol revision prescribes",
+	scoring.ElemParam:          "names the offending parameter",
+	scoring.ElemValueOrForm:    "states the value received or the form expected",
+	scoring.ElemNextAction:     "names a next action the agent can execute",
+	scoring.ElemCode:           "carries a stable machine-readable code",
+	scoring.ElemRetryable:      "says whether retrying can help",
+	scoring.ElemClosestMatches: "offers closest matches for an unknown name",
+	scoring.ElemNoLeak:         "leaks no stack trace, path, host or secret",
+	scoring.ElemBounded:        "stays within the token budget",
+}
+
+// hintCodes are the annotation hints whose omission the census rates, in
+// report order, with the spec's key.
+var hintCodes = []struct {
+	hint, code string
+	// writeOnly hints only apply to tools not marked read-only.
+	writeOnly bool
+}{
+	{"readOnlyHint", probe.CodeMissingReadOnlyHint, false},
+	{"destructiveHint", probe.CodeMissingDestructiveHint, true},
+	{"idempotentHint", probe.CodeMissingIdempotentHint, true},
+	{"openWorldHint", probe.CodeMissingOpenWorldHint, false},
+}
+
+// legacyProtocol is the revision without tool annotations.
+const legacyProtocol = "2024-11-05"

@@ -1,0 +1,390 @@
+package results
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// markdownWriter writes GitHub-flavoured Markdown. Every string that came
+// from a server or a registry is either escaped inline ([mdText]) or shown
+// in a code fence longer than any backtick run inside it ([mdFence]), so
+// it renders as text, never as markup, links or HTML.
+type markdownWriter struct{}
+
+// mdEscaper escapes the characters Markdown or its inline HTML would
+// interpret. With brackets escaped no link or image can form, so
+// parentheses and "!" stay as they are. strings.Replacer does one pass,
+// so escapes are not escaped again.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`, "#", `\#`, "~", `\~`,
+)
+
+// mdText makes untrusted text one line of inert Markdown.
+func mdText(s string, n int) string { return mdEscaper.Replace(textLine(s, n)) }
+
+// mdFence shows untrusted text in a fenced code block.
+func mdFence(s, lang string) string {
+	run, longest := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+// errWriter keeps the first write error so rendering code can write
+// without checking each call.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+func (e *errWriter) str(s string) {
+	if e.err == nil {
+		_, e.err = io.WriteString(e.w, s)
+	}
+}
+
+func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error {
+	e := &errWriter{w: w}
+	c := r.Census
+	e.str("# mcpvet ecosystem report\n\n")
+	e.printf("%s\n\n", scanLine(r, func(s string) string { return mdText(s, 200) }))
+	gen := "Generated " + fmtTime(r.GeneratedAt)
+	if r.Generator != "" {
+		gen += " by " + mdText(r.Generator, 100)
+	}
+	if r.Database != "" {
+		gen += " from " + mdText(r.Database, 500)
+	}
+	e.printf("%s. Every rate is stated with its denominator and a 95%% Wilson score interval.\n\n", gen)
+
+	e.str("## Headline figures\n\n")
+	e.printf("%s of %s servers (%s, 95%% CI %s) completed the handshake.\n\n",
+		fmtInt(c.Handshake.Count), fmtInt(c.Handshake.Total), c.Handshake.Percent(), c.Handshake.CI())
+	e.str("| Figure | Count | Of | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
+	for _, h := range headlines(c) {
+		e.printf("| %s | %s | %s %s | %s | %s |\n", h.Label, fmtInt(h.P.Count), fmtInt(h.P.Total), h.Unit, h.P.Percent(), h.P.CI())
+	}
+	e.printf("\nTools per server (of %s servers that completed the handshake): mean %s, median %s, p90 %s; %s tools in all.\n",
+		fmtInt(c.Tools.Servers), fmtNum(c.Tools.PerServer.Mean, 1), fmtNum(c.Tools.PerServer.Median, 1),
+		fmtNum(c.Tools.PerServer.P90, 1), fmtInt(c.Tools.Total))
+	sd := c.Score.Distribution
+	e.printf("Actionability score (of %s scored servers): median %s, mean %s, p10 %s, p90 %s.\n\n",
+		fmtInt(sd.N), fmtNum(sd.Median, 1), fmtNum(sd.Mean, 1), fmtNum(sd.P10, 1), fmtNum(sd.P90, 1))
+
+	e.str("## Liveness\n\n| Group | Statuses | Servers | Rate | 95% CI |\n|---|---|---:|---:|---:|\n")
+	for _, g := range c.Liveness {
+		e.printf("| %s | %s | %s | %s | %s |\n", g.Label, mdStatuses(g.Statuses), fmtInt(g.Share.Count), g.Share.Percent(), g.Share.CI())
+	}
+	e.str("\n| Status | Servers | Rate | Handshake completed anyway | Meaning |\n|---|---:|---:|---:|---|\n")
+	for _, s := range c.Statuses {
+		e.printf("| %s | %s | %s | %s | %s |\n", mdText(string(s.Status), 64), fmtInt(s.Share.Count), s.Share.Percent(),
+			fmtInt(s.Handshake), mdText(s.Meaning, maxShownLine))
+	}
+
+	e.str("\n## Tools\n\n")
+	pd := c.Tools.PerServer
+	e.printf("%s completed the handshake and listed %s.\n\n", plural(c.Tools.Servers, "server"), offers(c.Tools.Total, c.Tools.Prompts, c.Tools.Resources, c.Tools.ResourceTemplates))
+	e.str("| Tools per server | mean | median | p10 | p90 | min | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	e.printf("| %s servers | %s | %s | %s | %s | %s | %s |\n\n", fmtInt(pd.N), fmtNum(pd.Mean, 1), fmtNum(pd.Median, 1),
+		fmtNum(pd.P10, 1), fmtNum(pd.P90, 1), fmtNum(pd.Min, 0), fmtNum(pd.Max, 0))
+
+	e.str("## Schema violations\n\nFatal: a `schema/` finding of fatal severity (the tool cannot be called correctly); soft: any other `schema/` finding.\n\n")
+	e.str("| Figure | Count | Of | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
+	s := c.Schema
+	e.printf("| tools with a fatal violation | %s | %s tools | %s | %s |\n", fmtInt(s.FatalTools.Count), fmtInt(s.Tools), s.FatalTools.Percent(), s.FatalTools.CI())
+	e.printf("| tools with a soft violation | %s | %s tools | %s | %s |\n", fmtInt(s.SoftTools.Count), fmtInt(s.Tools), s.SoftTools.Percent(), s.SoftTools.CI())
+	e.printf("| servers with a fatal violation | %s | %s servers | %s | %s |\n\n", fmtInt(s.FatalServers.Count), fmtInt(s.FatalServers.Total), s.FatalServers.Percent(), s.FatalServers.CI())
+	e.printf("%s fatal and %s soft schema findings in all.\n\n", fmtInt(s.FatalFindings), fmtInt(s.SoftFindings))
+
+	a := c.Annotations
+	e.str("## Annotation hints\n\n")
+	e.printf("%s checked", plural(a.ToolsChecked, "tool"))
+	if a.LegacyTools > 0 {
+		e.printf(" (%s of servers speaking %s, which has no annotations, not counted)", plural(a.LegacyTools, "tool"), legacyProtocol)
+	}
+	e.str(". destructiveHint and idempotentHint apply only to tools not marked read-only.\n\n")
+	e.str("| Hint | Omitted | Of tools | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
+	for _, h := range a.Hints {
+		e.printf("| %s | %s | %s | %s | %s |\n", h.Hint, fmtInt(h.Omitted.Count), fmtInt(h.Omitted.Total), h.Omitted.Percent(), h.Omitted.CI())
+	}
+	e.printf("| at least one hint | %s | %s | %s | %s |\n", fmtInt(a.AnyOmitted.Count), fmtInt(a.AnyOmitted.Total), a.AnyOmitted.Percent(), a.AnyOmitted.CI())
+	e.printf("| no annotations at all | %s | %s | %s | %s |\n\n", fmtInt(a.NoAnnotations.Count), fmtInt(a.NoAnnotations.Total), a.NoAnnotations.Percent(), a.NoAnnotations.CI())
+
+	e.str("## Actionability scores\n\n")
+	e.printf("%s scored servers: median %s, mean %s.\n\n", c.Score.Scored.String(), fmtNum(sd.Median, 1), fmtNum(sd.Mean, 1))
+	e.str("| Score | Servers | |\n|---|---:|---|\n")
+	for _, d := range c.Score.Deciles {
+		share := 0.0
+		if sd.N > 0 {
+			share = float64(d.Count) / float64(sd.N)
+		}
+		e.printf("| %s | %s | `%s` |\n", decileLabel(d), fmtInt(d.Count), bar(share, 20))
+	}
+
+	er := c.Errors
+	e.str("\n## Error responses\n\n")
+	e.printf("%s failure-injection probes; %s responses graded on %s servers.\n\n", fmtInt(er.Probes), fmtInt(er.Graded), fmtInt(er.Servers))
+	e.str("| Outcome | Probes | Rate | 95% CI |\n|---|---:|---:|---:|\n")
+	for _, cl := range er.Classes {
+		e.printf("| %s | %s | %s | %s |\n", mdText(cl.Class, 64), fmtInt(cl.Share.Count), cl.Share.Percent(), cl.Share.CI())
+	}
+	e.str("\n| Element | Passed | Of graded responses | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
+	for _, el := range er.Elements {
+		label := mdText(el.Element, 64)
+		if el.Meaning != "" {
+			label += ": " + el.Meaning
+		}
+		e.printf("| %s | %s | %s | %s | %s |\n", label, fmtInt(el.Pass.Count), fmtInt(el.Pass.Total), el.Pass.Percent(), el.Pass.CI())
+	}
+
+	v := c.Verdicts
+	e.str("\n## Verdicts\n\n")
+	e.printf("%s with a verdict", plural(v.WithVerdict, "server"))
+	if v.Without > 0 {
+		e.printf(" (%s without)", fmtInt(v.Without))
+	}
+	e.str(".\n\n| Verdict | Servers | Rate | 95% CI |\n|---|---:|---:|---:|\n")
+	for _, d := range []struct {
+		n string
+		p Proportion
+	}{{"keep", v.Keep}, {"fix", v.Fix}, {"drop", v.Drop}} {
+		e.printf("| %s | %s | %s | %s |\n", d.n, fmtInt(d.p.Count), d.p.Percent(), d.p.CI())
+	}
+	if len(v.Rules) > 0 {
+		e.str("\n| Deciding rule | Verdict | Servers |\n|---|---|---:|\n")
+		for _, ru := range v.Rules {
+			e.printf("| %s | %s | %s |\n", mdText(ru.Rule, 100), mdText(ru.Decision, 20), fmtInt(ru.Servers))
+		}
+	}
+
+	e.str("\n## Most common findings\n\n")
+	if len(c.Findings) == 0 {
+		e.str("No findings.\n")
+	} else {
+		e.str("| Code | Severity | Servers affected | Rate | Occurrences | What |\n|---|---|---:|---:|---:|---|\n")
+		for i, f := range c.Findings {
+			if i == maxShownFindings {
+				e.printf("\n%d more codes in the JSON report.\n", len(c.Findings)-maxShownFindings)
+				break
+			}
+			e.printf("| %s | %s | %s | %s | %s | %s |\n", mdText(f.Code, 100), mdText(string(f.Severity), 20),
+				fmtInt(f.Servers.Count), f.Servers.Percent(), fmtInt(f.Occurrences), mdText(f.Title, maxShownLine))
+		}
+	}
+
+	e.str("\n## Breakdowns\n")
+	for _, b := range []struct {
+		title string
+		rows  []BreakdownRow
+	}{
+		{"Package type", c.Breakdowns.PackageType},
+		{"Transport", c.Breakdowns.Transport},
+		{"Negotiated protocol version", c.Breakdowns.ProtocolVersion},
+		{"Server SDK (from serverInfo; unknown unless an SDK default names it)", c.Breakdowns.SDK},
+	} {
+		e.printf("\n### %s\n\n| Value | Servers | Handshake | Rate | 95%% CI | Tools | Median score | Keep | Fix | Drop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", b.title)
+		for i, row := range b.rows {
+			if i == maxShownKeys {
+				e.printf("\n%d more values in the JSON report.\n", len(b.rows)-maxShownKeys)
+				break
+			}
+			e.printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mdText(row.Key, 100), fmtInt(row.Servers),
+				fmtInt(row.Handshake.Count), row.Handshake.Percent(), row.Handshake.CI(), fmtInt(row.Tools),
+				fmtNum(row.Score.Median, 1), fmtInt(row.Keep), fmtInt(row.Fix), fmtInt(row.Drop))
+		}
+	}
+
+	e.str("\n## Servers\n\n")
+	if r.Sections < len(r.Rows) {
+		e.printf("The first %s of %s servers by name; the CSV and JSON reports list every server (or use --servers 0).\n\n",
+			fmtInt(r.Sections), fmtInt(len(r.Rows)))
+	}
+	e.str("| # | Server | Package | Transport | Status | Tools | Score | Verdict | Findings |\n|---:|---|---|---|---|---:|---:|---|---:|\n")
+	for i := 0; i < r.Sections; i++ {
+		row := &r.Rows[i]
+		name := mdText(row.Name, 120)
+		if row.Version != "" {
+			name += " " + mdText(row.Version, 40)
+		}
+		e.printf("| %d | %s | %s | %s | %s | %d | %s | %s | %d |\n", i+1, name, mdText(row.PackageType, 20), mdText(row.Transport, 20),
+			mdText(string(row.Status), 40), row.Tools, fmtScore(row.Score), mdText(row.Verdict, 10), row.Findings)
+	}
+	if e.err != nil {
+		return e.err
+	}
+	err := r.eachResult(ctx, r.Sections, func(i int, row *ServerRow, res *probe.Result) error {
+		mdServer(e, i, row, res)
+		return e.err
+	})
+	if err != nil {
+		return err
+	}
+	return e.err
+}
+
+func mdStatuses(ss []probe.Status) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return mdText(strings.Join(parts, ", "), 300)
+}
+
+func decileLabel(d DecileBin) string {
+	if d.High >= 100 {
+		return fmt.Sprintf("%d–%d", d.Low, d.High)
+	}
+	return fmt.Sprintf("%d–<%d", d.Low, d.High)
+}
+
+// mdServer writes one server's section.
+func mdServer(e *errWriter, i int, row *ServerRow, res *probe.Result) {
+	title := mdText(row.Name, 200)
+	if row.Version != "" {
+		title += " " + mdText(row.Version, 60)
+	}
+	e.printf("\n## %d. %s\n\n", i+1, title)
+	e.printf("- target: %s · %s · %s", mdText(row.Key, 300), mdText(row.PackageType, 20), mdText(row.Transport, 20))
+	if row.Launch != "" {
+		e.printf(" · %s", mdText(row.Launch, 300))
+	}
+	e.str("\n")
+	for _, f := range livenessFacts(res) {
+		e.printf("- %s: %s\n", f[0], mdEscaper.Replace(f[1]))
+	}
+	if row.HandshakeCompleted {
+		e.printf("- offers: %s\n", offers(row.Tools, row.Prompts, row.Resources, row.ResourceTemplates))
+		e.printf("- SDK: %s", mdText(row.SDK, 60))
+		if row.SDKEvidence != "" {
+			e.printf(" (%s)", mdText(row.SDKEvidence, 200))
+		}
+		e.str("\n")
+	}
+	if res.Score != nil {
+		e.printf("- actionability score: %s/100 (rubric %s)\n", fmtScore(res.Score), mdText(res.RubricVersion, 40))
+	}
+	if v := res.Verdict; v != nil {
+		e.printf("- verdict: **%s**", mdText(strings.ToUpper(v.Decision), 10))
+		if r := firedRule(v); r != "" {
+			e.printf(" (%s)", mdText(r, 100))
+		}
+		e.str("\n")
+	}
+	l := &res.Liveness
+	if tail := textBlock(l.StderrTail, maxShownText); strings.TrimSpace(tail) != "" {
+		e.str("\nstderr (last lines):\n\n")
+		e.str(mdFence(tail, "text"))
+	}
+	if noise := textBlock(l.StdoutNoise, maxShownText); strings.TrimSpace(noise) != "" {
+		e.str("\nnon-protocol stdout:\n\n")
+		e.str(mdFence(noise, "text"))
+	}
+
+	if len(res.Tools) > 0 {
+		e.str("\n### Tools\n\n| Tool | Description |\n|---|---|\n")
+		for j, t := range res.Tools {
+			if j == maxShownItems {
+				e.printf("\n%d more tools in the JSON report.\n", len(res.Tools)-maxShownItems)
+				break
+			}
+			e.printf("| %s | %s |\n", mdText(t.Name, 120), mdText(t.Description, maxShownLine))
+		}
+	}
+	if len(res.Findings) > 0 {
+		e.str("\n### Findings\n\n| Severity | Code | Subject | Message | Evidence |\n|---|---|---|---|---|\n")
+		for j, f := range sortedFindings(res.Findings) {
+			if j == maxShownItems {
+				e.printf("\n%d more findings in the JSON report.\n", len(res.Findings)-maxShownItems)
+				break
+			}
+			subj := mdText(f.Subject, 120)
+			if f.Pointer != "" {
+				subj += " " + mdText(f.Pointer, 120)
+			}
+			e.printf("| %s | %s | %s | %s | %s |\n", mdText(string(f.Severity), 10), mdText(f.Code, 80), subj,
+				mdText(f.Message, maxShownLine), mdText(f.Value, maxShownLine))
+		}
+	}
+	if len(res.Probes) > 0 {
+		e.str("\n### Probes\n")
+		for j := range res.Probes {
+			if j == maxShownItems {
+				e.printf("\n%d more probes in the JSON report.\n", len(res.Probes)-maxShownItems)
+				break
+			}
+			p := &res.Probes[j]
+			e.printf("\n**%d. %s** %s", j+1, mdText(p.Kind, 60), mdText(p.Method, 60))
+			if p.Tool != "" {
+				e.printf(" tool %s", mdText(p.Tool, 120))
+			}
+			if p.Param != "" {
+				e.printf(" param %s", mdText(p.Param, 120))
+			}
+			e.printf(" → %s, %s", mdText(p.Class, 30), fmtMs(p.LatencyMs))
+			if p.Score != nil {
+				e.printf(", score %s", fmtScore(p.Score))
+			}
+			e.str("\n\nsent:\n\n")
+			e.str(mdFence(jsonBlock(p.Sent, maxShownText), "json"))
+			if resp := jsonBlock(p.Response, maxShownText); resp != "" {
+				e.str("\nreceived:\n\n")
+				e.str(mdFence(resp, "json"))
+			}
+			if txt := textBlock(p.Text, maxShownText); strings.TrimSpace(txt) != "" && len(p.Response) == 0 {
+				e.str("\ntext:\n\n")
+				e.str(mdFence(txt, "text"))
+			}
+			if len(p.Elements) > 0 {
+				e.str("\n")
+				for _, el := range p.Elements {
+					mark := "✗"
+					if el.Pass {
+						mark = "✓"
+					}
+					e.printf("- %s %s", mark, mdText(el.Name, 40))
+					if el.Evidence != "" {
+						e.printf(": %s", mdText(el.Evidence, maxShownLine))
+					}
+					e.str("\n")
+				}
+			}
+		}
+	}
+	if v := res.Verdict; v != nil && len(v.Rules) > 0 {
+		e.str("\n### Verdict rules\n\n| Rule | Fired | Decision | Detail | Findings |\n|---|---|---|---|---|\n")
+		for _, ru := range v.Rules {
+			fired := "no"
+			if ru.Fired {
+				fired = "**yes**"
+			}
+			e.printf("| %s | %s | %s | %s | %s |\n", mdText(ru.Name, 80), fired, mdText(ru.Decision, 10),
+				mdText(ru.Detail, maxShownLine), mdText(strings.Join(ru.Findings, ", "), maxShownLine))
+		}
+	}
+}
+
+// sortedFindings returns the findings worst first, stable otherwise.
+func sortedFindings(fs []probe.Finding) []probe.Finding {
+	out := append([]probe.Finding(nil), fs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity.Rank() > out[j].Severity.Rank() })
+	return out
+}

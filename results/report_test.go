@@ -1,0 +1,531 @@
+package results_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
+)
+
+// The -update flag rewrites the golden files. Another test file of the
+// package may define it first; then that definition is used.
+var updateFlag = func() flag.Value {
+	if f := flag.Lookup("update"); f != nil {
+		return f.Value
+	}
+	flag.Bool("update", false, "rewrite golden files")
+	return flag.Lookup("update").Value
+}()
+
+func updating() bool { return updateFlag.String() == "true" }
+
+var reportTime = time.Date(2026, 10, 1, 8, 30, 0, 0, time.UTC)
+
+// writeFixtureReport renders the fixture scan in one format.
+func writeFixtureReport(t *testing.T, format string, servers int) (string, string) {
+	t.Helper()
+	st, path, id := fixtureStore(t)
+	var b bytes.Buffer
+	err := results.WriteReport(context.Background(), &b, st, id, &results.ReportOptions{
+		Format: format, Servers: servers, Database: path, Generator: "mcpvet test",
+		Now: func() time.Time { return reportTime },
+	})
+	if err != nil {
+		t.Fatalf("WriteReport(%s): %v", format, err)
+	}
+	return b.String(), path
+}
+
+var timeRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})`)
+
+// normalise replaces what changes between runs: times and the database's
+// temporary directory. JSON strings escape nothing in a path, so one
+// replacement covers every format.
+func normalise(out, dbPath string) string {
+	out = strings.ReplaceAll(out, filepath.Dir(dbPath), "TMPDIR")
+	return timeRE.ReplaceAllString(out, "TIME")
+}
+
+func TestReportGolden(t *testing.T) {
+	for _, format := range results.ReportFormats {
+		t.Run(format, func(t *testing.T) {
+			out, path := writeFixtureReport(t, format, 0)
+			got := normalise(out, path)
+			golden := filepath.Join("testdata", "report", "fixture."+format+".golden")
+			if updating() {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./results -run TestReportGolden -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("%s report differs from %s (-want +got):\n%s", format, golden, diff)
+			}
+		})
+	}
+}
+
+// censusView is the part of the census TestCensusFigures checks.
+type censusView struct {
+	Servers, Handshake              [2]int
+	Groups                          map[string]int
+	Tools                           int
+	ToolsMean, ToolsMedian, ToolP90 float64
+	SchemaFatal, SchemaSoft         [2]int
+	FatalServers                    [2]int
+	Hints                           map[string][2]int
+	AnyOmitted, NoAnn               [2]int
+	Checked, Legacy                 int
+	Scored                          [2]int
+	ScoreMedian                     float64
+	Deciles                         []int
+	Probes, Graded, GradedServers   int
+	Classes                         map[string]int
+	Elements                        map[string][2]int
+	Keep, Fix, Drop                 [2]int
+	NoVerdict                       int
+	Rules                           map[string]int
+	Findings                        map[string][2]int
+	Packages, SDKs                  map[string]int
+	Protocols                       map[string][2]int
+}
+
+func pair(p results.Proportion) [2]int { return [2]int{p.Count, p.Total} }
+
+func viewCensus(c *results.Census) censusView {
+	v := censusView{
+		Servers: [2]int{c.Servers, c.Servers}, Handshake: pair(c.Handshake), Groups: map[string]int{},
+		Tools: c.Tools.Total, ToolsMean: c.Tools.PerServer.Mean, ToolsMedian: c.Tools.PerServer.Median, ToolP90: c.Tools.PerServer.P90,
+		SchemaFatal: pair(c.Schema.FatalTools), SchemaSoft: pair(c.Schema.SoftTools), FatalServers: pair(c.Schema.FatalServers),
+		Hints: map[string][2]int{}, AnyOmitted: pair(c.Annotations.AnyOmitted), NoAnn: pair(c.Annotations.NoAnnotations),
+		Checked: c.Annotations.ToolsChecked, Legacy: c.Annotations.LegacyTools,
+		Scored: pair(c.Score.Scored), ScoreMedian: c.Score.Distribution.Median,
+		Probes: c.Errors.Probes, Graded: c.Errors.Graded, GradedServers: c.Errors.Servers,
+		Classes: map[string]int{}, Elements: map[string][2]int{},
+		Keep: pair(c.Verdicts.Keep), Fix: pair(c.Verdicts.Fix), Drop: pair(c.Verdicts.Drop), NoVerdict: c.Verdicts.Without,
+		Rules: map[string]int{}, Findings: map[string][2]int{},
+		Packages: map[string]int{}, SDKs: map[string]int{}, Protocols: map[string][2]int{},
+	}
+	for _, g := range c.Liveness {
+		if g.Share.Count > 0 {
+			v.Groups[g.Group] = g.Share.Count
+		}
+	}
+	for _, h := range c.Annotations.Hints {
+		v.Hints[h.Hint] = pair(h.Omitted)
+	}
+	for _, d := range c.Score.Deciles {
+		v.Deciles = append(v.Deciles, d.Count)
+	}
+	for _, cl := range c.Errors.Classes {
+		v.Classes[cl.Class] = cl.Share.Count
+	}
+	for _, e := range c.Errors.Elements {
+		v.Elements[e.Element] = pair(e.Pass)
+	}
+	for _, r := range c.Verdicts.Rules {
+		v.Rules[r.Rule+"→"+r.Decision] = r.Servers
+	}
+	for _, f := range c.Findings {
+		v.Findings[f.Code] = [2]int{f.Servers.Count, f.Occurrences}
+	}
+	for _, b := range c.Breakdowns.PackageType {
+		v.Packages[b.Key] = b.Servers
+	}
+	for _, b := range c.Breakdowns.SDK {
+		v.SDKs[b.Key] = b.Servers
+	}
+	for _, b := range c.Breakdowns.ProtocolVersion {
+		v.Protocols[b.Key] = pair(b.Handshake)
+	}
+	return v
+}
+
+// TestCensusFigures checks every census figure of the fixture against
+// counts worked out by hand from fixtureTargets.
+func TestCensusFigures(t *testing.T) {
+	st, _, id := fixtureStore(t)
+	r, err := results.BuildReport(context.Background(), st, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := censusView{
+		Servers: [2]int{8, 8}, Handshake: [2]int{4, 8},
+		Groups: map[string]int{results.GroupHandshake: 4, results.GroupNeverStarted: 1, results.GroupMissingCredentials: 1,
+			results.GroupNeedsConfiguration: 1, results.GroupUnreachable: 1},
+		// Tools of the four live servers: 3, 2, 2, 1.
+		Tools: 8, ToolsMean: 2, ToolsMedian: 2, ToolP90: 2.7,
+		SchemaFatal: [2]int{1, 8}, SchemaSoft: [2]int{2, 8}, FatalServers: [2]int{1, 4},
+		// Seven tools checked (the 2024-11-05 server's one is not); four
+		// of them are not marked read-only.
+		Hints:      map[string][2]int{"readOnlyHint": {3, 7}, "destructiveHint": {2, 4}, "idempotentHint": {2, 4}, "openWorldHint": {3, 7}},
+		AnyOmitted: [2]int{3, 7}, NoAnn: [2]int{3, 7}, Checked: 7, Legacy: 1,
+		Scored: [2]int{3, 4}, ScoreMedian: 20, Deciles: []int{1, 0, 1, 0, 0, 0, 0, 0, 1, 0},
+		Probes: 4, Graded: 4, GradedServers: 3,
+		Classes: map[string]int{"tool_error": 3, "crash": 1},
+		Elements: map[string][2]int{"channel": {3, 4}, "param": {2, 3}, "value_or_form": {1, 3}, "next_action": {1, 3},
+			"code": {1, 3}, "retryable": {0, 3}, "no_leak": {3, 4}, "bounded": {2, 3}},
+		Keep: [2]int{2, 7}, Fix: [2]int{1, 7}, Drop: [2]int{4, 7}, NoVerdict: 1,
+		Rules: map[string]int{"no_handshake→drop": 3, "keep_otherwise→keep": 2, "crash_or_hang_on_invalid_input→drop": 1,
+			"findings_to_fix→fix": 1},
+		Findings: map[string][2]int{
+			probe.CodeMissingReadOnlyHint: {3, 3}, probe.CodeMissingOpenWorldHint: {3, 3},
+			probe.CodeMissingDestructiveHint: {2, 2}, probe.CodeMissingIdempotentHint: {2, 2},
+			probe.CodeNotAlive: {2, 2}, probe.CodeAnnotationsNotInVersion: {1, 1}, probe.CodeInputMissing: {1, 1},
+			probe.CodeInputRootTypeMissing: {1, 1}, probe.CodePropertyNoDescription: {1, 1},
+		},
+		Packages: map[string]int{"npm": 5, "pypi": 1, "oci": 1, "remote": 1},
+		SDKs: map[string]int{results.SDKNoHandshake: 4, results.SDKUnknown: 1, "python: FastMCP": 1,
+			"typescript: reference servers": 1, "rust: rmcp": 1},
+		Protocols: map[string][2]int{"none (no handshake)": {0, 4}, "2025-06-18": {2, 2}, "2025-11-25": {1, 1}, "2024-11-05": {1, 1}},
+	}
+	if diff := cmp.Diff(want, viewCensus(r.Census)); diff != "" {
+		t.Errorf("census (-want +got):\n%s", diff)
+	}
+	if got := r.Pending(); got != 1 {
+		t.Errorf("Pending() = %d, want 1", got)
+	}
+	var names []string
+	for _, row := range r.Rows {
+		names = append(names, row.Name)
+	}
+	wantNames := []string{"com.example/remote", "io.github.acme/db-admin", "io.github.acme/weather", "io.github.cfg/needs-config",
+		"io.github.dead/broken", hostileName, "io.github.octo/github-mcp", "io.github.rusty/files"}
+	if diff := cmp.Diff(wantNames, names); diff != "" {
+		t.Errorf("row order (-want +got):\n%s", diff)
+	}
+}
+
+// TestReportHostile checks that hostile strings reach every format as
+// inert text.
+func TestReportHostile(t *testing.T) {
+	t.Run("html", func(t *testing.T) {
+		out, _ := writeFixtureReport(t, results.FormatHTML, 0)
+		if n := strings.Count(out, "<script"); n != 1 {
+			t.Errorf("html has %d <script elements, want only the sort script", n)
+		}
+		for _, bad := range []string{"<img", "\x1b", "\x07", "javascript:alert(3)</a>", hostileScript} {
+			if strings.Contains(out, bad) {
+				t.Errorf("html contains %q", bad)
+			}
+		}
+		for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(2)&gt;", "syntax error"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("html lacks the escaped text %q", want)
+			}
+		}
+	})
+	t.Run("md", func(t *testing.T) {
+		out, _ := writeFixtureReport(t, results.FormatMarkdown, 0)
+		if strings.Contains(out, "\x1b") || strings.Contains(out, "\x07") {
+			t.Error("markdown contains a terminal escape")
+		}
+		// Outside code fences, no raw markup or link may appear.
+		prose := stripFences(out)
+		for _, bad := range []string{"<script", "<img", "|*pwn*|"} {
+			if strings.Contains(prose, bad) {
+				t.Errorf("markdown prose contains %q", bad)
+			}
+		}
+		// A link needs an unescaped "](".
+		if m := regexp.MustCompile(`(^|[^\\])\]\(`).FindString(prose); m != "" {
+			t.Errorf("markdown prose has a link: %q", m)
+		}
+		if !strings.Contains(prose, `&lt;script&gt;alert(1)&lt;/script&gt;`) {
+			t.Error("markdown lacks the escaped tool description")
+		}
+	})
+	t.Run("csv", func(t *testing.T) {
+		out, _ := writeFixtureReport(t, results.FormatCSV, 0)
+		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 9 {
+			t.Fatalf("csv has %d rows, want a header and 8 servers", len(rows))
+		}
+		col := map[string]int{}
+		for i, h := range rows[0] {
+			col[h] = i
+		}
+		for _, row := range rows[1:] {
+			for i, cell := range row {
+				if cell != "" && strings.ContainsRune("=+-@", rune(cell[0])) {
+					t.Errorf("csv cell %s = %q starts a formula", rows[0][i], cell)
+				}
+				if strings.ContainsAny(cell, "\x1b\r\n") {
+					t.Errorf("csv cell %s = %q has a control character", rows[0][i], cell)
+				}
+			}
+			if row[col["name"]] == safeLine(hostileName) && row[col["version"]] != "'"+hostileVersion {
+				t.Errorf("hostile version cell = %q, want it prefixed with '", row[col["version"]])
+			}
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		out, _ := writeFixtureReport(t, results.FormatJSON, 0)
+		var doc struct {
+			SchemaVersion int `json:"schemaVersion"`
+			Census        struct {
+				Servers int `json:"servers"`
+			} `json:"census"`
+			Servers []struct {
+				Summary results.ServerRow `json:"summary"`
+				Result  probe.Result      `json:"result"`
+			} `json:"servers"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.SchemaVersion != results.ReportSchemaVersion || doc.Census.Servers != 8 || len(doc.Servers) != 8 {
+			t.Fatalf("json: schemaVersion %d, census %d servers, %d server records", doc.SchemaVersion, doc.Census.Servers, len(doc.Servers))
+		}
+		// JSON is data: strings arrive exactly as the server sent them
+		// (escaped by JSON, never altered), for consumers to escape.
+		found := false
+		for _, s := range doc.Servers {
+			if s.Summary.Name == hostileName {
+				found = s.Result.Tools[0].Description == hostileScript &&
+					strings.Contains(s.Result.Probes[0].Text, hostileEscape)
+			}
+		}
+		if !found {
+			t.Error("json does not carry the hostile server's strings unchanged")
+		}
+		if strings.Contains(out, "<script>") || strings.Contains(out, "\x1b") {
+			t.Error("json has raw markup or escapes; encoding/json should escape them")
+		}
+	})
+}
+
+func safeLine(s string) string { return results.CSVCell(s) }
+
+// stripFences removes fenced code blocks from Markdown.
+func stripFences(md string) string {
+	var b strings.Builder
+	fence := ""
+	for _, line := range strings.Split(md, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if fence == "" && strings.HasPrefix(trimmed, "```") {
+			fence = trimmed[:len(trimmed)-len(strings.TrimLeft(trimmed, "`"))]
+			continue
+		}
+		if fence != "" {
+			if strings.TrimSpace(trimmed) == fence {
+				fence = ""
+			}
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+func TestReportServersCap(t *testing.T) {
+	for _, format := range []string{results.FormatMarkdown, results.FormatHTML} {
+		t.Run(format, func(t *testing.T) {
+			out, _ := writeFixtureReport(t, format, 2)
+			if !strings.Contains(out, "first 2") {
+				t.Errorf("%s report does not say that only the first 2 servers are detailed", format)
+			}
+			var sections int
+			if format == results.FormatMarkdown {
+				sections = len(regexp.MustCompile(`(?m)^## \d+\. `).FindAllString(out, -1))
+			} else {
+				sections = strings.Count(out, `<section class="server"`)
+				if n := strings.Count(out, "<tr><td class=\"n\">"); n < 8 {
+					t.Errorf("html server table has %d rows, want all 8", n)
+				}
+			}
+			if sections != 2 {
+				t.Errorf("%s report has %d server sections, want 2", format, sections)
+			}
+		})
+	}
+}
+
+func TestReportFormat(t *testing.T) {
+	for in, want := range map[string]string{"md": "md", "Markdown": "md", "html": "html", "HTM": "html", "json": "json", "csv": "csv"} {
+		if got, err := results.ReportFormat(in); err != nil || got != want {
+			t.Errorf("ReportFormat(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	_, err := results.ReportFormat("pdf")
+	if !errors.Is(err, results.ErrUnknownFormat) {
+		t.Fatalf("ReportFormat(pdf) error = %v, want ErrUnknownFormat", err)
+	}
+	if want := "md, html, json, csv"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not list the formats %q", err, want)
+	}
+	st, _, id := fixtureStore(t)
+	var b bytes.Buffer
+	if err := results.WriteReport(context.Background(), &b, st, id, &results.ReportOptions{Format: "xml"}); !errors.Is(err, results.ErrUnknownFormat) {
+		t.Errorf("WriteReport(xml) = %v, want ErrUnknownFormat", err)
+	}
+	if b.Len() != 0 {
+		t.Errorf("WriteReport(xml) wrote %d bytes", b.Len())
+	}
+}
+
+func TestReportMissingScan(t *testing.T) {
+	st, _, _ := fixtureStore(t)
+	err := results.WriteReport(context.Background(), &bytes.Buffer{}, st, 99, &results.ReportOptions{Format: "md"})
+	if !errors.Is(err, results.ErrNotFound) {
+		t.Errorf("WriteReport(scan 99) = %v, want ErrNotFound", err)
+	}
+}
+
+// TestReportEmptyScan renders a scan without runs: every rate is n/a and
+// every format is still well formed.
+func TestReportEmptyScan(t *testing.T) {
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "empty.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	id, err := st.NewScan(ctx, results.ScanInfo{Kind: results.KindScan, Source: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range results.ReportFormats {
+		var b bytes.Buffer
+		if err := results.WriteReport(ctx, &b, st, id, &results.ReportOptions{Format: format}); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		out := b.String()
+		switch format {
+		case results.FormatJSON:
+			var doc map[string]any
+			if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Errorf("json of an empty scan does not parse: %v\n%s", err, out)
+			}
+		case results.FormatCSV:
+			if strings.Count(out, "\n") != 1 {
+				t.Errorf("csv of an empty scan has more than a header:\n%s", out)
+			}
+		default:
+			if !strings.Contains(out, "n/a") {
+				t.Errorf("%s of an empty scan does not say n/a", format)
+			}
+		}
+	}
+}
+
+func TestCSVCell(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"=1+1", "'=1+1"},
+		{"+SUM(A1)", "'+SUM(A1)"},
+		{"-2", "'-2"},
+		{"@cmd", "'@cmd"},
+		{"  =x", "'  =x"},
+		{"\t=x", "' =x"},
+		{"a\nb\x1b[31mc", "a bc"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := results.CSVCell(tt.in); got != tt.want {
+			t.Errorf("CSVCell(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	pkg := []struct {
+		name string
+		t    probe.Target
+		want string
+	}{
+		{"npm plan", probe.Target{Command: []string{"npm:@a/b@1.0.0"}}, "npm"},
+		{"pypi plan", probe.Target{Command: []string{"pypi:x==1"}}, "pypi"},
+		{"oci plan", probe.Target{Command: []string{"oci:ghcr.io/a/b:1"}}, "oci"},
+		{"mcpb plan", probe.Target{Command: []string{"mcpb:https://x/b.mcpb"}}, "mcpb"},
+		{"npx command", probe.Target{Command: []string{"/usr/bin/npx", "-y", "pkg"}}, "npm"},
+		{"npx.cmd", probe.Target{Command: []string{"npx.cmd", "pkg"}}, "npm"},
+		{"uvx command", probe.Target{Command: []string{"uvx", "pkg"}}, "pypi"},
+		{"docker command", probe.Target{Command: []string{"docker", "run", "-i", "img"}}, "oci"},
+		{"local command", probe.Target{Command: []string{"node", "server.js"}}, "command"},
+		{"unknown prefix", probe.Target{Command: []string{"c:\\tools\\server.exe"}}, "command"},
+		{"url", probe.Target{Transport: "streamable-http", URL: "https://x/mcp"}, "remote"},
+		{"sse", probe.Target{Transport: "sse"}, "remote"},
+		{"nothing", probe.Target{}, "command"},
+	}
+	for _, tt := range pkg {
+		if got := results.PackageType(tt.t); got != tt.want {
+			t.Errorf("PackageType(%s) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	live := func(name string) probe.Liveness {
+		return probe.Liveness{HandshakeCompleted: true, ServerInfo: &probe.ServerInfo{Name: name}}
+	}
+	sdk := []struct {
+		name string
+		l    probe.Liveness
+		want string
+	}{
+		{"fastmcp default", live("FastMCP"), "python: FastMCP"},
+		{"fastmcp suffixed", live("fastmcp-1234"), "python: FastMCP"},
+		{"named fastmcp server", live("weather"), results.SDKUnknown},
+		{"rmcp", live("rmcp"), "rust: rmcp"},
+		{"reference", live("mcp-servers/everything"), "typescript: reference servers"},
+		{"old reference", live("example-servers/everything"), "typescript: reference servers"},
+		{"no serverInfo", probe.Liveness{HandshakeCompleted: true}, results.SDKUnknown},
+		{"dead", probe.Liveness{ServerInfo: &probe.ServerInfo{Name: "FastMCP"}}, results.SDKNoHandshake},
+	}
+	for _, tt := range sdk {
+		if got, _ := results.SDKOf(tt.l); got != tt.want {
+			t.Errorf("SDKOf(%s) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	groups := []struct {
+		l    probe.Liveness
+		want string
+	}{
+		{probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true}, results.GroupHandshake},
+		{probe.Liveness{Status: probe.StatusStdoutPollution, HandshakeCompleted: true}, results.GroupHandshake},
+		{probe.Liveness{Status: probe.StatusStdoutPollution}, results.GroupOther},
+		{probe.Liveness{Status: probe.StatusSpawnFailed}, results.GroupNeverStarted},
+		{probe.Liveness{Status: probe.StatusExitedEarly}, results.GroupNeverStarted},
+		{probe.Liveness{Status: probe.StatusInstallFailed}, results.GroupNotInstallable},
+		{probe.Liveness{Status: probe.StatusRuntimeUnavailable}, results.GroupNotInstallable},
+		{probe.Liveness{Status: probe.StatusInvalidPlan}, results.GroupNotInstallable},
+		{probe.Liveness{Status: probe.StatusHandshakeTimeout}, results.GroupTimeout},
+		{probe.Liveness{Status: probe.StatusLimitExceeded}, results.GroupOther},
+		{probe.Liveness{Status: "from_the_future"}, results.GroupOther},
+	}
+	for _, tt := range groups {
+		if got := results.GroupOf(tt.l); got != tt.want {
+			t.Errorf("GroupOf(%s, handshake %v) = %q, want %q", tt.l.Status, tt.l.HandshakeCompleted, got, tt.want)
+		}
+	}
+	// Every status of this build belongs to a named group.
+	for _, s := range probe.Statuses {
+		if s.Status == probe.StatusStdoutPollution {
+			continue
+		}
+		if got := results.GroupOf(probe.Liveness{Status: s.Status, HandshakeCompleted: s.Status == probe.StatusOK}); got == results.GroupOther && s.Status != probe.StatusLimitExceeded {
+			t.Errorf("status %s falls in the other group", s.Status)
+		}
+	}
+}
