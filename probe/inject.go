@@ -180,6 +180,8 @@ type injector struct {
 	// notes hold what the findings need beyond the ProbeCall, by index in
 	// res.Probes.
 	notes map[int]probeNote
+	// seenOutput holds the structured-output findings already reported.
+	seenOutput map[string]bool
 	// closing tracks the sessions of killed servers being shut down.
 	closing sync.WaitGroup
 }
@@ -198,6 +200,7 @@ func (in *injector) stopped(ctx context.Context) bool {
 
 func (in *injector) run(ctx context.Context) {
 	in.notes = map[int]probeNote{}
+	in.seenOutput = map[string]bool{}
 	for _, p := range serverProbes(in.res) {
 		if in.stopped(ctx) {
 			return
@@ -407,7 +410,15 @@ func (in *injector) checkOutput(p ProbeCall, result json.RawMessage) {
 			if in.opts.Checker == nil {
 				in.opts.Checker = NewChecker()
 			}
-			in.res.Findings = append(in.res.Findings, in.opts.Checker.CheckStructuredOutput(t, r.StructuredContent)...)
+			for _, f := range in.opts.Checker.CheckStructuredOutput(t, r.StructuredContent) {
+				// Probes of one tool tend to get the same answer: report each
+				// distinct defect once.
+				key := f.Code + "\x00" + f.Subject + "\x00" + f.Pointer + "\x00" + f.Value + "\x00" + f.Message
+				if !in.seenOutput[key] {
+					in.seenOutput[key] = true
+					in.res.Findings = append(in.res.Findings, f)
+				}
+			}
 			return
 		}
 	}

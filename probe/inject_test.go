@@ -329,6 +329,32 @@ func TestInjectServerFindings(t *testing.T) {
 	}
 }
 
+// A probe answered with success and structuredContent is checked against
+// the tool's outputSchema.
+func TestInjectChecksStructuredOutput(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "structured", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{
+		Name: "weather", Description: "fixture", InputSchema: json.RawMessage(modeSchema),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}`),
+	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: `{"temp":"warm"}`}},
+			StructuredContent: json.RawMessage(`{"temp":"warm"}`),
+		}, nil
+	})
+	res := Run(context.Background(), serve(t, srv), &Options{ProtocolVersion: "2025-11-25"})
+	n := 0
+	for _, f := range res.Findings {
+		if f.Code == CodeStructuredInvalid && f.Subject == "tool:weather" {
+			n++
+		}
+	}
+	// The four accepted probes got the same answer: one finding.
+	if n != 1 {
+		t.Errorf("structured output findings = %d, want 1: %+v", n, res.Findings)
+	}
+}
+
 func TestInjectHang(t *testing.T) {
 	var hung atomic.Int32
 	hang := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
