@@ -282,7 +282,11 @@ func rootTypeFindings(version, subject string, side schemaSide, doc map[string]a
 		if s, ok := t.(string); ok && s == "object" {
 			return nil
 		}
-		return []Finding{NewFinding(CodeOutputRootTypeNotObj, subject, ptr, evidenceJSON(t),
+		value := ""
+		if has {
+			value = evidenceJSON(t)
+		}
+		return []Finding{NewFinding(CodeOutputRootTypeNotObj, subject, ptr, value,
 			`outputSchema must have "type": "object" at the root in protocol %s, found %s`, shownVersion(version), typeText(t, has))}
 	}
 	if !has {
@@ -656,9 +660,14 @@ func branchesDefine(m map[string]any, name string) bool {
 	return false
 }
 
-// resolveLocalRef resolves a "#/a/b" reference inside root; nil if it does not.
+// resolveLocalRef resolves a "#/a/b" pointer or a "#name" anchor ($anchor
+// in 2019-09 and later, an "#name" $id or id before) inside root; nil if it
+// does not resolve.
 func resolveLocalRef(root map[string]any, ref string) any {
 	frag := strings.TrimPrefix(ref, "#")
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		return findAnchor(root, frag)
+	}
 	var v any = root
 	for _, t := range pointerTokens(frag) {
 		switch n := v.(type) {
@@ -675,6 +684,27 @@ func resolveLocalRef(root map[string]any, ref string) any {
 		}
 	}
 	return v
+}
+
+// findAnchor returns the subschema of root named by anchor, iteratively.
+func findAnchor(root map[string]any, anchor string) any {
+	stack := []any{root}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch t := v.(type) {
+		case map[string]any:
+			if t["$anchor"] == anchor || t["$id"] == "#"+anchor || t["id"] == "#"+anchor {
+				return t
+			}
+			for _, c := range t {
+				stack = append(stack, c)
+			}
+		case []any:
+			stack = append(stack, t...)
+		}
+	}
+	return nil
 }
 
 func escapeToken(t string) string { return pointerEscaper.Replace(t) }
