@@ -3,7 +3,9 @@ package results
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpvet/mcpvet/probe"
 )
@@ -22,6 +24,7 @@ func BenchmarkSaveRun(b *testing.B) {
 		res[i] = &fakeRes{r, len(js)}
 	}
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	var bytes int
 	i := 0
@@ -34,7 +37,18 @@ func BenchmarkSaveRun(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "runs/s")
+	// CPU time per run is steadier than wall time on a shared machine.
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(max(i, 1)), "cpu-ms/run")
 	b.SetBytes(int64(bytes / max(i, 1)))
+}
+
+// cpuTime is the user plus system time of this process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 type fakeRes struct {

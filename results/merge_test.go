@@ -39,7 +39,7 @@ func storeScan(t *testing.T, path string, info ScanInfo, plans []sandbox.Plan, r
 	t.Helper()
 	ctx := context.Background()
 	abs, _ := filepath.Abs(path)
-	if _, err := checkFile(path, abs, false); err != nil {
+	if err := checkFile(path, abs, false); err != nil {
 		t.Fatal(err)
 	}
 	st, err := open(ctx, path, abs, (*Options)(nil).withDefaults(), ms)

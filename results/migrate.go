@@ -78,13 +78,18 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	return ms, nil
 }
 
-// migrate applies the migrations above the database's user_version, each in
-// its own IMMEDIATE transaction together with its schema_migrations row, the
-// user_version bump and the application_id stamp. The version is read again
-// inside the transaction, so two processes upgrading the same file at once
-// apply each migration exactly once.
-func migrate(ctx context.Context, db *sql.DB, ms []migration) error {
+// migrate applies the migrations above version from (the user_version read
+// when opening), each in its own IMMEDIATE transaction together with its
+// schema_migrations row, the user_version bump and the application_id
+// stamp. An up-to-date database takes no write lock, so opening it while
+// another process writes does not wait. The version is read again inside
+// each transaction, so two processes upgrading the same file at once apply
+// each migration exactly once.
+func migrate(ctx context.Context, db *sql.DB, ms []migration, from int) error {
 	for _, m := range ms {
+		if m.version <= from {
+			continue
+		}
 		if err := applyMigration(ctx, db, m); err != nil {
 			return err
 		}

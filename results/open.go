@@ -105,6 +105,7 @@ func oneLine(err error) string {
 
 // Open opens the mcpvet database at path, creating it (and only it, not
 // its directory) when it does not exist, and upgrades an older schema.
+// Several processes may open and use the same file at once.
 //
 // Open never replaces or modifies a file it refuses: a file that is not
 // SQLite, a corrupt one, an SQLite database of another program and one
@@ -125,57 +126,58 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, &OpenError{Path: path, Reason: oneLine(err), Err: err}
 	}
-	created, err := checkFile(path, abs, o.ReadOnly)
-	if err != nil {
+	if err := checkFile(path, abs, o.ReadOnly); err != nil {
 		return nil, err
 	}
-	s, err := open(ctx, path, abs, o, migrations)
-	if err != nil && created {
-		// Leave no empty file behind for a path we created.
-		os.Remove(abs)
-	}
-	return s, err
+	return open(ctx, path, abs, o, migrations)
 }
 
 // checkFile refuses paths that cannot hold a database without touching
 // them. When the file does not exist it creates it empty (an empty file is
 // a valid empty SQLite database) so that a missing directory or a permission
-// problem is reported by the OS with its exact reason; created says so.
-func checkFile(path, abs string, readOnly bool) (created bool, err error) {
+// problem is reported by the OS with its exact reason. A file it created
+// stays even if opening fails later: another process may already be using
+// it, and an empty or half-migrated database is valid (each migration is
+// one transaction).
+func checkFile(path, abs string, readOnly bool) error {
 	fi, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		if readOnly {
-			return false, &OpenError{Path: path, Err: err, Reason: "no such file"}
+			return &OpenError{Path: path, Err: err, Reason: "no such file"}
 		}
 		dir := filepath.Dir(abs)
 		if di, derr := os.Stat(dir); derr != nil {
 			if errors.Is(derr, fs.ErrNotExist) {
-				return false, &OpenError{Path: path, Err: derr,
+				return &OpenError{Path: path, Err: derr,
 					Reason: fmt.Sprintf("directory %q does not exist; create it or pass another --db", filepath.Dir(path))}
 			}
-			return false, &OpenError{Path: path, Err: derr, Reason: oneLine(derr)}
+			return &OpenError{Path: path, Err: derr, Reason: oneLine(derr)}
 		} else if !di.IsDir() {
-			return false, &OpenError{Path: path, Err: fs.ErrInvalid,
+			return &OpenError{Path: path, Err: fs.ErrInvalid,
 				Reason: fmt.Sprintf("%q is not a directory", filepath.Dir(path))}
 		}
 		f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			// Another process created it since the Stat: check it as found.
+			return checkFile(path, abs, readOnly)
+		}
 		if err != nil {
-			return false, &OpenError{Path: path, Err: err, Reason: "cannot create the file: " + reasonOf(err)}
+			return &OpenError{Path: path, Err: err, Reason: "cannot create the file: " + reasonOf(err)}
 		}
 		if err := f.Close(); err != nil {
 			os.Remove(abs)
-			return false, &OpenError{Path: path, Err: err, Reason: oneLine(err)}
+			return &OpenError{Path: path, Err: err, Reason: oneLine(err)}
 		}
-		return true, nil
+		return nil
 	}
 	if err != nil {
-		return false, &OpenError{Path: path, Err: err, Reason: reasonOf(err)}
+		return &OpenError{Path: path, Err: err, Reason: reasonOf(err)}
 	}
 	if fi.IsDir() {
-		return false, &OpenError{Path: path, Err: fs.ErrInvalid, Reason: "is a directory, not a database file; pass a file path to --db"}
+		return &OpenError{Path: path, Err: fs.ErrInvalid, Reason: "is a directory, not a database file; pass a file path to --db"}
 	}
 	if !fi.Mode().IsRegular() {
-		return false, &OpenError{Path: path, Err: fs.ErrInvalid, Reason: "is not a regular file; pass a file path to --db"}
+		return &OpenError{Path: path, Err: fs.ErrInvalid, Reason: "is not a regular file; pass a file path to --db"}
 	}
 	flag := os.O_RDWR
 	if readOnly {
@@ -183,23 +185,23 @@ func checkFile(path, abs string, readOnly bool) (created bool, err error) {
 	}
 	f, err := os.OpenFile(abs, flag, 0)
 	if err != nil {
-		return false, &OpenError{Path: path, Err: err, Reason: reasonOf(err)}
+		return &OpenError{Path: path, Err: err, Reason: reasonOf(err)}
 	}
 	defer f.Close()
 	if fi.Size() == 0 {
-		return false, nil
+		return nil
 	}
 	var hdr [100]byte
 	if _, err := io.ReadFull(f, hdr[:]); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return false, notDatabase(path, nil)
+			return notDatabase(path, nil)
 		}
-		return false, &OpenError{Path: path, Err: err, Reason: "reading the header: " + reasonOf(err)}
+		return &OpenError{Path: path, Err: err, Reason: "reading the header: " + reasonOf(err)}
 	}
 	if !bytes.HasPrefix(hdr[:], []byte(sqliteMagic)) {
-		return false, notDatabase(path, nil)
+		return notDatabase(path, nil)
 	}
-	return false, nil
+	return nil
 }
 
 // reasonOf turns an OS error into a short reason without the path, which
@@ -272,11 +274,10 @@ func open(ctx context.Context, path, abs string, o Options, ms []migration) (_ *
 		s.version = ver
 		return s, nil
 	}
-	var jm string
-	if err := w.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&jm); err != nil {
+	if err := setWAL(ctx, w, o.BusyTimeout); err != nil {
 		return nil, sqliteOpenError(path, err)
 	}
-	if err := migrate(ctx, w, ms); err != nil {
+	if err := migrate(ctx, w, ms, ver); err != nil {
 		return nil, &OpenError{Path: path, Err: err, Reason: "upgrading the schema: " + oneLine(err)}
 	}
 	r, err := sql.Open("sqlite3", dsn(abs, "ro", o, false))
@@ -291,6 +292,32 @@ func open(ctx context.Context, path, abs string, o Options, ms []migration) (_ *
 		return nil, &OpenError{Path: path, Err: err, Reason: "preparing statements: " + oneLine(err)}
 	}
 	return s, nil
+}
+
+// setWAL switches the database to WAL journaling unless it already uses
+// it. The switch needs an exclusive lock and SQLite does not call the busy
+// handler for it, so a busy answer is retried until timeout.
+func setWAL(ctx context.Context, db *sql.DB, timeout time.Duration) error {
+	var jm string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&jm); err != nil {
+		return err
+	}
+	if strings.EqualFold(jm, "wal") {
+		return nil
+	}
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&jm)
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // validate reads the schema, application id and version of the database

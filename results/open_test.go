@@ -256,7 +256,7 @@ func TestMigrationsUpgrade(t *testing.T) {
 	ctx := context.Background()
 	p := filepath.Join(t.TempDir(), "old.db")
 	abs, _ := filepath.Abs(p)
-	if _, err := checkFile(p, abs, false); err != nil {
+	if err := checkFile(p, abs, false); err != nil {
 		t.Fatal(err)
 	}
 	// A database made by a build that had only migration 1.
@@ -380,5 +380,43 @@ func TestLoadMigrations(t *testing.T) {
 	}
 	if SchemaVersion != len(migrations) || SchemaVersion < 2 {
 		t.Errorf("SchemaVersion = %d with %d migrations", SchemaVersion, len(migrations))
+	}
+}
+
+// TestOpenConcurrently opens one new path from several stores at once, as
+// parallel processes would: each migration is applied exactly once.
+func TestOpenConcurrently(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "shared.db")
+	const n = 6
+	errs := make(chan error, n)
+	stores := make(chan *Store, n)
+	for range n {
+		go func() {
+			st, err := Open(context.Background(), p, nil)
+			errs <- err
+			stores <- st
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+		if st := <-stores; st != nil {
+			defer st.Close()
+			if _, err := st.NewScan(context.Background(), ScanInfo{Kind: KindScan}); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	st, err := Open(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := count(t, st, "SELECT count(*) FROM schema_migrations"); got != SchemaVersion {
+		t.Errorf("schema_migrations rows = %d, want %d", got, SchemaVersion)
+	}
+	if got := count(t, st, "SELECT count(*) FROM scans"); got != n {
+		t.Errorf("scans = %d, want %d", got, n)
 	}
 }

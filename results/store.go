@@ -80,12 +80,13 @@ func (s *Store) Close() error {
 		s.wsem <- struct{}{}
 		s.done = true
 		<-s.wsem
+		// The writer closes last so that it checkpoints the WAL and
+		// removes the -wal and -shm files.
 		var errs []error
-		errs = append(errs, s.st.close())
+		errs = append(errs, s.st.close(), s.r.Close())
 		if s.w != nil {
 			errs = append(errs, s.w.Close())
 		}
-		errs = append(errs, s.r.Close())
 		s.cerr = errors.Join(errs...)
 	})
 	return s.cerr
