@@ -224,9 +224,9 @@ func (in *injector) run(ctx context.Context) {
 // probeTool sends the planned probes of one tool until its budget or cap
 // is spent, or one of them hangs or kills the server (the next would most
 // likely do the same).
-func (in *injector) probeTool(ctx context.Context, t Tool, max int) {
+func (in *injector) probeTool(ctx context.Context, t Tool, limit int) {
 	start := time.Now()
-	for _, p := range toolProbes(t, max) {
+	for _, p := range toolProbes(t, limit) {
 		if in.stopped(ctx) || time.Since(start) >= in.o.ToolBudget {
 			return
 		}

@@ -199,18 +199,18 @@ func invalidArguments(raw json.RawMessage, runnable bool) ([]argProbe, error) {
 	return out, nil
 }
 
-// pickProbes keeps at most max probes, taking them round-robin over
+// pickProbes keeps at most limit probes, taking them round-robin over
 // [argKindOrder] so that a small cap still covers every kind once.
-func pickProbes(all []argProbe, max int) []argProbe {
+func pickProbes(all []argProbe, limit int) []argProbe {
 	byKind := map[string][]argProbe{}
 	for _, p := range all {
 		byKind[p.Kind] = append(byKind[p.Kind], p)
 	}
 	var out []argProbe
-	for round := 0; len(out) < max; round++ {
+	for round := 0; len(out) < limit; round++ {
 		took := false
 		for _, k := range argKindOrder {
-			if round < len(byKind[k]) && len(out) < max {
+			if round < len(byKind[k]) && len(out) < limit {
 				out = append(out, byKind[k][round])
 				took = true
 			}

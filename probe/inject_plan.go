@@ -43,10 +43,10 @@ func readOnlyHint(annotations json.RawMessage) bool {
 	return a.ReadOnly
 }
 
-// toolProbes plans the invalid calls for one tool, at most max of them.
+// toolProbes plans the invalid calls for one tool, at most limit of them.
 // A schema the generator cannot prove anything about gives none.
-func toolProbes(t Tool, max int) []ProbeCall {
-	if max <= 0 {
+func toolProbes(t Tool, limit int) []ProbeCall {
+	if limit <= 0 {
 		return nil
 	}
 	destructive, openWorld := effectiveHints(t.Annotations)
@@ -55,7 +55,7 @@ func toolProbes(t Tool, max int) []ProbeCall {
 		return nil
 	}
 	var out []ProbeCall
-	for _, a := range pickProbes(args, max) {
+	for _, a := range pickProbes(args, limit) {
 		out = append(out, ProbeCall{
 			Kind: a.Kind, Method: "tools/call", Tool: t.Name, Param: a.Param,
 			Sent:        callParams(t.Name, a.Args),
