@@ -187,16 +187,16 @@ func findBool(seg segment, v string) (int, int, bool) {
 // ---- 3. value or form ----------------------------------------------------
 
 var (
-	reTypeForm = regexp.MustCompile(`\b(expected|expecting|expects|must be|should be|needs to be|has to be|want|wants|required to be|not a valid|is not an?|invalid)\s+(an?\s+)?["'` + "`" + `]?(string|number|integer|int|float|boolean|bool|array|list|object|null|uri|url|date|datetime|date-time|email|uuid|json)\b`)
-	reRecvType = regexp.MustCompile(`\b(received|got|given|found|has type|is of type)\s+(an?\s+)?["'` + "`" + `]?(string|number|integer|boolean|array|object|null|undefined|float|int|bool|list)\b`)
-	reEnumForm = regexp.MustCompile(`\b(one of|any of|must be either|valid values|allowed values|possible values|valid options|allowed options|supported values|accepted values|permitted values)\b|expected\s+['"` + "`" + `][^'"` + "`" + `]{1,40}['"` + "`" + `]\s*(\||,|or)`)
-	reRange    = regexp.MustCompile(`\b(less than|greater than|more than|fewer than|at least|at most|no more than|no less than|not exceed|exceeds?|between -?\d+(\.\d+)? and|maximum|minimum|up to -?\d|too (large|small|big|long|short|many|few)|out of range)\b|[<>]=\s*-?\d`)
-	rePattern  = regexp.MustCompile(`\b(pattern|regular expression|regex|must match|does not match|doesn't match|format|invalid (url|uri|email|date|uuid|path|identifier))\b`)
-	reLength   = regexp.MustCompile(`\b(\d+ (characters?|code points|chars|bytes)|too long|too short|length)\b`)
-	reConstr   = regexp.MustCompile(`\b(cannot specify both|mutually exclusive|only one of|cannot be combined|not both|outside (the )?allowed|not within|must be (within|inside|under))\b`)
-	reMissing  = regexp.MustCompile(`\b(required|missing|not provided|must be (provided|specified|present|supplied|set)|is absent|no value)\b`)
-	reUnknProp = regexp.MustCompile(`\b(unrecognized|unrecognised|unexpected|unknown|additional|extra|not allowed|not permitted|invalid)\s+(key|keys|property|properties|field|fields|param|parameter|parameters|argument|arguments|option|options)\b|\b(key|property|field|argument|parameter)s?\b[^.\n]{0,40}\b(is |are )?(not allowed|not permitted|unrecognized|unexpected|unknown|not supported)\b`)
-	reNameList = regexp.MustCompile(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`)
+	reTypeForm = guard(`\b(expected|expecting|expects|must be|should be|needs to be|has to be|want|wants|required to be|not a valid|is not an?|invalid)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|int|float|boolean|bool|array|list|object|null|uri|url|date|datetime|date-time|email|uuid|json)\b`, "expect", "must be", "should be", "needs to be", "has to be", "want", "required to be", "not a valid", "is not a", "invalid")
+	reRecvType = guard(`\b(received|got|given|found|has type|is of type)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|boolean|array|object|null|undefined|float|int|bool|list)\b`, "received", "got", "given", "found", "has type", "is of type")
+	reEnumForm = guard(`\b(one of|any of|must be either|valid values|allowed values|possible values|valid options|allowed options|supported values|accepted values|permitted values)\b|expected\s+['"`+"`"+`][^'"`+"`"+`]+?['"`+"`"+`]\s*(\||,|or)`, "one of", "any of", "either", "valid values", "allowed values", "possible values", "valid options", "allowed options", "supported values", "accepted values", "permitted values", "expected")
+	reRange    = guard(`\b(less than|greater than|more than|fewer than|at least|at most|no more than|no less than|not exceed|exceeds?|between -?\d+(\.\d+)? and|maximum|minimum|up to -?\d|too (large|small|big|long|short|many|few)|out of range)\b|[<>]=\s*-?\d`, "less than", "greater than", "more than", "fewer than", "at least", "at most", "no more than", "no less than", "exceed", "between", "maximum", "minimum", "up to", "too ", "out of range", ">=", "<=")
+	rePattern  = guard(`\b(pattern|regular expression|regex|must match|does not match|doesn't match|format|invalid (url|uri|email|date|uuid|path|identifier))\b`, "pattern", "regular expression", "regex", "match", "format", "invalid")
+	reLength   = guard(`\b(\d+ (characters?|code points|chars|bytes)|too long|too short|length)\b`, "character", "code point", "chars", "bytes", "too long", "too short", "length")
+	reConstr   = guard(`\b(cannot specify both|mutually exclusive|only one of|cannot be combined|not both|outside (the )?allowed|not within|must be (within|inside|under))\b`, "both", "mutually exclusive", "only one of", "cannot be combined", "outside", "not within", "must be")
+	reMissing  = guard(`\b(required|missing|not provided|must be (provided|specified|present|supplied|set)|is absent|no value)\b`, "required", "missing", "not provided", "must be", "absent", "no value")
+	reUnknProp = guard(`\b(unrecognized|unrecognised|unexpected|unknown|additional|extra|not allowed|not permitted|invalid)\s+(key|keys|property|properties|field|fields|param|parameter|parameters|argument|arguments|option|options)\b|\b(key|property|field|argument|parameter)s?\b[^.\n]*?\b(is |are )?(not allowed|not permitted|unrecognized|unexpected|unknown|not supported)\b`, "unrecognized", "unrecognised", "unexpected", "unknown", "additional", "extra", "not allowed", "not permitted", "invalid", "not supported")
+	reNameList = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
 )
 
 // formKeys are JSON keys that carry the received value or permitted form.
@@ -231,7 +231,7 @@ func gradeValueOrForm(in *input) (bool, string) {
 	if ev, ok := findSent(in); ok {
 		return true, ev
 	}
-	res := []*regexp.Regexp{reTypeForm, reRecvType, reEnumForm, reRange, rePattern, reLength, reConstr, reNameList}
+	res := []guarded{reTypeForm, reRecvType, reEnumForm, reRange, rePattern, reLength, reConstr, reNameList}
 	switch {
 	case missingKinds[in.r.Kind]:
 		res = append(res, reMissing)
@@ -254,13 +254,22 @@ func gradeValueOrForm(in *input) (bool, string) {
 // reRuntimePanic matches runtime messages about the server's own data, not
 // the argument: Go's "index out of range [3] with length 3", JavaScript's
 // "RangeError: Maximum call stack size exceeded".
-var reRuntimePanic = regexp.MustCompile(`\bindex out of range \[[^\]]*\]( with length \d+)?|slice bounds out of range|maximum call stack size exceeded|rangeerror: invalid array length`)
+var reRuntimePanic = guard(`\bindex out of range \[[^\]]*\]( with length \d+)?|slice bounds out of range|maximum call stack size exceeded|rangeerror: invalid array length`, "index out of range", "slice bounds", "maximum call stack", "invalid array length")
 
 // firstMatchOutside is firstMatch skipping matches inside a match of skip.
-func firstMatchOutside(segs []segment, re, skip *regexp.Regexp) (string, bool) {
+func firstMatchOutside(segs []segment, re, skip guarded) (string, bool) {
 	for _, seg := range segs {
-		bad := skip.FindAllStringIndex(seg.lower, -1)
-		for _, loc := range re.FindAllStringIndex(seg.lower, -1) {
+		if !re.possible(seg.lower) {
+			continue
+		}
+		if !skip.possible(seg.lower) {
+			if loc := re.re.FindStringIndex(seg.lower); loc != nil {
+				return span(seg, loc[0], loc[1]), true
+			}
+			continue
+		}
+		bad := skip.re.FindAllStringIndex(seg.lower, -1)
+		for _, loc := range re.re.FindAllStringIndex(seg.lower, -1) {
 			if !inRanges(loc, bad) {
 				return span(seg, loc[0], loc[1]), true
 			}
@@ -272,12 +281,14 @@ func firstMatchOutside(segs []segment, re, skip *regexp.Regexp) (string, bool) {
 // ---- 4. next action --------------------------------------------------------
 
 var (
-	reCue = regexp.MustCompile(`\b(call|calling|use|using|try|invoke|retry|re-run|rerun|repeat|pass|provide|supply|specify|set|change|include|add|remove|omit|drop|rename|replace|choose|pick|select|send|resend|did you mean|perhaps you meant|instead)\b`)
+	reCue = guard(`\b(call|calling|use|using|try|invoke|retry|re-run|rerun|repeat|pass|provide|supply|specify|set|change|include|add|remove|omit|drop|rename|replace|choose|pick|select|send|resend|did you mean|perhaps you meant|instead)\b`, "call", "use", "using", "try", "invoke", "retry", "re-run", "rerun", "repeat", "pass", "provide", "supply",
+		"specify", "set", "change", "include", "add", "remove", "omit", "drop", "rename", "replace", "choose", "pick", "select", "send",
+		"did you mean", "perhaps you meant", "instead")
 	// reHuman marks a sentence whose action the agent cannot execute: a
 	// terminal command, a person to contact, a settings page to open.
-	reHuman = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
-	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]{0,40}\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
-	reWaitFor     = regexp.MustCompile(`\b(wait|retry after|try again in|try again after|call again in|call again after|retry in)\b[^.\n]{0,20}?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b`)
+	reHuman       = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]*?\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
+	reWaitFor     = guard(`\b(wait|retry after|try again in|try again after|call again in|call again after|retry in)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b`, "wait", "retry after", "try again in", "try again after", "call again in", "call again after", "retry in")
 )
 
 // reNegated precedes a cue word that is not an instruction: "Cannot
@@ -287,7 +298,10 @@ var reNegated = regexp.MustCompile(`\b(cannot|can't|can not|could not|couldn't|d
 // hasCue reports whether a lowercased sentence holds a cue word that is not
 // negated.
 func hasCue(low string) bool {
-	for _, loc := range reCue.FindAllStringIndex(low, -1) {
+	if !reCue.possible(low) {
+		return false
+	}
+	for _, loc := range reCue.re.FindAllStringIndex(low, -1) {
 		if !reNegated.MatchString(low[:loc[0]]) {
 			return true
 		}
@@ -310,14 +324,23 @@ func sentences(s string) [][2]int {
 			end = i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t'
 		}
 		if end {
-			if i > start {
-				out = append(out, [2]int{start, i})
-			}
+			out = appendSentence(out, s, start, i)
 			start = i + 1
 		}
 	}
-	if start < len(s) {
-		out = append(out, [2]int{start, len(s)})
+	return appendSentence(out, s, start, len(s))
+}
+
+// appendSentence appends s[i:j] without its surrounding white space.
+func appendSentence(out [][2]int, s string, i, j int) [][2]int {
+	for i < j && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+		i++
+	}
+	for j > i && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '\r') {
+		j--
+	}
+	if j > i {
+		out = append(out, [2]int{i, j})
 	}
 	return out
 }
@@ -325,6 +348,9 @@ func sentences(s string) [][2]int {
 func gradeNextAction(in *input) (bool, string) {
 	var rejected string
 	for _, seg := range in.text {
+		if !reCue.possible(seg.lower) && !reWaitFor.possible(seg.lower) {
+			continue
+		}
 		for _, se := range sentences(seg.s) {
 			s, low := seg.s[se[0]:se[1]], seg.lower[se[0]:se[1]]
 			if !strings.ContainsAny(low, "0123456789abcdefghijklmnopqrstuvwxyz") {
@@ -336,7 +362,7 @@ func gradeNextAction(in *input) (bool, string) {
 				}
 				continue
 			}
-			if loc := reWaitFor.FindStringIndex(low); loc != nil {
+			if loc := reWaitFor.find(low); loc != nil {
 				return true, span(seg, se[0]+loc[0], se[0]+loc[1])
 			}
 			if !hasCue(low) {
@@ -404,6 +430,16 @@ func gradeCode(in *input) (bool, string) {
 	}
 	skip := in.nameSet()
 	for _, seg := range in.text {
+		underscore := strings.IndexByte(seg.s, '_') >= 0
+		if !underscore && !maybeErrno(seg.s) {
+			continue
+		}
+		if !underscore {
+			if ev, ok := findErrno(seg); ok {
+				return true, ev
+			}
+			continue
+		}
 		for _, loc := range reUpperCode.FindAllStringIndex(seg.s, 8) {
 			tok := seg.s[loc[0]:loc[1]]
 			if skip[tok] || hasEnvSuffix(tok) {
@@ -411,12 +447,8 @@ func gradeCode(in *input) (bool, string) {
 			}
 			return true, span(seg, loc[0], loc[1])
 		}
-		if strings.IndexByte(seg.s, 'E') >= 0 {
-			for code := range errnoCodes {
-				if i := findToken(seg.s, code, 0); i >= 0 {
-					return true, span(seg, i, i+len(code))
-				}
-			}
+		if ev, ok := findErrno(seg); ok {
+			return true, ev
 		}
 		for _, m := range reNSCode.FindAllStringSubmatchIndex(seg.s, 8) {
 			tok := seg.s[m[2]:m[3]]
@@ -432,6 +464,42 @@ func gradeCode(in *input) (bool, string) {
 		}
 	}
 	return false, "no stable machine-readable code"
+}
+
+// maybeErrno reports whether s has an 'E' followed by three capitals, the
+// shape of every errno name.
+func maybeErrno(s string) bool {
+	for i := strings.IndexByte(s, 'E'); i >= 0 && i+3 < len(s); {
+		if isUpper(s[i+1]) && isUpper(s[i+2]) && isUpper(s[i+3]) {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], 'E')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+
+// findErrno finds a POSIX errno name (ENOENT, ECONNREFUSED) as a token.
+func findErrno(seg segment) (string, bool) {
+	if !maybeErrno(seg.s) {
+		return "", false
+	}
+	best := -1
+	var code string
+	for c := range errnoCodes {
+		if i := findToken(seg.s, c, 0); i >= 0 && (best < 0 || i < best) {
+			best, code = i, c
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	return span(seg, best, best+len(code)), true
 }
 
 // jsonrpcReserved reports whether code is in the JSON-RPC reserved range
@@ -473,9 +541,9 @@ func (in *input) nameSet() map[string]bool {
 // ---- 6. retryable ----------------------------------------------------------
 
 var (
-	reNever = regexp.MustCompile(`\b(do not|don't|never|must not|should not)\s+(retry|re-try|repeat|try again)\b|\bretry(ing)?\b[^.\n]{0,20}\b(not|never|won't|can't|cannot)\b[^.\n]{0,12}\b(help|succeed|work|fix|change)|\b(not|non)[- ]retr[iy]able\b|\bno (arguments?|retry|retries)\b[^.\n]{0,50}\b(can|will|would)\b|\bwill (always )?fail again\b|\bpermanent (error|failure)\b`)
-	reDelay = regexp.MustCompile(`\b(retry|retrying|try again|wait|call again|resets?|available again|back off|backoff|retry-after)\b[^.\n]{0,40}?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b|\bretry-after:\s*\d+`)
-	reDiff  = regexp.MustCompile(`\b(retry|try again|call again|call it again|repeat the call|resend|re-send)\b[^.\n]{0,30}?\b(with|using)\b|\b(correct|fix|change|adjust|update)\b[^.\n]{0,60}\b(and|then)\b[^.\n]{0,10}\b(retry|try again|call again|resend|repeat)\b|\bcall \S+ again with\b`)
+	reNever = guard(`\b(do not|don't|never|must not|should not)\s+(retry|re-try|repeat|try again)\b|\bretry(ing)?\b[^.\n]*?\b(not|never|won't|can't|cannot)\b[^.\n]*?\b(help|succeed|work|fix|change)|\b(not|non)[- ]retr[iy]able\b|\bno (arguments?|retry|retries)\b[^.\n]*?\b(can|will|would)\b|\bwill (always )?fail again\b|\bpermanent (error|failure)\b`, "retr", "repeat", "try again", "permanent", "fail again", "no arg")
+	reDelay = guard(`\b(retry|retrying|try again|wait|call again|resets?|available again|back off|backoff|retry-after)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b|\bretry-after:\s*\d+`, "retr", "try again", "wait", "call again", "reset", "available again", "back off", "backoff")
+	reDiff  = guard(`\b(retry|try again|call again|call it again|repeat the call|resend|re-send)\b[^.\n]*?\b(with|using)\b|\b(correct|fix|change|adjust|update)\b[^.\n]*?\b(and|then)\b[^.\n]*?\b(retry|try again|call again|resend|repeat)\b|\bcall \S+ again with\b`, "retr", "try again", "call again", "call it again", "repeat", "resend", "re-send", "again with")
 )
 
 // retryValues are the accepted values of a "retryable" field.
@@ -512,7 +580,7 @@ func gradeRetryable(in *input) (bool, string) {
 	if hasDelay != "" {
 		return true, hasDelay
 	}
-	for _, re := range []*regexp.Regexp{reNever, reDelay, reDiff} {
+	for _, re := range []guarded{reNever, reDelay, reDiff} {
 		if ev, ok := firstMatch(in.text, re); ok {
 			return true, ev
 		}
@@ -524,7 +592,7 @@ func gradeRetryable(in *input) (bool, string) {
 
 var (
 	matchKeys  = []string{"closestmatches", "closest", "suggestions", "suggestion", "didyoumean", "similar", "similarnames", "candidates", "alternatives", "availabletools", "available", "nearest", "matches"}
-	reSuggests = regexp.MustCompile(`\b(did you mean|perhaps you meant|similar|closest|nearest match|available (tools|prompts|resources|methods|names|ids|projects)|valid (tools|names|ids|options|prompts)|known (tools|names|ids|prompts))\b\s*[:\-]?\s*["'` + "`" + `\[]?\w`)
+	reSuggests = guard(`\b(did you mean|perhaps you meant|similar|closest|nearest match|available (tools|prompts|resources|methods|names|ids|projects)|valid (tools|names|ids|options|prompts)|known (tools|names|ids|prompts))\b\s*[:\-]?\s*["'`+"`"+`\[]?\w`, "did you mean", "perhaps you meant", "similar", "closest", "nearest match", "available", "valid", "known")
 )
 
 // mcpMethods are the request methods a client may send; a response to an
@@ -549,13 +617,32 @@ func gradeClosestMatches(in *input) (bool, string) {
 			}
 		}
 	}
-	if ev, ok := firstMatch(in.text, reSuggests); ok {
-		return true, ev
+	for _, seg := range in.text {
+		if !reSuggests.possible(seg.lower) {
+			continue
+		}
+		if loc := reSuggests.re.FindStringIndex(seg.lower); loc != nil {
+			return true, span(seg, loc[0], sentenceEnd(seg.s, loc[1]))
+		}
 	}
 	if ev, ok := realNameMention(in); ok {
 		return true, ev
 	}
 	return false, "offers no closest matches"
+}
+
+// sentenceEnd returns the end of the sentence containing index i, at most
+// 80 bytes on.
+func sentenceEnd(s string, i int) int {
+	for _, se := range sentences(s) {
+		if se[0] < i && i <= se[1] {
+			if se[1]-i > 80 {
+				return i + 80
+			}
+			return se[1]
+		}
+	}
+	return i
 }
 
 // realNameMention finds a name the server really has, other than the one

@@ -12,6 +12,11 @@ import (
 // are graded as plain text.
 const maxParseBytes = 256 << 10
 
+// maxSemanticBytes bounds each text segment the message elements read: what
+// an error says that can help comes first, and a longer text fails the
+// bounded element anyway. Leak detection reads up to [maxScanBytes].
+const maxSemanticBytes = 2 << 10
+
 // maxFields bounds the JSON leaves collected from one response.
 const maxFields = 2000
 
@@ -80,12 +85,29 @@ func newInput(r *Response, c *Context) *input {
 	return in
 }
 
+// addText appends a text segment, cut to maxSemanticBytes.
+func (in *input) addText(label, s string) {
+	s = truncateBytes(s, maxSemanticBytes)
+	in.text = append(in.text, segment{label: label, s: s, lower: asciiLower(s)})
+}
+
+// truncateBytes cuts s to at most n bytes on a rune boundary.
+func truncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
 // splitPayload adds seg to in.text, replacing a JSON document (or a JSON
 // object embedded after a prefix such as "Error: ") by its string leaves.
 func (in *input) splitPayload(seg segment) {
 	s := seg.s
 	if len(s) > maxParseBytes {
-		in.text = append(in.text, seg)
+		in.addText(seg.label, s)
 		return
 	}
 	t := strings.TrimSpace(s)
@@ -107,14 +129,14 @@ func (in *input) splitPayload(seg segment) {
 			d.UseNumber()
 			if d.Decode(&v) == nil && !d.More() {
 				if pre := strings.TrimSpace(s[:start]); pre != "" {
-					in.text = append(in.text, segment{label: seg.label, s: pre, lower: asciiLower(pre)})
+					in.addText(seg.label, pre)
 				}
 				in.walk(seg.label, "", v, 0)
 				return
 			}
 		}
 	}
-	in.text = append(in.text, seg)
+	in.addText(seg.label, s)
 }
 
 func (in *input) walk(path, key string, v any, depth int) {
@@ -158,7 +180,7 @@ func (in *input) walk(path, key string, v any, depth int) {
 		}
 	case string:
 		in.fields = append(in.fields, field{path: path, key: nk, val: x})
-		in.text = append(in.text, segment{label: path, s: x, lower: asciiLower(x)})
+		in.addText(path, x)
 	case json.Number:
 		f, err := x.Float64()
 		if err != nil {

@@ -2,7 +2,6 @@ package scoring
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -40,21 +39,53 @@ type Leak struct {
 	Evidence string `json:"evidence"`
 }
 
+// maxScanBytes bounds the text the pattern-based leak detectors read; the
+// canary search always reads everything.
+const maxScanBytes = 64 << 10
+
 var (
-	reStack = []*regexp.Regexp{
-		regexp.MustCompile(`\bat (?:async )?[\w$.<>\[\]]+ \((?:file://)?[^\s()]+:\d+:\d+\)`),
-		regexp.MustCompile(`\bat (?:file://)?(?:/|[A-Za-z]:\\)[^\s:()]+\.(?:js|mjs|cjs|ts|jsx|tsx):\d+:\d+`),
-		regexp.MustCompile(`Traceback \(most recent call last\)`),
-		regexp.MustCompile(`File "[^"]+", line \d+`),
-		regexp.MustCompile(`goroutine \d+ \[|\.go:\d+ \+0x[0-9a-f]+`),
-		regexp.MustCompile(`\bat [\w$]+(?:\.[\w$<>]+)+\([\w$]+\.(?:java|kt|scala):\d+\)`),
-		regexp.MustCompile(`\bat [\w.<>]+\([^)]*\) in [^\n]+:line \d+`),
-		regexp.MustCompile(`\.rb:\d+:in ` + "`"),
+	// reStack are stack-frame shapes, each guarded by literals it needs.
+	reStack = []guarded{
+		guardFunc(`\bat (?:async )?[\w$.<>\[\]]+ \((?:file://)?[^\s()]+:\d+:\d+\)`, hasLineCol),
+		guardFunc(`\bat (?:file://)?(?:/|[A-Za-z]:\\)[^\s:()]+\.(?:js|mjs|cjs|ts|jsx|tsx):\d+:\d+`, hasLineCol),
+		guard(`Traceback \(most recent call last\)`, "Traceback"),
+		guard(`File "[^"]+", line \d+`, "File \""),
+		guard(`goroutine \d+ \[|\.go:\d+ \+0x[0-9a-f]+`, "goroutine ", ".go:"),
+		guard(`\bat [\w$]+(?:\.[\w$<>]+)+\([\w$]+\.(?:java|kt|scala):\d+\)`, ".java:", ".kt:", ".scala:"),
+		guard(`\bat [\w.<>]+\([^)]*\) in [^\n]+:line \d+`, ":line "),
+		guard(`\.rb:\d+:in `+"`", ".rb:"),
 	}
-	reHostPath = regexp.MustCompile(`(?:^|[\s'"(=,\[{<]|file://)((?:/(?:home|Users|root|var|usr|opt|etc|srv|app|tmp|private|mnt|workspace|workspaces|build|builds|runner|data|code|src|lib|proc|snap|nix|Volumes|Library|System))(?:/[^\s'"():,\]}>]+)+)|\b([A-Za-z]:\\\\?(?:[^\\\s'"<>|]+\\\\?)+[^\\\s'"<>|]*)`)
-	reConnStr  = regexp.MustCompile(`\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb|neo4j|bolt|nats|kafka)://[^\s'"<>]+|\bjdbc:[a-z0-9]+:[^\s'"<>]+|(?i:\b(?:server|data source|host)\s*=\s*[^;]+;[^\n'"]*\b(?:password|pwd)\s*=)|\b[a-z][a-z0-9+.-]*://[^\s:/@'"]+:[^\s@/'"]+@[^\s'"]+`)
-	reInternal = regexp.MustCompile(`\b(?:10\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(?:1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|169\.254\.\d{1,3}\.\d{1,3})(?::\d+)?\b|\blocalhost:\d+\b|\[::1\]:\d+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|corp|lan|intranet|cluster\.local|svc\.cluster\.local)\b|\b[a-z0-9-]+\.local(?::\d+)?\b`)
-	reCred     = regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}|\bghp_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{22,}|\bgh[osu]_[A-Za-z0-9]{30,}|\bAKIA[0-9A-Z]{16}\b|\bxox[abpr]-[A-Za-z0-9-]{10,}|\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}|(?i:\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*)|-----BEGIN [A-Z ]*PRIVATE KEY-----|\bAIza[0-9A-Za-z_-]{35}\b|\bglpat-[A-Za-z0-9_-]{20,}`)
+	reHostPath = guard(`(?:^|[\s'"(=,\[{<]|file://)((?:/(?:home|Users|root|var|usr|opt|etc|srv|app|tmp|private|mnt|workspace|workspaces|build|builds|runner|data|code|src|lib|proc|snap|nix|Volumes|Library|System))(?:/[^\s'"():,\]}>]+)+)|\b([A-Za-z]:\\\\?(?:[^\\\s'"<>|]+\\\\?)+[^\\\s'"<>|]*)`,
+		"/home/", "/Users/", "/root/", "/var/", "/usr/", "/opt/", "/etc/", "/srv/", "/app/", "/tmp/", "/private/",
+		"/mnt/", "/workspace", "/build", "/runner/", "/data/", "/code/", "/src/", "/lib/", "/proc/", "/snap/", "/nix/",
+		"/Volumes/", "/Library/", "/System/", ":\\")
+	reConnStr = []guarded{
+		guard(`\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb|neo4j|bolt|nats|kafka)://[^\s'"<>]+`,
+			"postgres", "mysql", "mariadb", "mongodb", "redis", "amqp", "mssql", "sqlserver", "clickhouse", "cockroachdb", "neo4j", "bolt:", "nats:", "kafka:"),
+		guard(`\bjdbc:[a-z0-9]+:[^\s'"<>]+`, "jdbc:"),
+		guard(`(?i:\b(?:server|data source|host)\s*=\s*[^;]+;[^\n'"]*\b(?:password|pwd)\s*=)`, "assword", "ASSWORD", "pwd", "PWD", "Pwd"),
+		guard(`\b[a-z][a-z0-9+.-]*://[^\s:/@'"]+:[^\s@/'"]+@[^\s'"]+`, "@"),
+	}
+	// reInternal runs on lowercased text.
+	reInternal = []guarded{
+		guard(`\b(?:10\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(?:1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|169\.254\.\d{1,3}\.\d{1,3})(?::\d+)?\b`,
+			"10.", "192.168.", "172.", "127.", "169.254."),
+		guard(`\blocalhost:\d+\b|\[::1\]:\d+`, "localhost:", "[::1]:"),
+		guard(`\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|corp|lan|intranet|cluster\.local|svc\.cluster\.local)\b|\b[a-z0-9-]+\.local(?::\d+)?\b`,
+			".internal", ".corp", ".lan", ".intranet", ".local"),
+	}
+	// reCred are credential formats, each guarded by its literal prefix.
+	reCred = []guarded{
+		guard(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}`, "sk-"),
+		guard(`\bghp_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{22,}|\bgh[osu]_[A-Za-z0-9]{30,}`, "ghp_", "github_pat_", "gho_", "ghs_", "ghu_"),
+		guard(`\bAKIA[0-9A-Z]{16}\b`, "AKIA"),
+		guard(`\bxox[abpr]-[A-Za-z0-9-]{10,}`, "xox"),
+		guard(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`, "eyJ"),
+		guard(`(?i:\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*)`, "earer ", "EARER "),
+		guard(`-----BEGIN [A-Z ]*PRIVATE KEY-----`, "-----BEGIN "),
+		guard(`\bAIza[0-9A-Za-z_-]{35}\b`, "AIza"),
+		guard(`\bglpat-[A-Za-z0-9_-]{20,}`, "glpat-"),
+	}
 )
 
 // ScanLeaks scans one model-visible string (an error, a tool result, a
@@ -89,8 +120,18 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 			add(LeakSecret, i, i+len(v), "canary value of "+name)
 		}
 	}
-	if hasCredHint(s) {
-		for _, loc := range reCred.FindAllStringIndex(s, 4) {
+	if len(s) > maxScanBytes {
+		s = s[:maxScanBytes]
+	}
+	if len(seg.lower) != len(seg.s) {
+		seg.lower = asciiLower(seg.s)
+	}
+	lower := seg.lower[:len(s)]
+	for _, g := range reCred {
+		if !g.possible(s) {
+			continue
+		}
+		for _, loc := range g.re.FindAllStringIndex(s, 4) {
 			if echo != "" && strings.Contains(echo, s[loc[0]:loc[1]]) {
 				continue
 			}
@@ -98,18 +139,24 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 		}
 	}
 	var connRanges [][]int
-	if strings.Contains(s, "://") || strings.Contains(s, "jdbc:") || strings.Contains(seg.lower, "password") || strings.Contains(seg.lower, "pwd") {
-		for _, loc := range reConnStr.FindAllStringIndex(s, 4) {
+	for _, g := range reConnStr {
+		if !g.possible(s) {
+			continue
+		}
+		for _, loc := range g.re.FindAllStringIndex(s, 4) {
 			m := s[loc[0]:loc[1]]
-			if echo != "" && strings.Contains(echo, m) {
+			if inRanges(loc, connRanges) || echo != "" && strings.Contains(echo, m) {
 				continue
 			}
 			connRanges = append(connRanges, loc)
 			add(LeakConnectionString, loc[0], loc[1], "connection string "+redactURL(m))
 		}
 	}
-	if strings.ContainsAny(s, ".:") {
-		for _, loc := range reInternal.FindAllStringIndex(seg.lower, 4) {
+	for _, g := range reInternal {
+		if !g.possible(lower) {
+			continue
+		}
+		for _, loc := range g.re.FindAllStringIndex(lower, 4) {
 			if inRanges(loc, connRanges) {
 				continue
 			}
@@ -120,16 +167,17 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 			add(LeakInternalHost, loc[0], loc[1], "internal host "+m)
 		}
 	}
-	if strings.Contains(s, "at ") || strings.Contains(s, "Traceback") || strings.Contains(s, "goroutine") || strings.Contains(s, "File \"") || strings.Contains(s, ".rb:") {
-		for _, re := range reStack {
-			if loc := re.FindStringIndex(s); loc != nil {
-				add(LeakStackTrace, loc[0], loc[1], "stack frame "+fmt.Sprintf("%q", truncate(s[loc[0]:loc[1]], 100)))
-				break
-			}
+	for _, g := range reStack {
+		if !g.possible(s) {
+			continue
+		}
+		if loc := g.re.FindStringIndex(s); loc != nil {
+			add(LeakStackTrace, loc[0], loc[1], "stack frame "+fmt.Sprintf("%q", truncate(s[loc[0]:loc[1]], 100)))
+			break
 		}
 	}
-	if strings.ContainsAny(s, "/\\") {
-		for _, m := range reHostPath.FindAllStringSubmatchIndex(s, 8) {
+	if reHostPath.possible(s) {
+		for _, m := range reHostPath.re.FindAllStringSubmatchIndex(s, 8) {
 			i, j := m[2], m[3]
 			if i < 0 {
 				i, j = m[4], m[5]
@@ -149,13 +197,22 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 	return out
 }
 
-var credHints = []string{"sk-", "ghp_", "github_pat_", "gho_", "ghs_", "ghu_", "AKIA", "xox", "eyJ", "earer", "EARER", "BEGIN", "AIza", "glpat-"}
-
-func hasCredHint(s string) bool {
-	for _, h := range credHints {
-		if strings.Contains(s, h) {
+// hasLineCol reports whether s holds ":<digits>:<digits>", the line and
+// column of a JavaScript stack frame.
+func hasLineCol(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0; {
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j > i+1 && j+1 < len(s) && s[j] == ':' && s[j+1] >= '0' && s[j+1] <= '9' {
 			return true
 		}
+		k := strings.IndexByte(s[i+1:], ':')
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
 	}
 	return false
 }

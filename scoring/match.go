@@ -241,9 +241,12 @@ func quoteAll(items []string) []string {
 
 // firstMatch runs re over the lowercased text segments and returns the
 // first match as evidence.
-func firstMatch(segs []segment, re *regexp.Regexp) (string, bool) {
+func firstMatch(segs []segment, re guarded) (string, bool) {
 	for _, seg := range segs {
-		if loc := re.FindStringIndex(seg.lower); loc != nil {
+		if !re.possible(seg.lower) {
+			continue
+		}
+		if loc := re.re.FindStringIndex(seg.lower); loc != nil {
 			return span(seg, loc[0], loc[1]), true
 		}
 	}
@@ -265,4 +268,43 @@ func asciiLower(s string) string {
 		}
 	}
 	return s
+}
+
+// guarded is a regular expression that only runs when one of the literal
+// hints occurs in the text: most error texts contain none, and a
+// substring search is far cheaper than a regexp.
+type guarded struct {
+	re    *regexp.Regexp
+	hints []string
+	// pre, when set, replaces the hints.
+	pre func(string) bool
+}
+
+func guard(expr string, hints ...string) guarded {
+	return guarded{re: regexp.MustCompile(expr), hints: hints}
+}
+
+// guardFunc guards expr with a custom precheck.
+func guardFunc(expr string, pre func(string) bool) guarded {
+	return guarded{re: regexp.MustCompile(expr), pre: pre}
+}
+
+func (g guarded) possible(s string) bool {
+	if g.pre != nil {
+		return g.pre(s)
+	}
+	for _, h := range g.hints {
+		if strings.Contains(s, h) {
+			return true
+		}
+	}
+	return len(g.hints) == 0
+}
+
+// find returns the first match in s, or nil.
+func (g guarded) find(s string) []int {
+	if !g.possible(s) {
+		return nil
+	}
+	return g.re.FindStringIndex(s)
 }

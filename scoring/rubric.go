@@ -42,7 +42,7 @@ type Weight struct {
 // a response to which every element applies scores the sum of the weights
 // it passes.
 var Weights = []Weight{
-	{ElemChannel, 20},
+	{ElemChannel, 15},
 	{ElemParam, 15},
 	{ElemValueOrForm, 10},
 	{ElemNextAction, 15},
@@ -50,7 +50,7 @@ var Weights = []Weight{
 	{ElemRetryable, 10},
 	{ElemClosestMatches, 5},
 	{ElemNoLeak, 10},
-	{ElemBounded, 5},
+	{ElemBounded, 10},
 }
 
 // Budgets of the bounded element.

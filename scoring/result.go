@@ -1,0 +1,136 @@
+package scoring
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// Options carries what the scanner knows that the result does not. A nil
+// *Options is valid.
+type Options struct {
+	// Canaries maps each secret environment variable the sandbox set to
+	// its unique canary value.
+	Canaries map[string]string
+	// PublicPaths are host paths the scanner passed to the server (allowed
+	// directories); mentioning them is not a leak.
+	PublicPaths []string
+}
+
+// ContextFor builds the grading context of a tool (empty for no tool) from
+// a probe result.
+func ContextFor(res *probe.Result, tool string, opts *Options) Context {
+	if opts == nil {
+		opts = &Options{}
+	}
+	c := Context{Canaries: opts.Canaries, PublicPaths: opts.PublicPaths}
+	for _, t := range res.Tools {
+		c.ToolNames = append(c.ToolNames, t.Name)
+		if t.Name == tool && tool != "" {
+			c.ParamNames, c.Required = schemaParams(t.InputSchema)
+		}
+	}
+	for _, p := range res.Prompts {
+		c.PromptNames = append(c.PromptNames, p.Name)
+	}
+	for _, r := range res.Resources {
+		c.ResourceURIs = append(c.ResourceURIs, r.URI)
+	}
+	return c
+}
+
+// schemaParams returns the sorted property names and the required names of
+// an input schema.
+func schemaParams(schema json.RawMessage) (params, required []string) {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil, nil
+	}
+	for k := range s.Properties {
+		params = append(params, k)
+	}
+	sort.Strings(params)
+	return params, s.Required
+}
+
+// ScoreResult grades every probe call of res in place: it sets each
+// ProbeCall's Elements and Score, res.Score, res.RubricVersion, and appends
+// the findings the responses raise (leaks, accepted invalid input,
+// crashes, hangs, wrong channels) plus a secret-leak finding for any
+// canary seen in the tool, prompt and resource listings or the server's
+// stderr. Findings already present (same code and subject) are not
+// repeated. It returns the grades in probe order. Call [Decide] after it.
+func ScoreResult(res *probe.Result, opts *Options) []Graded {
+	if opts == nil {
+		opts = &Options{}
+	}
+	pv := res.Liveness.ProtocolVersion
+	graded := make([]Graded, 0, len(res.Probes))
+	for i := range res.Probes {
+		pc := &res.Probes[i]
+		g := Grade(FromProbeCall(*pc, pv), ContextFor(res, pc.Tool, opts))
+		g.Apply(pc)
+		graded = append(graded, g)
+	}
+	res.Score = ServerScore(graded)
+	res.RubricVersion = RubricVersion
+	found := FindingsFor(graded)
+	found = append(found, listingLeaks(res, opts)...)
+	type key struct{ code, subject string }
+	have := map[key]bool{}
+	for _, f := range res.Findings {
+		have[key{f.Code, f.Subject}] = true
+	}
+	for _, f := range found {
+		k := key{f.Code, f.Subject}
+		if !have[k] {
+			have[k] = true
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	return graded
+}
+
+// listingLeaks looks for canaries outside the probe responses: in the raw
+// tool, prompt and resource listings (model-visible) and the stderr tail.
+func listingLeaks(res *probe.Result, opts *Options) []probe.Finding {
+	if len(opts.Canaries) == 0 {
+		return nil
+	}
+	c := &Context{Canaries: opts.Canaries}
+	var out []probe.Finding
+	check := func(subject, label, text string) {
+		for _, l := range scanLeaks(segment{label: label, s: text}, c, "") {
+			if l.Kind == LeakSecret {
+				out = append(out, newFinding(CodeLeaksSecret, subject, l.Where, l.Evidence,
+					"the "+label+" contains the "+l.Evidence))
+				return
+			}
+		}
+	}
+	for _, t := range res.Tools {
+		check("tool:"+t.Name, "tool listing", string(t.Raw))
+	}
+	for _, p := range res.Prompts {
+		check("prompt:"+p.Name, "prompt listing", string(p.Raw))
+	}
+	for _, r := range res.Resources {
+		check("resource:"+r.URI, "resource listing", string(r.Raw))
+	}
+	for _, cl := range res.Probes {
+		if len(cl.Response) > 0 {
+			check(subjectOfCall(cl), "raw response", string(cl.Response))
+		}
+	}
+	check("server", "stderr", res.Liveness.StderrTail)
+	return out
+}
+
+func subjectOfCall(pc probe.ProbeCall) string {
+	r := Response{Kind: pc.Kind, Method: pc.Method, Tool: pc.Tool}
+	return subject(&r)
+}

@@ -1,0 +1,249 @@
+package scoring
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// Verdict decisions.
+const (
+	DecisionKeep = "keep"
+	DecisionFix  = "fix"
+	DecisionDrop = "drop"
+)
+
+// Verdict rule names, in evaluation order.
+const (
+	RuleNoHandshake   = "no_handshake"
+	RuleCrashOrHang   = "crash_or_hang_on_invalid_input"
+	RuleLeaksSecret   = "leaks_secret"
+	RuleFatalFinding  = "fatal_finding"
+	RuleFixFindings   = "findings_to_fix"
+	RuleLowScore      = "low_actionability_score"
+	RuleKeepOtherwise = "keep_otherwise"
+)
+
+// maxDetail bounds a rule's detail line.
+const maxDetail = 400
+
+// Decide triages a probed server into keep, fix or drop. Every rule is
+// evaluated in order and recorded, fired or not; the first that fired
+// decides:
+//
+//  1. no_handshake (drop): the handshake never completed.
+//  2. crash_or_hang_on_invalid_input (drop): a probe crashed or hung the
+//     server.
+//  3. leaks_secret (drop): a secret canary appeared in any output.
+//  4. fatal_finding (drop): any other fatal finding, such as a fatal schema
+//     violation.
+//  5. findings_to_fix (fix): findings with a severity in p.FixSeverities,
+//     except p.IgnoreFindings.
+//  6. low_actionability_score (fix): res.Score is below p.MinScore.
+//  7. keep_otherwise (keep): no earlier rule fired.
+//
+// A nil p means [DefaultPolicy]. Decide does not change res.
+func Decide(res *probe.Result, p *Policy) probe.Verdict {
+	if p == nil {
+		p = DefaultPolicy()
+	}
+	var rules []probe.Rule
+
+	// 1. The handshake.
+	alive := res.Liveness.HandshakeCompleted || res.Liveness.Status.Alive()
+	r := probe.Rule{Name: RuleNoHandshake, Decision: DecisionDrop, Fired: !alive}
+	if !alive {
+		r.Findings = codesWhere(res.Findings, func(f probe.Finding) bool { return strings.HasPrefix(f.Code, "liveness/") })
+		r.Detail = fmt.Sprintf("liveness status %s", res.Liveness.Status)
+		if res.Liveness.Detail != "" {
+			r.Detail += ": " + res.Liveness.Detail
+		}
+	}
+	rules = append(rules, r)
+
+	// 2. Crashes and hangs on invalid input.
+	var events []string
+	crashCodes := map[string]bool{}
+	for _, pc := range res.Probes {
+		switch pc.Class {
+		case ClassCrash:
+			crashCodes[CodeCrashOnInvalidInput] = true
+		case ClassHang:
+			crashCodes[CodeHangOnInvalidInput] = true
+		default:
+			continue
+		}
+		events = append(events, probeLabel(pc)+": "+pc.Class)
+	}
+	r = probe.Rule{Name: RuleCrashOrHang, Decision: DecisionDrop}
+	r.Findings = codesWhere(res.Findings, func(f probe.Finding) bool {
+		return f.Code == CodeCrashOnInvalidInput || f.Code == CodeHangOnInvalidInput
+	})
+	for _, c := range []string{CodeCrashOnInvalidInput, CodeHangOnInvalidInput} {
+		if crashCodes[c] && !contains(r.Findings, c) {
+			r.Findings = append(r.Findings, c)
+		}
+	}
+	r.Fired = len(r.Findings) > 0
+	if r.Fired {
+		r.Detail = detail(events)
+	}
+	rules = append(rules, r)
+
+	// 3. Secrets.
+	secrets := findingsWhere(res.Findings, func(f probe.Finding) bool { return f.Code == CodeLeaksSecret })
+	r = probe.Rule{Name: RuleLeaksSecret, Decision: DecisionDrop, Fired: len(secrets) > 0}
+	if r.Fired {
+		r.Findings = []string{CodeLeaksSecret}
+		r.Detail = describe(secrets)
+	}
+	rules = append(rules, r)
+
+	// 4. Other fatal findings.
+	fatal := findingsWhere(res.Findings, func(f probe.Finding) bool {
+		if f.Severity != probe.SeverityFatal || f.Code == CodeLeaksSecret ||
+			f.Code == CodeCrashOnInvalidInput || f.Code == CodeHangOnInvalidInput {
+			return false
+		}
+		// A failed handshake is rule 1's finding.
+		return alive || !strings.HasPrefix(f.Code, "liveness/")
+	})
+	r = probe.Rule{Name: RuleFatalFinding, Decision: DecisionDrop, Fired: len(fatal) > 0}
+	if r.Fired {
+		r.Findings = uniqueCodes(fatal)
+		r.Detail = describe(fatal)
+	}
+	rules = append(rules, r)
+
+	// 5. Findings to fix.
+	fixable := findingsWhere(res.Findings, func(f probe.Finding) bool {
+		for _, s := range p.FixSeverities {
+			if f.Severity == s {
+				return !contains(p.IgnoreFindings, f.Code)
+			}
+		}
+		return false
+	})
+	r = probe.Rule{Name: RuleFixFindings, Decision: DecisionFix, Fired: len(fixable) > 0}
+	if r.Fired {
+		r.Findings = uniqueCodes(fixable)
+		r.Detail = describe(fixable)
+	}
+	rules = append(rules, r)
+
+	// 6. Actionability.
+	r = probe.Rule{Name: RuleLowScore, Decision: DecisionFix}
+	switch {
+	case res.Score == nil:
+		r.Detail = "no error response was graded"
+	case *res.Score < p.MinScore:
+		r.Fired = true
+		r.Detail = fmt.Sprintf("actionability score %.1f is below minScore %g", *res.Score, p.MinScore)
+		r.Findings = lowScoreElements(res.Probes)
+	default:
+		r.Detail = fmt.Sprintf("actionability score %.1f is at least minScore %g", *res.Score, p.MinScore)
+	}
+	rules = append(rules, r)
+
+	// 7. Keep.
+	decision := ""
+	for _, x := range rules {
+		if x.Fired {
+			decision = x.Decision
+			break
+		}
+	}
+	rules = append(rules, probe.Rule{Name: RuleKeepOtherwise, Decision: DecisionKeep, Fired: decision == ""})
+	if decision == "" {
+		decision = DecisionKeep
+	}
+	return probe.Verdict{Decision: decision, Rules: rules}
+}
+
+// lowScoreElements names the rubric elements most often failed, as
+// "element:NAME" entries, most failed first, so a low score says what to
+// fix.
+func lowScoreElements(probes []probe.ProbeCall) []string {
+	fails := map[string]int{}
+	for _, pc := range probes {
+		for _, e := range pc.Elements {
+			if !e.Pass {
+				fails[e.Name]++
+			}
+		}
+	}
+	var out []string
+	for _, w := range Weights {
+		if fails[w.Element] > 0 {
+			out = append(out, w.Element)
+		}
+	}
+	// Stable order: most failures first, rubric order on ties.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && fails[out[j]] > fails[out[j-1]]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	for i := range out {
+		out[i] = "element:" + out[i]
+	}
+	return out
+}
+
+func probeLabel(pc probe.ProbeCall) string {
+	if pc.Tool != "" {
+		return fmt.Sprintf("%s %s %s", pc.Method, pc.Tool, pc.Kind)
+	}
+	return pc.Method + " " + pc.Kind
+}
+
+func findingsWhere(fs []probe.Finding, keep func(probe.Finding) bool) []probe.Finding {
+	var out []probe.Finding
+	for _, f := range fs {
+		if keep(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func codesWhere(fs []probe.Finding, keep func(probe.Finding) bool) []string {
+	return uniqueCodes(findingsWhere(fs, keep))
+}
+
+// uniqueCodes returns the codes of fs in order of first appearance.
+func uniqueCodes(fs []probe.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if !contains(out, f.Code) {
+			out = append(out, f.Code)
+		}
+	}
+	return out
+}
+
+// describe summarises findings as "code (severity, subject)" entries.
+func describe(fs []probe.Finding) string {
+	parts := make([]string, 0, len(fs))
+	for _, f := range fs {
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", f.Code, f.Severity, f.Subject))
+	}
+	return detail(parts)
+}
+
+// detail joins parts into one bounded line.
+func detail(parts []string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if b.Len()+len(p) > maxDetail {
+			fmt.Fprintf(&b, "and %d more", len(parts)-i)
+			break
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}

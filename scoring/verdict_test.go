@@ -1,0 +1,156 @@
+package scoring
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+func score(f float64) *float64 { return &f }
+
+func alive() probe.Liveness {
+	return probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"}
+}
+
+// ruleTrace projects a verdict onto "name:fired" for compact comparison.
+func ruleTrace(v probe.Verdict) []string {
+	var out []string
+	for _, r := range v.Rules {
+		s := r.Name
+		if r.Fired {
+			s += ":fired"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestDecide(t *testing.T) {
+	secret := probe.Finding{Code: CodeLeaksSecret, Severity: probe.SeverityFatal, Subject: "tool:search"}
+	schemaFatal := probe.Finding{Code: "protocol/schema_violation", Severity: probe.SeverityFatal, Subject: "server"}
+	warn := probe.Finding{Code: "annotations/missing_read_only_hint", Severity: probe.SeverityWarn, Subject: "tool:search"}
+	info := probe.Finding{Code: "sandbox/weak_isolation", Severity: probe.SeverityInfo, Subject: "server"}
+	tests := []struct {
+		name      string
+		res       probe.Result
+		policy    *Policy
+		want      string
+		wantTrace []string
+		// wantRule, when set, is the first fired rule in full.
+		wantRule *probe.Rule
+	}{
+		{
+			name: "never completed the handshake",
+			res: probe.Result{Liveness: probe.Liveness{Status: probe.StatusExitedEarly, Detail: "exit status 1"},
+				Findings: []probe.Finding{{Code: "liveness/handshake_failed", Severity: probe.SeverityFatal, Subject: "server"}}},
+			want: DecisionDrop,
+			wantTrace: []string{RuleNoHandshake + ":fired", RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
+				RuleFixFindings, RuleLowScore, RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: RuleNoHandshake, Fired: true, Decision: DecisionDrop,
+				Findings: []string{"liveness/handshake_failed"}, Detail: "liveness status exited_early: exit status 1"},
+		},
+		{
+			name: "stdout pollution but the handshake completed",
+			res:  probe.Result{Liveness: probe.Liveness{Status: probe.StatusStdoutPollution, HandshakeCompleted: true}, Score: score(90)},
+			want: DecisionKeep,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
+				RuleFixFindings, RuleLowScore, RuleKeepOtherwise + ":fired"},
+		},
+		{
+			name: "crash on invalid input, seen only in the probe classes",
+			res: probe.Result{Liveness: alive(), Score: score(0), Probes: []probe.ProbeCall{
+				{Kind: KindWrongType, Method: "tools/call", Tool: "run", Class: ClassToolError},
+				{Kind: KindMissingRequired, Method: "tools/call", Tool: "run", Class: ClassCrash},
+			}},
+			want: DecisionDrop,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang + ":fired", RuleLeaksSecret, RuleFatalFinding,
+				RuleFixFindings, RuleLowScore + ":fired", RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: RuleCrashOrHang, Fired: true, Decision: DecisionDrop,
+				Findings: []string{CodeCrashOnInvalidInput}, Detail: "tools/call run missing_required: crash"},
+		},
+		{
+			name: "secret leak",
+			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{secret}},
+			want: DecisionDrop,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret + ":fired", RuleFatalFinding,
+				RuleFixFindings, RuleLowScore, RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: RuleLeaksSecret, Fired: true, Decision: DecisionDrop,
+				Findings: []string{CodeLeaksSecret}, Detail: "errors/leaks_secret (fatal, tool:search)"},
+		},
+		{
+			name: "fatal schema violation",
+			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{warn, schemaFatal}},
+			want: DecisionDrop,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding + ":fired",
+				RuleFixFindings + ":fired", RuleLowScore, RuleKeepOtherwise},
+		},
+		{
+			name: "warn finding makes fix",
+			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{info, warn}},
+			want: DecisionFix,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
+				RuleFixFindings + ":fired", RuleLowScore, RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: RuleFixFindings, Fired: true, Decision: DecisionFix,
+				Findings: []string{"annotations/missing_read_only_hint"}, Detail: "annotations/missing_read_only_hint (warn, tool:search)"},
+		},
+		{
+			name:   "ignored finding keeps",
+			res:    probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{info, warn}},
+			policy: &Policy{MinScore: 70, FixSeverities: []probe.Severity{"error", "warn"}, IgnoreFindings: []string{"annotations/missing_read_only_hint"}},
+			want:   DecisionKeep,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
+				RuleFixFindings, RuleLowScore, RuleKeepOtherwise + ":fired"},
+		},
+		{
+			name: "low score makes fix and names the failed elements",
+			res: probe.Result{Liveness: alive(), Score: score(63.2), Probes: []probe.ProbeCall{
+				{Kind: KindWrongType, Class: ClassToolError, Elements: []probe.Element{{Name: ElemChannel, Pass: true}, {Name: ElemCode}, {Name: ElemNextAction}}},
+				{Kind: KindEnumViolation, Class: ClassToolError, Elements: []probe.Element{{Name: ElemChannel, Pass: true}, {Name: ElemCode}}},
+			}},
+			want: DecisionFix,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
+				RuleFixFindings, RuleLowScore + ":fired", RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: RuleLowScore, Fired: true, Decision: DecisionFix,
+				Findings: []string{"element:code", "element:next_action"}, Detail: "actionability score 63.2 is below minScore 70"},
+		},
+		{
+			name:   "a lower policy threshold keeps",
+			res:    probe.Result{Liveness: alive(), Score: score(63.2)},
+			policy: &Policy{MinScore: 60},
+			want:   DecisionKeep,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
+				RuleFixFindings, RuleLowScore, RuleKeepOtherwise + ":fired"},
+		},
+		{
+			name: "no graded response does not fire the score rule",
+			res:  probe.Result{Liveness: alive()},
+			want: DecisionKeep,
+			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
+				RuleFixFindings, RuleLowScore, RuleKeepOtherwise + ":fired"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Decide(&tt.res, tt.policy)
+			if v.Decision != tt.want {
+				t.Errorf("decision = %q, want %q (%+v)", v.Decision, tt.want, v.Rules)
+			}
+			if diff := cmp.Diff(tt.wantTrace, ruleTrace(v)); diff != "" {
+				t.Errorf("rule trace (-want +got):\n%s", diff)
+			}
+			if tt.wantRule != nil {
+				var first *probe.Rule
+				for i := range v.Rules {
+					if v.Rules[i].Fired {
+						first = &v.Rules[i]
+						break
+					}
+				}
+				if diff := cmp.Diff(tt.wantRule, first); diff != "" {
+					t.Errorf("deciding rule (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
