@@ -315,7 +315,7 @@ func diffServer(a, b *probe.Result, threshold float64) []DiffChange {
 	case !la.HandshakeCompleted && lb.HandshakeCompleted:
 		out = append(out, DiffChange{Kind: DiffRevived, Old: diffLiveness(la), New: diffLiveness(lb)})
 	}
-	if va, vb := diffVersion(a), diffVersion(b); va != vb {
+	if va, vb, ok := diffVersions(a, b); ok && va != vb {
 		out = append(out, DiffChange{Kind: DiffVersion, Old: va, New: vb})
 	}
 	da, db := diffDecision(a), diffDecision(b)
@@ -335,7 +335,7 @@ func diffServer(a, b *probe.Result, threshold float64) []DiffChange {
 			Kind:   DiffScoreDropped,
 			Old:    fmt.Sprintf("%.1f", *a.Score),
 			New:    fmt.Sprintf("%.1f", *b.Score),
-			Detail: fmt.Sprintf("-%.1f points (threshold %g)", *a.Score-*b.Score, threshold),
+			Detail: fmt.Sprintf("-%.1f points, threshold %g", *a.Score-*b.Score, threshold),
 		})
 	}
 	return out
@@ -362,6 +362,20 @@ func diffVersion(r *probe.Result) string {
 		return r.Liveness.ServerInfo.Version
 	}
 	return ""
+}
+
+// diffVersions returns the versions to compare: the target versions when
+// either run has one, else the versions the servers named in the
+// handshake when both completed it (a dead server names none, which is not
+// a version change).
+func diffVersions(a, b *probe.Result) (va, vb string, ok bool) {
+	if a.Target.Version != "" || b.Target.Version != "" {
+		return a.Target.Version, b.Target.Version, true
+	}
+	if a.Liveness.ServerInfo != nil && b.Liveness.ServerInfo != nil {
+		return a.Liveness.ServerInfo.Version, b.Liveness.ServerInfo.Version, true
+	}
+	return "", "", false
 }
 
 func diffDecision(r *probe.Result) string {

@@ -85,7 +85,7 @@ func writeDiffText(w io.Writer, d *Diff) error {
 	if len(d.Changed)+len(d.Added)+len(d.Removed) == 0 {
 		fmt.Fprintln(&b, "\nno changes")
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(triageTrimLines(b.Bytes()))
 	return err
 }
 

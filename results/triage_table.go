@@ -92,8 +92,13 @@ func writeTriageTable(w io.Writer, t *Triage) error {
 		fmt.Fprintf(&b, ", %d not probed", c.Pending)
 	}
 	fmt.Fprintln(&b)
-	// tabwriter pads the last cell too; trailing spaces are noise.
-	out := b.Bytes()
+	_, err := w.Write(triageTrimLines(b.Bytes()))
+	return err
+}
+
+// triageTrimLines drops the trailing spaces tabwriter pads empty last
+// cells with.
+func triageTrimLines(out []byte) []byte {
 	var clean bytes.Buffer
 	for _, line := range bytes.SplitAfter(out, []byte("\n")) {
 		clean.Write(bytes.TrimRight(line, " \n"))
@@ -101,8 +106,7 @@ func writeTriageTable(w io.Writer, t *Triage) error {
 			clean.WriteByte('\n')
 		}
 	}
-	_, err := w.Write(clean.Bytes())
-	return err
+	return clean.Bytes()
 }
 
 // triageCell makes untrusted text one line with single spaces.
