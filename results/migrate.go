@@ -27,9 +27,10 @@ type migration struct {
 // every test instead of a user's upgrade.
 var migrations = mustLoadMigrations(migrationFS)
 
-// SchemaVersion is the schema version this build writes: the number of the
-// last embedded migration. PRAGMA user_version holds it in each database.
-var SchemaVersion = len(migrations)
+// DBSchemaVersion is the database schema version this build writes: the
+// number of the last embedded migration. PRAGMA user_version holds it in
+// each database.
+func DBSchemaVersion() int { return len(migrations) }
 
 func mustLoadMigrations(fsys fs.FS) []migration {
 	ms, err := loadMigrations(fsys)

@@ -296,8 +296,8 @@ func TestMigrationsUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if got := userVersion(t, st); got != SchemaVersion {
-		t.Errorf("upgraded to version %d, want %d", got, SchemaVersion)
+	if got := userVersion(t, st); got != DBSchemaVersion() {
+		t.Errorf("upgraded to version %d, want %d", got, DBSchemaVersion())
 	}
 	var applied []string
 	rows, err := st.r.Query("SELECT name FROM schema_migrations ORDER BY version")
@@ -336,8 +336,8 @@ func TestMigrationsUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	if n := count(t, st2, "SELECT count(*) FROM schema_migrations"); n != SchemaVersion {
-		t.Errorf("schema_migrations rows = %d, want %d", n, SchemaVersion)
+	if n := count(t, st2, "SELECT count(*) FROM schema_migrations"); n != DBSchemaVersion() {
+		t.Errorf("schema_migrations rows = %d, want %d", n, DBSchemaVersion())
 	}
 }
 
@@ -378,8 +378,8 @@ func TestLoadMigrations(t *testing.T) {
 			}
 		})
 	}
-	if SchemaVersion != len(migrations) || SchemaVersion < 2 {
-		t.Errorf("SchemaVersion = %d with %d migrations", SchemaVersion, len(migrations))
+	if DBSchemaVersion() != len(migrations) || DBSchemaVersion() < 2 {
+		t.Errorf("DBSchemaVersion() = %d with %d migrations", DBSchemaVersion(), len(migrations))
 	}
 }
 
@@ -413,8 +413,8 @@ func TestOpenConcurrently(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if got := count(t, st, "SELECT count(*) FROM schema_migrations"); got != SchemaVersion {
-		t.Errorf("schema_migrations rows = %d, want %d", got, SchemaVersion)
+	if got := count(t, st, "SELECT count(*) FROM schema_migrations"); got != DBSchemaVersion() {
+		t.Errorf("schema_migrations rows = %d, want %d", got, DBSchemaVersion())
 	}
 	if got := count(t, st, "SELECT count(*) FROM scans"); got != n {
 		t.Errorf("scans = %d, want %d", got, n)
