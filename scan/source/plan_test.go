@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -338,4 +339,358 @@ func sumValues(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// entryFrom decodes a registry server response written in a test.
+func entryFrom(t testing.TB, js string) Entry {
+	t.Helper()
+	e, err := decodeEntry([]byte(js))
+	if err != nil {
+		t.Fatalf("decodeEntry: %v\n%s", err, js)
+	}
+	return e
+}
+
+func TestEntryPlansInputs(t *testing.T) {
+	tests := []struct {
+		name string
+		// pkg is one package of a server "io.example/s" at version "1".
+		pkg    string
+		values map[string]string
+		want   sandbox.Plan
+	}{
+		{
+			name: "variables in values, named and positional arguments",
+			pkg: `{"registryType": "oci", "identifier": "ghcr.io/x/y:1", "runtimeHint": "docker", "transport": {"type": "stdio"},
+				"runtimeArguments": [
+					{"type": "positional", "value": "run"},
+					{"type": "named", "name": "-v", "value": "{src}:/data", "variables": {"src": {"isRequired": true, "default": "/tmp/in"}}},
+					{"type": "named", "name": "-e", "value": "MODE={mode}", "variables": {"mode": {"choices": ["a", "b"], "isRequired": true}}}
+				],
+				"packageArguments": [
+					{"type": "positional", "valueHint": "target", "default": "."},
+					{"type": "named", "name": "--port", "format": "number", "default": "8080"},
+					{"type": "named", "name": "--stdio"},
+					{"type": "named", "name": "--read-only", "format": "boolean"},
+					{"type": "named", "name": "--project-ref", "format": "string"}
+				]}`,
+			want: sandbox.Plan{
+				Transport: sandbox.TransportStdio,
+				Package: &sandbox.Package{RegistryType: "oci", Identifier: "ghcr.io/x/y:1", RuntimeHint: "docker",
+					RuntimeArgs: []string{"run", "-v", "/tmp/in:/data", "-e", "MODE=a"}},
+				Args: []string{".", "--port", "8080", "--stdio"},
+			},
+		},
+		{
+			name: "user values fill inputs and override defaults, not fixed values",
+			pkg: `{"registryType": "npm", "identifier": "x", "transport": {"type": "stdio"},
+				"packageArguments": [
+					{"type": "positional", "valueHint": "dir", "isRequired": true},
+					{"type": "named", "name": "--port", "default": "8080", "format": "number"},
+					{"type": "named", "name": "--fixed", "value": "yes"}
+				],
+				"environmentVariables": [
+					{"name": "REGION", "isRequired": true},
+					{"name": "LEVEL", "default": "info"},
+					{"name": "FIXED", "value": "f"},
+					{"name": "TOKEN", "isSecret": true, "isRequired": true}
+				]}`,
+			values: map[string]string{"dir": "/srv", "port": "9", "--fixed": "no", "REGION": "eu", "LEVEL": "debug", "FIXED": "g", "TOKEN": "user-token"},
+			want: sandbox.Plan{
+				Transport: sandbox.TransportStdio,
+				Package:   &sandbox.Package{RegistryType: "npm", Identifier: "x"},
+				Args:      []string{"/srv", "--port", "9", "--fixed", "yes"},
+				Env:       map[string]string{"REGION": "eu", "LEVEL": "debug", "FIXED": "f", "TOKEN": "user-token"},
+				Secrets:   []string{"TOKEN"},
+			},
+		},
+		{
+			name: "secrets: env gets a canary, a required secret argument cannot",
+			pkg: `{"registryType": "pypi", "identifier": "x", "transport": {"type": "stdio"},
+				"packageArguments": [
+					{"type": "named", "name": "--api-key", "isRequired": true, "isSecret": true},
+					{"type": "named", "name": "--optional-token", "isSecret": true}
+				],
+				"environmentVariables": [
+					{"name": "API_KEY", "isRequired": true, "isSecret": true, "default": "your-key-here"},
+					{"name": "OPTIONAL_KEY", "isSecret": true},
+					{"name": "URL", "value": "https://x/?key={key}", "variables": {"key": {"isSecret": true, "isRequired": true}}},
+					{"name": "PUBLIC_TOKEN", "isSecret": true, "value": "fixed"}
+				]}`,
+			want: sandbox.Plan{
+				Transport:    sandbox.TransportStdio,
+				Package:      &sandbox.Package{RegistryType: "pypi", Identifier: "x"},
+				Env:          map[string]string{"PUBLIC_TOKEN": "fixed"},
+				Secrets:      []string{"API_KEY", "OPTIONAL_KEY", "URL", "PUBLIC_TOKEN"},
+				Status:       StatusNeedsConfiguration,
+				StatusDetail: "required inputs without a value: secret argument --api-key (an argument cannot carry a canary)",
+			},
+		},
+		{
+			name: "missing inputs are listed",
+			pkg: `{"registryType": "nuget", "identifier": "X.Y", "version": "1.0.0", "runtimeHint": "dnx", "transport": {"type": "stdio"},
+				"packageArguments": [
+					{"type": "positional", "valueHint": "config_path", "isRequired": true, "format": "filepath"},
+					{"type": "named", "name": "--mode", "value": "{m}", "isRequired": true, "variables": {"m": {}}},
+					{"type": "named", "name": "--opt", "value": "{o}", "variables": {"o": {}}}
+				],
+				"environmentVariables": [
+					{"name": "HOST", "isRequired": true},
+					{"name": "OPTIONAL"},
+					{"name": "DB", "value": "{user}@{host}", "variables": {"user": {"isRequired": true}, "host": {"default": "localhost"}}},
+					{"name": "", "description": "an empty declaration is ignored"}
+				]}`,
+			want: sandbox.Plan{
+				Transport: sandbox.TransportStdio,
+				Package:   &sandbox.Package{RegistryType: "nuget", Identifier: "X.Y", Version: "1.0.0", RuntimeHint: "dnx"},
+				Status:    StatusNeedsConfiguration,
+				StatusDetail: "required inputs without a value: argument <config_path>, argument --mode, " +
+					"env HOST, variable {user} of env DB",
+			},
+		},
+		{
+			name: "HTTP package: URL from an environment variable, headers",
+			pkg: `{"registryType": "npm", "identifier": "x", "transport": {"type": "streamable-http", "url": "http://localhost:{PORT}/mcp",
+					"headers": [{"name": "Authorization", "value": "Bearer {t}", "isSecret": true, "variables": {"t": {"isSecret": true}}},
+					            {"name": "X-Org", "default": "acme"}]},
+				"environmentVariables": [{"name": "PORT", "default": "3000"}]}`,
+			want: sandbox.Plan{
+				Transport: sandbox.TransportStreamable,
+				URL:       "http://localhost:3000/mcp",
+				Package:   &sandbox.Package{RegistryType: "npm", Identifier: "x"},
+				Env:       map[string]string{"PORT": "3000"},
+				Headers:   map[string]string{"X-Org": "acme"},
+				Secrets:   []string{"header:Authorization"},
+			},
+		},
+		{
+			name: "HTTP package: URL variable without a value",
+			pkg: `{"registryType": "pypi", "identifier": "x", "transport": {"type": "sse", "url": "http://{host}:{port}/sse"},
+				"packageArguments": [{"type": "named", "name": "--port", "format": "number"}]}`,
+			want: sandbox.Plan{
+				Transport:    sandbox.TransportSSE,
+				URL:          "http://{host}:{port}/sse",
+				Package:      &sandbox.Package{RegistryType: "pypi", Identifier: "x"},
+				Status:       StatusNeedsConfiguration,
+				StatusDetail: "required inputs without a value: url variable {port}, url variable {host} (not declared)",
+			},
+		},
+		{
+			name: "argument with an empty type",
+			pkg: `{"registryType": "pypi", "identifier": "x", "runtimeHint": "python", "transport": {"type": "stdio"},
+				"runtimeArguments": [{"type": "", "value": "-m"}, {"type": "", "value": "x.server"}]}`,
+			want: sandbox.Plan{
+				Transport: sandbox.TransportStdio,
+				Package:   &sandbox.Package{RegistryType: "pypi", Identifier: "x", RuntimeHint: "python", RuntimeArgs: []string{"-m", "x.server"}},
+			},
+		},
+		{
+			name: "structural problems make the plan invalid",
+			pkg: `{"registryType": "cargo", "identifier": " ", "transport": {"type": "grpc"},
+				"packageArguments": [{"type": "flag", "value": "x"}, {"type": "named", "value": "x"}],
+				"environmentVariables": [{"name": "", "value": "v"}]}`,
+			want: sandbox.Plan{
+				Transport: "grpc",
+				Package:   &sandbox.Package{RegistryType: "cargo", Identifier: " "},
+				Status:    StatusInvalidPlan,
+				StatusDetail: `registryType "cargo" is not supported (want npm, pypi, oci, nuget or mcpb); package has no identifier; ` +
+					`argument 0: type "flag" is not positional or named; argument 1 is named but has no name; ` +
+					`environment variable has no name; transport type "grpc" is not supported (want stdio, streamable-http or sse)`,
+			},
+		},
+		{
+			name: "URL that is not http",
+			pkg:  `{"registryType": "npm", "identifier": "x", "transport": {"type": "sse", "url": "file:///etc/passwd"}}`,
+			want: sandbox.Plan{
+				Transport:    sandbox.TransportSSE,
+				URL:          "file:///etc/passwd",
+				Package:      &sandbox.Package{RegistryType: "npm", Identifier: "x"},
+				Status:       StatusInvalidPlan,
+				StatusDetail: `url "file:///etc/passwd": want an http or https URL`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := entryFrom(t, `{"server": {"name": "io.example/s", "version": "1", "packages": [`+tt.pkg+`]}}`)
+			got := EntryPlans(e, &PlanOptions{Values: tt.values})
+			want := tt.want
+			want.Key, want.Name, want.Version, want.Source = "registry:io.example/s@1#package:0", "io.example/s", "1", "registry"
+			if diff := cmp.Diff([]sandbox.Plan{want}, got, ignoreServerJSON); diff != "" {
+				t.Errorf("plans (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEntryPlansRemotes(t *testing.T) {
+	tests := []struct {
+		name   string
+		remote string
+		want   sandbox.Plan
+	}{
+		{
+			name: "URL variables",
+			remote: `{"type": "streamable-http", "url": "https://{tenant}.example.com/mcp?region={region}",
+				"variables": {"tenant": {"default": "acme"}, "region": {"choices": ["eu", "us"], "isRequired": true}}}`,
+			want: sandbox.Plan{Transport: sandbox.TransportStreamable, URL: "https://acme.example.com/mcp?region=eu"},
+		},
+		{
+			name:   "URL variable without a value",
+			remote: `{"type": "sse", "url": "https://{tenant}.example.com/sse", "variables": {"tenant": {"isRequired": true}}}`,
+			want: sandbox.Plan{Transport: sandbox.TransportSSE, URL: "https://.example.com/sse",
+				Status: StatusNeedsConfiguration, StatusDetail: "required inputs without a value: url variable {tenant}"},
+		},
+		{
+			name:   "secret URL variable",
+			remote: `{"type": "sse", "url": "https://example.com/sse?key={key}", "variables": {"key": {"isSecret": true}}}`,
+			want: sandbox.Plan{Transport: sandbox.TransportSSE, URL: "https://example.com/sse?key=",
+				Status: StatusNeedsConfiguration, StatusDetail: "required inputs without a value: secret url variable {key}"},
+		},
+		{
+			name: "headers: secret, required, optional",
+			remote: `{"type": "streamable-http", "url": "https://example.com/mcp", "headers": [
+				{"name": "Authorization", "isRequired": true, "isSecret": true},
+				{"name": "X-Workspace", "isRequired": true},
+				{"name": "X-Debug"}]}`,
+			want: sandbox.Plan{Transport: sandbox.TransportStreamable, URL: "https://example.com/mcp",
+				Secrets: []string{"header:Authorization"},
+				Status:  StatusNeedsConfiguration, StatusDetail: "required inputs without a value: header X-Workspace"},
+		},
+		{
+			name:   "stdio is not a remote transport",
+			remote: `{"type": "stdio", "url": "https://example.com"}`,
+			want: sandbox.Plan{Transport: "stdio", URL: "https://example.com",
+				Status: StatusInvalidPlan, StatusDetail: `remote type "stdio" is not supported (want streamable-http or sse)`},
+		},
+		{
+			name:   "no URL",
+			remote: `{"type": "sse"}`,
+			want: sandbox.Plan{Transport: "sse",
+				Status: StatusInvalidPlan, StatusDetail: "remote has no url"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := entryFrom(t, `{"server": {"name": "io.example/r", "version": "2", "remotes": [`+tt.remote+`]}}`)
+			got := EntryPlans(e, nil)
+			want := tt.want
+			want.Key, want.Name, want.Version, want.Source = "registry:io.example/r@2#remote:0", "io.example/r", "2", "registry"
+			if diff := cmp.Diff([]sandbox.Plan{want}, got, ignoreServerJSON); diff != "" {
+				t.Errorf("plans (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPlannerFilters(t *testing.T) {
+	mk := func(name, status string, latest bool) Entry {
+		return entryFrom(t, `{"server": {"name": "io.example/`+name+`", "version": "1",
+			"remotes": [{"type": "sse", "url": "https://example.com/sse"}]},
+			"_meta": {"`+OfficialMetaKey+`": {"status": "`+status+`", "isLatest": `+strconv.FormatBool(latest)+`}}}`)
+	}
+	entries := []Entry{
+		mk("active-latest", StatusActive, true),
+		mk("active-old", StatusActive, false),
+		mk("deprecated-latest", StatusDeprecated, true),
+		mk("deprecated-old", StatusDeprecated, false),
+		mk("deleted-latest", StatusDeleted, true),
+		entryFrom(t, `{"server": {"name": "io.example/no-meta", "version": "1", "remotes": [{"type": "sse", "url": "https://example.com/sse"}]}}`),
+		entryFrom(t, `{"server": {"name": "io.example/no-targets", "version": "1"}}`),
+	}
+	tests := []struct {
+		name      string
+		opts      *PlanOptions
+		wantNames []string
+		wantStats Stats
+	}{
+		{
+			name:      "defaults: latest, not deprecated",
+			wantNames: []string{"io.example/active-latest", "io.example/no-meta"},
+			wantStats: Stats{Total: 7, Kept: 3, SkippedNotLatest: 1, SkippedDeprecated: 2, SkippedDeleted: 1, NoTargets: 1,
+				Plans: 2, PlansByRegistryType: map[string]int{"remote": 2}, PlansByTransport: map[string]int{"sse": 2}},
+		},
+		{
+			name:      "all versions",
+			opts:      &PlanOptions{AllVersions: true},
+			wantNames: []string{"io.example/active-latest", "io.example/active-old", "io.example/no-meta"},
+			wantStats: Stats{Total: 7, Kept: 4, SkippedDeprecated: 2, SkippedDeleted: 1, NoTargets: 1,
+				Plans: 3, PlansByRegistryType: map[string]int{"remote": 3}, PlansByTransport: map[string]int{"sse": 3}},
+		},
+		{
+			name:      "all versions with deprecated",
+			opts:      &PlanOptions{AllVersions: true, IncludeDeprecated: true, Source: "snapshot"},
+			wantNames: []string{"io.example/active-latest", "io.example/active-old", "io.example/deprecated-latest", "io.example/deprecated-old", "io.example/no-meta"},
+			wantStats: Stats{Total: 7, Kept: 6, SkippedDeleted: 1, NoTargets: 1,
+				Plans: 5, PlansByRegistryType: map[string]int{"remote": 5}, PlansByTransport: map[string]int{"sse": 5}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plans, st := Plans(entries, tt.opts)
+			var names []string
+			for _, p := range plans {
+				names = append(names, p.Name)
+				if tt.opts != nil && tt.opts.Source != "" && p.Source != tt.opts.Source {
+					t.Errorf("%s: Source %q, want %q", p.Key, p.Source, tt.opts.Source)
+				}
+			}
+			if diff := cmp.Diff(tt.wantNames, names); diff != "" {
+				t.Errorf("planned servers (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantStats, st); diff != "" {
+				t.Errorf("stats (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReplaceBraces(t *testing.T) {
+	vals := map[string]string{"a": "1", "b c": "x", "": "empty"}
+	fn := func(n string) (string, bool) { v, ok := vals[n]; return v, ok }
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"plain", "plain"},
+		{"{a}", "1"},
+		{"x{a}y{a}z", "x1y1z"},
+		{"{unknown}", "{unknown}"},
+		{"{b c}", "{b c}"},
+		{"{}", "{}"},
+		{"{{a}}", "{1}"},
+		{"{a", "{a"},
+		{"a}", "a}"},
+		{"{a}{", "1{"},
+	}
+	for _, tt := range tests {
+		if got := replaceBraces(tt.in, fn); got != tt.want {
+			t.Errorf("replaceBraces(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkPlanServersJSON parses servers.json and builds the plans of every
+// entry (all versions).
+func BenchmarkPlanServersJSON(b *testing.B) {
+	raw, _ := loadServers(b)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		entries, err := ReadSnapshot(bytes.NewReader(raw))
+		if err != nil {
+			b.Fatal(err)
+		}
+		plans, _ := Plans(entries, &PlanOptions{AllVersions: true})
+		if len(plans) == 0 {
+			b.Fatal("no plans")
+		}
+	}
+}
+
+// BenchmarkPlanOnly builds the plans of already parsed entries.
+func BenchmarkPlanOnly(b *testing.B) {
+	_, entries := loadServers(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		Plans(entries, &PlanOptions{AllVersions: true})
+	}
 }

@@ -26,9 +26,34 @@ func ReadSnapshot(r io.Reader) ([]Entry, error) {
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, utf8BOM) {
 		br.Discard(3)
 	}
+	first := peekNonSpace(br)
 	dec := json.NewDecoder(br)
 	var entries []Entry
-	for value := 1; ; value++ {
+	value := 1
+	if first == '[' {
+		// The common case, a file like servers.json: decode the array
+		// element by element rather than holding it whole twice.
+		if _, err := dec.Token(); err != nil {
+			return nil, fmt.Errorf("snapshot: value 1: %w", err)
+		}
+		for i := 0; dec.More(); i++ {
+			start := dec.InputOffset()
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, fmt.Errorf("snapshot: value 1: entry %d (starting at byte %d): %w", i, start, noEOF(err))
+			}
+			e, err := decodeEntry(raw)
+			if err != nil {
+				return nil, fmt.Errorf("snapshot: value 1: entry %d%s: %w", i, nameHint(raw), err)
+			}
+			entries = append(entries, e)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, fmt.Errorf("snapshot: value 1 (at byte %d): %w", dec.InputOffset(), noEOF(err))
+		}
+		value++
+	}
+	for ; ; value++ {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			if err == io.EOF {
@@ -45,6 +70,30 @@ func ReadSnapshot(r io.Reader) ([]Entry, error) {
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// noEOF turns the end of input inside a value into io.ErrUnexpectedEOF.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// peekNonSpace skips JSON whitespace and returns the next byte without
+// consuming it, or 0 at the end or on a read error (which the decoder will
+// report).
+func peekNonSpace(br *bufio.Reader) byte {
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			return 0
+		}
+		if !isJSONSpace(b[0]) {
+			return b[0]
+		}
+		br.Discard(1)
+	}
+}
 
 // appendEntries decodes one top-level snapshot value: an array, a page or a
 // single entry.
