@@ -2,6 +2,7 @@ package results
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"syscall"
 	"testing"
@@ -54,4 +55,39 @@ func cpuTime() time.Duration {
 type fakeRes struct {
 	res  *probe.Result
 	size int
+}
+
+// BenchmarkSaveRunOneTx stores the same results 100 to a transaction, the
+// path Merge takes, to show what the per-run commit costs.
+func BenchmarkSaveRunOneTx(b *testing.B) {
+	st := newStore(b)
+	ctx := context.Background()
+	scan := newScan(b, st, ScanInfo{})
+	res := make([]*probe.Result, 64)
+	for i := range res {
+		res[i] = fakeResult(i, census)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if i%100 == 0 {
+			err := st.write(ctx, func(tx *sql.Tx) error {
+				t := &txStmts{ctx: ctx, tx: tx, base: &st.st}
+				for j := i; j < i+100; j++ {
+					if _, err := saveRun(t, scan, fmt.Sprintf("key-%d", j), res[j%len(res)], time.Now(), nil); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		i++
+	}
+	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "runs/s")
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(max(i, 1)), "cpu-ms/run")
 }

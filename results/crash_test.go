@@ -98,6 +98,18 @@ func TestKillDuringSaves(t *testing.T) {
 		if saved == 0 {
 			t.Fatalf("round %d: child saved nothing", round)
 		}
+		// A read-only open (what Merge does to a shard) sees every
+		// confirmed run before any writer has recovered the WAL.
+		ro, err := Open(ctx, path, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("round %d: read-only open after kill: %v", round, err)
+		}
+		for key := range confirmed {
+			if n := count(t, ro, "SELECT count(*) FROM runs WHERE scan_id = ? AND target_key = ?", scan, key); n != 1 {
+				t.Errorf("round %d: read-only: confirmed target %q has %d runs, want 1", round, key, n)
+			}
+		}
+		ro.Close()
 		checkOneRunPerDoneTarget(t, path, scan, confirmed)
 	}
 

@@ -237,6 +237,9 @@ func dsn(abs, mode string, o Options, write bool) string {
 		// BEGIN IMMEDIATE takes the write lock up front, so a transaction
 		// never fails half-way on a lock upgrade with another process.
 		q.Set("_txlock", "immediate")
+		// 32 MiB of page cache keeps the index b-trees of a census-sized
+		// database in memory while runs are inserted.
+		q.Set("_cache_size", "-32768")
 	} else {
 		q.Set("_query_only", "1")
 	}
