@@ -2,5 +2,5 @@ package sandbox
 
 // isolatingBackends lists the isolating backends, strongest first.
 func isolatingBackends(o Options) []isolatingBackend {
-	return nil
+	return []isolatingBackend{builtinBackend{allowNetwork: o.AllowNetwork}}
 }

@@ -138,6 +138,33 @@ var fakes = map[string]func(args []string) int{
 		time.Sleep(time.Hour)
 		return 0
 	},
+	// alloc allocates and touches memory without end.
+	"alloc": func([]string) int {
+		var keep [][]byte
+		for {
+			b := make([]byte, 1<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+		}
+	},
+	// forkbomb starts sleeping children without end.
+	"forkbomb": func(args []string) int {
+		for {
+			cmd := exec.Command(os.Args[0], append([]string{fakeArg, "sleeper"}, args...)...)
+			if err := cmd.Start(); err != nil {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	},
+	// spin burns CPU.
+	"spin": func([]string) int {
+		x := 0
+		for {
+			x++
+		}
+	},
 	// env prints its environment on stderr, one variable a line.
 	"env": func([]string) int {
 		for _, kv := range os.Environ() {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -131,9 +132,12 @@ func lookPath(name, path string) (string, error) {
 // rlimitsFor returns the per-process rlimits standing in for the cgroup
 // limits that are not available.
 func rlimitsFor(lim Limits, cgMemory, cgCPU bool) map[int]uint64 {
+	// Keys are RLIMIT_* values.
 	r := map[int]uint64{}
 	if lim.MemoryBytes > 0 && !cgMemory {
-		r[unix.RLIMIT_AS] = uint64(lim.MemoryBytes)
+		// RLIMIT_DATA, not RLIMIT_AS: V8 and the Go race detector reserve
+		// huge PROT_NONE address ranges that AS would count.
+		r[unix.RLIMIT_DATA] = uint64(lim.MemoryBytes)
 	}
 	if lim.CPUTime > 0 && !cgCPU {
 		r[unix.RLIMIT_CPU] = uint64((lim.CPUTime + 999_999_999) / 1_000_000_000)
@@ -141,21 +145,31 @@ func rlimitsFor(lim Limits, cgMemory, cgCPU bool) map[int]uint64 {
 	return r
 }
 
-var rlimitNames = map[int]string{unix.RLIMIT_AS: "as", unix.RLIMIT_CPU: "cpu", unix.RLIMIT_NPROC: "nproc"}
+var rlimitNames = map[int]string{unix.RLIMIT_DATA: "data", unix.RLIMIT_CPU: "cpu", unix.RLIMIT_NPROC: "nproc"}
 
 // prlimitChild applies rlimits to a started process.
 func prlimitChild(pid int, lim Limits, cg *cgroupSet) []string {
-	var mech []string
+	set := map[int]uint64{}
 	for res, v := range rlimitsFor(lim, cg.limitsMemory(), cg.measuresCPU()) {
 		hard := v
 		if res == unix.RLIMIT_CPU {
 			hard = v + 1 // SIGXCPU first, SIGKILL a second later
 		}
 		if unix.Prlimit(pid, res, &unix.Rlimit{Cur: v, Max: hard}, nil) == nil {
-			mech = append(mech, "rlimit:"+rlimitNames[res])
+			set[res] = v
 		}
 	}
-	return mech
+	return rlimitMechanisms(set)
+}
+
+// rlimitMechanisms names the rlimits in rl, sorted.
+func rlimitMechanisms(rl map[int]uint64) []string {
+	var out []string
+	for res := range rl {
+		out = append(out, "rlimit:"+rlimitNames[res])
+	}
+	slices.Sort(out)
+	return out
 }
 
 // signalName returns "SIGKILL" style names.

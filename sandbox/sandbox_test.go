@@ -475,3 +475,53 @@ func TestCloseWithoutConnect(t *testing.T) {
 		t.Error("Connect after Close succeeded")
 	}
 }
+
+func TestResourceLimits(t *testing.T) {
+	testResourceLimits(t)
+}
+
+// TestResourceLimitsWithoutCgroups checks the rlimit and /proc fallbacks.
+func TestResourceLimitsWithoutCgroups(t *testing.T) {
+	cgroupsDisabled = true
+	defer func() { cgroupsDisabled = false }()
+	testResourceLimits(t)
+}
+
+func testResourceLimits(t *testing.T) {
+	// RLIMIT_DATA counts the Go runtime's writable reservations: a Go
+	// program needs more than 64 MiB of it just to start.
+	memory := int64(64 << 20)
+	if cgroupsDisabled {
+		memory = 256 << 20
+	}
+	for _, backend := range testBackends(t) {
+		for _, tc := range []struct {
+			fake   string
+			limits Limits
+			want   string
+		}{
+			{"alloc", Limits{MemoryBytes: memory}, LimitMemory},
+			{"forkbomb", Limits{Processes: 32}, LimitProcesses},
+			{"spin", Limits{CPUTime: 500 * time.Millisecond}, LimitCPUTime},
+		} {
+			t.Run(backend+"/"+tc.fake, func(t *testing.T) {
+				plan, marker := fakePlan(t, tc.fake)
+				opts := testOptions(backend)
+				opts.Limits = tc.limits
+				opts.Limits.Wall = 60 * time.Second
+				s := launch(t, plan, opts, marker)
+				connect(t, s)
+				info := s.Info(30 * time.Second)
+				t.Logf("mechanisms: %v", info.Mechanisms)
+				if info.LimitExceeded != tc.want || !info.Exited {
+					t.Errorf("LimitExceeded=%q Exited=%v, want %q true (mechanisms %v, stderr %q)",
+						info.LimitExceeded, info.Exited, tc.want, info.Mechanisms, info.StderrTail)
+				}
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+				assertNoProcess(t, marker)
+			})
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,7 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -50,7 +55,7 @@ type Info struct {
 	Warnings []string
 	// Mechanisms lists what enforced isolation and limits, such as
 	// "userns", "pidns", "netns", "mountns", "cgroup2", "cgroup1:memory",
-	// "rlimit:as".
+	// "rlimit:data".
 	Mechanisms []string
 	// Limits are the limits in force, defaults filled in.
 	Limits Limits
@@ -99,6 +104,7 @@ type Server struct {
 	termOnce   sync.Once
 	closeOnce  sync.Once
 	closeErr   error
+	sawOOM     atomic.Bool // stderr showed an allocation failure
 }
 
 // Launch prepares plan for running: it validates the plan, installs its
@@ -119,15 +125,12 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	}
 	o := opts.resolve()
 	s := &Server{
-		plan:       plan,
-		opts:       o,
-		runID:      newRunID(),
-		stderr:     newTailBuffer(stderrTailBytes, o.Limits.StderrBytes),
-		msgs:       make(chan jsonrpc.Message, 16),
-		connClosed: make(chan struct{}),
-		exitedCh:   make(chan struct{}),
-		stopCh:     make(chan struct{}),
+		plan:   plan,
+		opts:   o,
+		runID:  newRunID(),
+		stderr: newTailBuffer(stderrTailBytes, o.Limits.StderrBytes),
 	}
+	s.initChannels()
 	switch plan.Transport {
 	case TransportStreamable, TransportSSE:
 		rt, err := newRemoteTransport(s, plan)
@@ -156,6 +159,13 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	return s, nil
 }
 
+func (s *Server) initChannels() {
+	s.msgs = make(chan jsonrpc.Message, 16)
+	s.connClosed = make(chan struct{})
+	s.exitedCh = make(chan struct{})
+	s.stopCh = make(chan struct{})
+}
+
 func newRunID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -170,7 +180,7 @@ func (s *Server) prepare(ctx context.Context) error {
 		return fmt.Errorf("creating run directory: %w", err)
 	}
 	s.runDir = dir
-	for _, sub := range []string{"home", "tmp"} {
+	for _, sub := range []string{"home", "tmp", "root"} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o777); err != nil {
 			return fmt.Errorf("creating run directory: %w", err)
 		}
@@ -397,7 +407,6 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	s.stdin, s.stdout, s.stderrR = inW, outR, errR
 	s.mu.Lock()
 	s.proc = p
-	s.mechanisms = append(s.mechanisms, p.mechanisms...)
 	s.mechanisms = append(s.mechanisms, s.cg.mechanisms...)
 	if !s.cg.tracks() {
 		s.warnings = append(s.warnings, "no cgroup available: processes that leave the process group may outlive the run")
@@ -413,9 +422,17 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 		defer s.wg.Done()
 		defer close(stderrDone)
 		buf := make([]byte, 32<<10)
+		var carry []byte // end of the previous chunk, for signs split across reads
 		for {
 			n, err := errR.Read(buf)
 			s.stderr.Write(buf[:n])
+			if n > 0 && !s.sawOOM.Load() {
+				window := append(carry, buf[:n]...)
+				if outOfMemory(string(window)) {
+					s.sawOOM.Store(true)
+				}
+				carry = append(carry[:0], window[max(0, len(window)-64):]...)
+			}
 			if err != nil {
 				return
 			}
@@ -437,6 +454,9 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 			return nil, err
 		}
 	}
+	s.mu.Lock()
+	s.mechanisms = append(p.mechanisms, s.mechanisms...)
+	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -465,6 +485,77 @@ func isExecError(err error) bool {
 	return false
 }
 
+// outOfMemory reports whether stderr shows a runtime giving up on an
+// allocation, which is how an RLIMIT_DATA limit manifests.
+func outOfMemory(stderr string) bool {
+	for _, sign := range []string{
+		"out of memory",          // Go ("fatal error: out of memory..."), Node ("JavaScript heap out of memory")
+		"Cannot allocate memory", // libc (ENOMEM)
+		"failed to allocate",     // sanitizers and allocators
+		"MemoryError",            // Python
+		"std::bad_alloc",         // C++
+		"OutOfMemoryError",       // JVM
+	} {
+		if strings.Contains(stderr, sign) {
+			return true
+		}
+	}
+	return false
+}
+
+// cpuTime is the user plus system time of a process and the children it
+// waited for.
+func cpuTime(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
+}
+
+// treeTasks counts the tasks (threads) of pid and its descendants, from
+// /proc.
+func treeTasks(root int) int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	parent := map[int]int{}
+	threads := map[int]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command name may hold spaces and parentheses: split after
+		// the last ')'. Fields from there: state ppid ... num_threads (18th).
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(data[i+1:]))
+		if len(f) < 18 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		n, _ := strconv.Atoi(f[17])
+		parent[pid], threads[pid] = ppid, n
+	}
+	total := 0
+	for pid, n := range threads {
+		for p, hops := pid, 0; p > 0 && hops < 4096; p, hops = parent[p], hops+1 {
+			if p == root {
+				total += n
+				break
+			}
+		}
+	}
+	return total
+}
+
 // recordExit stores how the process ended.
 func (s *Server) recordExit(p *process, werr error) {
 	code, sig := exitStatus(p.cmd.ProcessState)
@@ -485,6 +576,13 @@ func (s *Server) recordExit(p *process, werr error) {
 		s.limit = limit
 	}
 	if s.limit == "" && sig == "SIGXCPU" {
+		s.limit = LimitCPUTime
+	}
+	if s.limit == "" && slices.Contains(s.mechanisms, "rlimit:data") && s.sawOOM.Load() {
+		s.limit = LimitMemory
+	}
+	if s.limit == "" && slices.Contains(s.mechanisms, "rlimit:cpu") && sig != "" && cpuTime(p.cmd.ProcessState) >= s.opts.Limits.CPUTime {
+		// Runtimes that ignore SIGXCPU (Go) die of the hard limit's SIGKILL.
 		s.limit = LimitCPUTime
 	}
 	if s.limit == "" && code == nil && sig == "" && werr != nil {
@@ -532,6 +630,14 @@ func (s *Server) monitor() {
 			if r := s.cg.exceeded(lim.CPUTime); r != "" {
 				s.limitKill(r)
 				return
+			}
+			if lim.Processes > 0 && !s.cg.limitsProcesses() {
+				// No pids cgroup: count the tree (RLIMIT_NPROC makes
+				// fork fail but tells nobody).
+				if n := treeTasks(s.proc.cmd.Process.Pid); n >= lim.Processes {
+					s.limitKill(LimitProcesses)
+					return
+				}
 			}
 		}
 	}

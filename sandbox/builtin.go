@@ -1,0 +1,309 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The helper binds host paths itself: it runs as root, or in a user
+// namespace as the invoking user, so it can reach whatever that user can.
+// (Descriptors opened by the parent would not do: they belong to the
+// parent's mount namespace, and binding from them fails with EINVAL.)
+
+// systemDirs are exposed read-only in the isolating backends (or recreated
+// as symlinks where the host has symlinks, as on merged-/usr systems).
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// etcFiles is the minimal /etc: name resolution, users, TLS roots, the
+// dynamic linker cache, time zone, alternatives (for /usr/bin symlinks).
+var etcFiles = []string{
+	"/etc/passwd", "/etc/group", "/etc/hosts", "/etc/host.conf", "/etc/resolv.conf", "/etc/nsswitch.conf",
+	"/etc/gai.conf", "/etc/protocols", "/etc/services", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+	"/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/alternatives", "/etc/localtime", "/etc/os-release",
+	"/etc/mime.types", "/etc/java-17-openjdk", "/etc/python3", "/etc/mcpvet-sandbox-nonexistent",
+}
+
+// devices are the nodes bound into /dev.
+var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// sandboxTmpfsSize bounds the writable /tmp and HOME (each); tmpfs pages
+// also count against the memory limit.
+const sandboxTmpfsSize = 256 << 20
+
+// sandboxUID is the unprivileged user the server runs as when mcpvet runs
+// as root without a user namespace (nobody).
+const sandboxUID = 65534
+
+// builtinBackend isolates with namespaces created by clone and an init
+// helper (the re-executed binary, see [Main]) that builds the root.
+type builtinBackend struct{ allowNetwork bool }
+
+func (builtinBackend) name() string { return BackendBuiltin }
+
+var builtinProbe struct {
+	once sync.Once
+	err  error
+}
+
+// available checks once per process that the helper starts, builds a root
+// and runs a program.
+func (b builtinBackend) available() error {
+	if !hooked.Load() {
+		return errors.New("the program did not call sandbox.Main at start (the builtin backend re-executes it as its init helper)")
+	}
+	builtinProbe.once.Do(func() { builtinProbe.err = probeBackend(b) })
+	return builtinProbe.err
+}
+
+// probeBackend launches "true" through b and checks that it exits 0.
+func probeBackend(b backend) error {
+	plan := &Plan{Transport: TransportStdio, Command: "true"}
+	o := (&Options{Backend: BackendNone, Limits: Limits{Wall: 20 * time.Second}, TerminateGrace: time.Second}).resolve()
+	s := &Server{plan: plan, opts: o, backend: b, runID: newRunID(), stderr: newTailBuffer(stderrTailBytes, 1<<20)}
+	s.initChannels()
+	if err := s.prepare(context.Background()); err != nil {
+		s.removeRunDir()
+		return err
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := s.start(ctx); err != nil {
+		return fmt.Errorf("probe: %w (stderr %q)", err, s.stderr.String())
+	}
+	info := s.Info(10 * time.Second)
+	if info.ExitCode == nil || *info.ExitCode != 0 {
+		return fmt.Errorf("probe: true exited with %v %s (stderr %q)", info.ExitCode, info.Signal, info.StderrTail)
+	}
+	return nil
+}
+
+func (b builtinBackend) command(s *Server) (*process, error) {
+	cfg := initConfig{
+		Root:       filepath.Join(s.runDir, "root"),
+		Argv:       s.argv,
+		Env:        s.env,
+		Dir:        sandboxHome,
+		Devices:    devices,
+		Tmpfs:      []string{"/tmp", sandboxHome},
+		TmpfsSize:  sandboxTmpfsSize,
+		LoopbackUp: !b.allowNetwork,
+	}
+	p := &process{}
+	fail := func(err error) (*process, error) {
+		p.closeParentFiles()
+		for _, f := range p.childFiles {
+			f.Close()
+		}
+		return nil, err
+	}
+	addBind := func(path string) {
+		if fi, err := os.Stat(path); err == nil {
+			cfg.Binds = append(cfg.Binds, initBind{Path: path, Dir: fi.IsDir()})
+		}
+	}
+	for _, spec := range exposedPaths(s) {
+		fi, err := os.Lstat(spec)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 && slicesContains(systemDirs, spec) {
+			target, err := os.Readlink(spec)
+			if err == nil {
+				cfg.Symlinks = append(cfg.Symlinks, initSymlink{Target: target, Path: spec})
+			}
+			continue
+		}
+		real, err := filepath.EvalSymlinks(spec)
+		if err != nil {
+			continue
+		}
+		if real != spec {
+			// Expose the target at its own path and the link (when the
+			// link itself is a symlink) at the requested one.
+			if !underSystemDir(real) {
+				addBind(real)
+			}
+			if fi.Mode()&os.ModeSymlink != 0 && !underSystemDir(spec) {
+				if target, err := os.Readlink(spec); err == nil {
+					cfg.Symlinks = append(cfg.Symlinks, initSymlink{Target: target, Path: spec})
+				}
+			}
+			continue
+		}
+		addBind(spec)
+	}
+	attr := &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
+	}
+	p.mechanisms = []string{"mountns", "pidns", "ipcns", "utsns"}
+	if !b.allowNetwork {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+		p.mechanisms = append(p.mechanisms, "netns")
+	}
+	if os.Geteuid() == 0 {
+		// The helper keeps root to build the sandbox; the server runs as
+		// nobody, with no capabilities and no_new_privs.
+		cfg.UID, cfg.GID = sandboxUID, sandboxUID
+		p.mechanisms = append(p.mechanisms, "uid:nobody")
+	} else {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		p.mechanisms = append(p.mechanisms, "userns")
+	}
+	rl := rlimitsFor(s.opts.Limits, s.cg.limitsMemory(), s.cg.measuresCPU())
+	if s.opts.Limits.Processes > 0 && !s.cg.limitsProcesses() {
+		rl[unix.RLIMIT_NPROC] = uint64(s.opts.Limits.Processes)
+	}
+	cfg.Rlimits = rl
+	p.mechanisms = append(p.mechanisms, rlimitMechanisms(rl)...)
+	cfgData, err := json.Marshal(cfg)
+	if err != nil {
+		return fail(fmt.Errorf("encoding sandbox configuration: %w", err))
+	}
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		cfgW.Close()
+		return fail(err)
+	}
+	p.childFiles = []*os.File{cfgR, statusW}
+	p.parentFiles = []*os.File{cfgW, statusR}
+	p.cmd = &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{initArgv0},
+		Env:         []string{initEnv + "=1", "GORACE=atexit_sleep_ms=0"},
+		Dir:         "/",
+		ExtraFiles:  p.childFiles,
+		SysProcAttr: attr,
+	}
+	events := newEventReader(statusR)
+	p.release = func(ctx context.Context, s *Server) error {
+		if _, err := cfgW.Write(cfgData); err != nil {
+			return fmt.Errorf("configuring sandbox: %w", err)
+		}
+		cfgW.Close()
+		return events.waitStarted(ctx)
+	}
+	p.exitStatus = events.exitStatus
+	p.signal = func(sig syscall.Signal) { _ = p.cmd.Process.Signal(sig) }
+	return p, nil
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// exposedPaths lists the host paths a server sees read-only: system
+// directories, the minimal /etc, the installed package, and the command
+// itself when it lives elsewhere.
+func exposedPaths(s *Server) []string {
+	paths := append(append([]string{}, systemDirs...), etcFiles...)
+	paths = append(paths, s.readOnly...)
+	if cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH")); err == nil && filepath.IsAbs(cmd) && !underSystemDir(cmd) {
+		paths = append(paths, cmd)
+	}
+	return paths
+}
+
+func underSystemDir(p string) bool {
+	for _, d := range systemDirs {
+		if strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// eventReader reads the helper's status events.
+type eventReader struct {
+	started chan error    // receives the outcome of the start, once
+	done    chan struct{} // closed at EOF
+	mu      sync.Mutex
+	exit    *initEvent
+}
+
+func newEventReader(r *os.File) *eventReader {
+	e := &eventReader{started: make(chan error, 1), done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		defer r.Close()
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 4096), 64<<10)
+		first := true
+		for sc.Scan() {
+			var ev initEvent
+			if json.Unmarshal(sc.Bytes(), &ev) != nil {
+				continue
+			}
+			switch ev.Event {
+			case "started":
+				if first {
+					e.started <- nil
+				}
+			case "spawn_error":
+				if first {
+					e.started <- errors.New(ev.Error)
+				}
+			case "setup_error":
+				if first {
+					e.started <- fmt.Errorf("setting up sandbox: %s", ev.Error)
+				}
+			case "exit":
+				e.mu.Lock()
+				e.exit = &ev
+				e.mu.Unlock()
+			}
+			first = false
+		}
+		if first {
+			e.started <- errors.New("sandbox init helper exited before starting the server")
+		}
+	}()
+	return e
+}
+
+func (e *eventReader) waitStarted(ctx context.Context) error {
+	select {
+	case err := <-e.started:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the sandbox to start: %w", ctx.Err())
+	}
+}
+
+// exitStatus returns the server's exit status as the helper reported it.
+// It is called once the helper has exited, when the pipe is at EOF or about
+// to be.
+func (e *eventReader) exitStatus() (*int, string, bool) {
+	waitFor(e.done, time.Second)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.exit == nil {
+		return nil, "", false
+	}
+	return e.exit.Code, e.exit.Sig, true
+}
