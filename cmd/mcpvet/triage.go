@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan"
+	"github.com/mcpvet/mcpvet/scan/source"
+	"github.com/mcpvet/mcpvet/scoring"
+)
+
+type triageFlags struct {
+	runFlags
+	format      string
+	failOn      string
+	output      string
+	policy      string
+	concurrency int
+}
+
+// newTriageCmd builds `mcpvet triage CONFIG`: probe every server of a
+// client config and report keep / fix / drop with reasons and next steps.
+func newTriageCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
+	var f triageFlags
+	cmd := &cobra.Command{
+		Use:   "triage CONFIG [flags]",
+		Short: "Probe every server of an MCP client config and say which to keep, fix or drop",
+		Long: `triage reads an MCP client config (Claude Desktop, VS Code, Cursor), probes
+every server in it in the sandbox, stores the scan in --db and reports each
+server's verdict, score, top reasons and the one next step for its owner.
+
+Formats: table (terminals), json, junit (one test case per server; fix and
+drop fail) and sarif (SARIF 2.1.0, one result per finding, located in the
+config file) for CI systems and code-scanning dashboards.
+
+With --fail-on, the exit code is 1 when any server's verdict is at or below
+the threshold (drop: only dropped servers count; fix: fix or drop), after
+the report is written.`,
+		Example: `  mcpvet triage ~/Library/Application\ Support/Claude/claude_desktop_config.json
+  mcpvet triage .vscode/mcp.json --format sarif -o mcpvet.sarif --fail-on drop
+  mcpvet triage .cursor/mcp.json --format junit -o triage.xml --env GITHUB_TOKEN=test`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("triage takes one argument, the client config file (got %d); e.g. mcpvet triage claude_desktop_config.json", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTriage(cmd.Context(), args[0], &f, g, stdout, stderr)
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "table", "report format: "+strings.Join(results.TriageFormats, ", "))
+	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is at or below this: drop or fix")
+	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
+	fl.StringVar(&f.policy, "policy", "", "verdict policy file (JSON: minScore, fixSeverities, ignoreFindings)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
+	return cmd
+}
+
+func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlags, stdout, stderr io.Writer) error {
+	// Every flag is checked before a server is launched.
+	if !slices.Contains(results.TriageFormats, f.format) {
+		return usagef("--format %q: not a triage format; use %s", f.format, strings.Join(results.TriageFormats, ", "))
+	}
+	if f.failOn != "" && !slices.Contains(results.TriageFailOn, f.failOn) {
+		return usagef("--fail-on %q: not a verdict threshold; use drop (fail on dropped servers) or fix (fail on servers to fix or drop)", f.failOn)
+	}
+	if f.concurrency < 0 {
+		return usagef("--concurrency %d: must be at least 1", f.concurrency)
+	}
+	popts, err := f.options()
+	if err != nil {
+		return err
+	}
+	policy := scoring.DefaultPolicy()
+	if f.policy != "" {
+		data, err := os.ReadFile(f.policy)
+		if err != nil {
+			return usagef("--policy %q: %v; give the path of a policy JSON file", f.policy, err)
+		}
+		if policy, err = scoring.LoadPolicy(data); err != nil {
+			return usagef("--policy %q: %v", f.policy, err)
+		}
+	}
+	popts.Grade = triageGrader(policy)
+
+	data, plans, err := readTriageConfig(config)
+	if err != nil {
+		return err
+	}
+	st, err := results.Open(ctx, f.db, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	src := "config:" + config
+	optsJSON, _ := json.Marshal(map[string]any{
+		"config": config, "sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "noInject": f.noInject,
+		"failOn": f.failOn, "policy": policy,
+	})
+	o := &scan.Options{
+		Store:       st,
+		Plans:       plans,
+		Concurrency: f.concurrency,
+		Probe:       *popts,
+		Info: results.ScanInfo{Kind: results.KindTriage, Source: src, Options: optsJSON,
+			RubricVersion: scoring.RubricVersion},
+	}
+	if !g.quiet {
+		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(config))
+		o.Progress = newProgress(stderr)
+	}
+	sum, runErr := scan.Run(ctx, o)
+	if !g.quiet {
+		fmt.Fprintln(stderr)
+	}
+	interrupted := errors.Is(runErr, scan.ErrInterrupted)
+	if runErr != nil && (!interrupted || sum.ScanID == 0) {
+		return runErr
+	}
+	// The report is written even after an interrupt, from what is stored.
+	t, err := results.LoadTriage(context.WithoutCancel(ctx), st, sum.ScanID)
+	if err != nil {
+		return err
+	}
+	locateTriageServers(data, t.Servers)
+	if err := writeOutput(f.output, stdout, func(w io.Writer) error { return results.WriteTriage(w, t, f.format) }); err != nil {
+		return err
+	}
+	if interrupted {
+		return errPartial
+	}
+	if f.failOn != "" {
+		if failing := t.Failing(f.failOn); len(failing) > 0 {
+			if !g.quiet {
+				names := make([]string, len(failing))
+				for i, s := range failing {
+					names[i] = safe.Line(s.Name) + " (" + s.Decision + ")"
+				}
+				fmt.Fprintf(stderr, "mcpvet: %d of %d servers at or below --fail-on %s: %s\n",
+					len(failing), len(t.Servers), f.failOn, strings.Join(names, ", "))
+			}
+			return errFindings
+		}
+	}
+	return nil
+}
+
+// triageGrader grades each probed server's error responses and decides its
+// verdict under policy (the scan.ProbeOptions.Grade hook).
+func triageGrader(policy *scoring.Policy) func(res *probe.Result) {
+	return func(res *probe.Result) {
+		scoring.ScoreResult(res, nil)
+		v := scoring.Decide(res, policy)
+		res.Verdict = &v
+	}
+}
+
+// readTriageConfig reads and parses a client config, returning its bytes
+// (for locating servers in reports) and its plans. Any problem is a usage
+// error naming the file.
+func readTriageConfig(path string) ([]byte, []sandbox.Plan, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, nil, usagef("config %q: %v; give the path of an MCP client config such as claude_desktop_config.json", path, err)
+	}
+	defer file.Close()
+	if fi, err := file.Stat(); err == nil && fi.IsDir() {
+		return nil, nil, usagef("config %q is a directory; give the config file inside it, such as mcp.json", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(file, source.DefaultMaxConfigBytes+1))
+	if err != nil {
+		return nil, nil, usagef("config %q: %v", path, err)
+	}
+	plans, err := source.ReadConfig(bytes.NewReader(data), &source.ConfigOptions{File: path})
+	if err != nil {
+		return nil, nil, usagef("%s: %v", path, err)
+	}
+	if len(plans) == 0 {
+		return nil, nil, usagef("%s lists no servers; add one under \"mcpServers\" (Claude Desktop, Cursor) or \"servers\" (VS Code)", path)
+	}
+	return data, plans, nil
+}
+
+// locateTriageServers sets each server's line in the config: the line of
+// the first member key equal to the server's name, so SARIF results point
+// at the entry.
+func locateTriageServers(config []byte, servers []results.TriageServer) {
+	for i := range servers {
+		servers[i].Line = configKeyLine(config, servers[i].Name)
+	}
+}
+
+// configKeyLine returns the 1-based line of the first `"name":` member key
+// in a JSON or JSONC document, or 0.
+func configKeyLine(doc []byte, name string) int {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(name) != nil {
+		return 0
+	}
+	key := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	for off := 0; off < len(doc); {
+		i := bytes.Index(doc[off:], key)
+		if i < 0 {
+			return 0
+		}
+		at := off + i
+		rest := bytes.TrimLeft(doc[at+len(key):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' {
+			return bytes.Count(doc[:at], []byte("\n")) + 1
+		}
+		off = at + len(key)
+	}
+	return 0
+}
