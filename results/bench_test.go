@@ -2,7 +2,6 @@ package results
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"syscall"
 	"testing"
@@ -57,9 +56,9 @@ type fakeRes struct {
 	size int
 }
 
-// BenchmarkSaveRunOneTx stores the same results 100 to a transaction, the
-// path Merge takes, to show what the per-run commit costs.
-func BenchmarkSaveRunOneTx(b *testing.B) {
+// BenchmarkSaveRuns stores the same results 32 to a transaction with
+// [Store.SaveRuns].
+func BenchmarkSaveRuns(b *testing.B) {
 	st := newStore(b)
 	ctx := context.Background()
 	scan := newScan(b, st, ScanInfo{})
@@ -67,26 +66,24 @@ func BenchmarkSaveRunOneTx(b *testing.B) {
 	for i := range res {
 		res[i] = fakeResult(i, census)
 	}
+	const batch = 32
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	i := 0
+	var runs []RunInput
 	for b.Loop() {
-		if i%100 == 0 {
-			err := st.write(ctx, func(tx *sql.Tx) error {
-				t := &txStmts{ctx: ctx, tx: tx, base: &st.st}
-				for j := i; j < i+100; j++ {
-					if _, err := saveRun(t, scan, fmt.Sprintf("key-%d", j), res[j%len(res)], time.Now(), nil); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
+		runs = append(runs, RunInput{Key: fmt.Sprintf("key-%d", i), Result: res[i%len(res)]})
+		if len(runs) == batch {
+			if _, err := st.SaveRuns(ctx, scan, runs); err != nil {
 				b.Fatal(err)
 			}
+			runs = runs[:0]
 		}
 		i++
+	}
+	if _, err := st.SaveRuns(ctx, scan, runs); err != nil {
+		b.Fatal(err)
 	}
 	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "runs/s")
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(max(i, 1)), "cpu-ms/run")

@@ -136,23 +136,99 @@ func (s *Store) SaveRun(ctx context.Context, scanID int64, key string, res *prob
 	return runID, nil
 }
 
+// A RunInput is one result for [Store.SaveRuns].
+type RunInput struct {
+	// Key is the target key (the plan's Key).
+	Key    string
+	Result *probe.Result
+}
+
+// SaveRuns stores several runs of a scan in one transaction, each as
+// [Store.SaveRun] would. One commit instead of one per run halves the
+// cost of a census-sized run, so a writer that has several results waiting
+// should save them together.
+//
+// A run that is rejected ([ErrDuplicateRun], a nil result, an empty key,
+// an unknown severity) is skipped, having written nothing, and the others
+// are stored: the returned ids are in the order of runs, 0 for a rejected
+// run, and the error joins the rejections, each naming its key. Any other
+// failure (a database error) rolls back the whole batch: ids is nil and
+// nothing was stored. Either way every target ends pending with no run or
+// done with one.
+func (s *Store) SaveRuns(ctx context.Context, scanID int64, runs []RunInput) (ids []int64, err error) {
+	var rejected []error
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		ids, rejected = make([]int64, len(runs)), nil
+		t := &txStmts{ctx: ctx, tx: tx, base: &s.st}
+		if err := scanExists(ctx, t.stmt(stSelectScan), scanID); err != nil {
+			return err
+		}
+		now := time.Now()
+		for i, r := range runs {
+			id, err := saveRun(t, scanID, r.Key, r.Result, now, nil)
+			var rej *rejection
+			if errors.As(err, &rej) {
+				rejected = append(rejected, fmt.Errorf("results: saving run of %q in scan %d: %w", r.Key, scanID, err))
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("run of %q: %w", r.Key, err)
+			}
+			ids[i] = id
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("results: saving %d runs in scan %d: %w", len(runs), scanID, err)
+	}
+	return ids, errors.Join(rejected...)
+}
+
+// A rejection is an error of saveRun met before it wrote anything.
+type rejection struct{ err error }
+
+func (r *rejection) Error() string { return r.err.Error() }
+func (r *rejection) Unwrap() error { return r.err }
+
 // saveRun inserts one run and its rows inside t's transaction. plan, when
-// set, is stored if the target row must be created.
+// set, is stored if the target row must be created. An error that is not a
+// *rejection may leave part of the run written: the caller must roll the
+// transaction back.
 func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created time.Time, plan json.RawMessage) (int64, error) {
+	// Everything that can reject the run is checked before the first write,
+	// so a rejected run leaves the transaction as it was.
 	if res == nil {
-		return 0, errors.New("nil result")
+		return 0, &rejection{errors.New("nil result")}
 	}
 	if key == "" {
-		return 0, errors.New("empty target key")
+		return 0, &rejection{errors.New("empty target key")}
 	}
 	for i, f := range res.Findings {
 		if f.Severity.Rank() == 0 {
-			return 0, fmt.Errorf("finding %d (%s): unknown severity %q", i, f.Code, f.Severity)
+			return 0, &rejection{fmt.Errorf("finding %d (%s): unknown severity %q", i, f.Code, f.Severity)}
 		}
 	}
 	resultJSON, err := encodeJSON(res)
 	if err != nil {
-		return 0, fmt.Errorf("encoding result: %w", err)
+		return 0, &rejection{fmt.Errorf("encoding result: %w", err)}
+	}
+	var verdict, verdictJSON any
+	if res.Verdict != nil {
+		b, err := encodeJSON(res.Verdict)
+		if err != nil {
+			return 0, &rejection{fmt.Errorf("encoding verdict: %w", err)}
+		}
+		verdict, verdictJSON = res.Verdict.Decision, b
+	}
+	elements := make([]any, len(res.Probes))
+	for i, x := range res.Probes {
+		if x.Elements != nil {
+			b, err := encodeJSON(x.Elements)
+			if err != nil {
+				return 0, &rejection{fmt.Errorf("encoding probe %d elements: %w", i, err)}
+			}
+			elements[i] = b
+		}
 	}
 
 	// Target: pending -> done, missing -> inserted done, done -> duplicate.
@@ -165,7 +241,7 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 	case err != nil:
 		return 0, fmt.Errorf("reading target: %w", err)
 	case status == TargetDone:
-		return 0, ErrDuplicateRun
+		return 0, &rejection{ErrDuplicateRun}
 	default:
 		if _, err := t.exec(stMarkTarget, scanID, key); err != nil {
 			return 0, fmt.Errorf("marking target done: %w", err)
@@ -181,14 +257,6 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 	var sName, sTitle, sVersion any
 	if si := lv.ServerInfo; si != nil {
 		sName, sTitle, sVersion = si.Name, si.Title, si.Version
-	}
-	var verdict, verdictJSON any
-	if res.Verdict != nil {
-		b, err := encodeJSON(res.Verdict)
-		if err != nil {
-			return 0, fmt.Errorf("encoding verdict: %w", err)
-		}
-		verdict, verdictJSON = res.Verdict.Decision, b
 	}
 	r, err := t.exec(stInsertRun, scanID, serverID, key, formatTime(created),
 		res.Target.Transport, res.Target.Sandbox,
@@ -240,16 +308,8 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 		}
 	}
 	for i, x := range res.Probes {
-		var elements any
-		if x.Elements != nil {
-			b, err := encodeJSON(x.Elements)
-			if err != nil {
-				return 0, fmt.Errorf("encoding probe %d elements: %w", i, err)
-			}
-			elements = b
-		}
 		if _, err := t.exec(stInsertProbe, runID, i, x.Kind, x.Method, x.Tool, x.Param,
-			nullRaw(x.Sent), x.Class, x.LatencyMs, nullRaw(x.Response), x.Text, elements,
+			nullRaw(x.Sent), x.Class, x.LatencyMs, nullRaw(x.Response), x.Text, elements[i],
 			x.Score, x.Destructive, x.OpenWorld); err != nil {
 			return 0, fmt.Errorf("inserting probe %d: %w", i, err)
 		}

@@ -358,3 +358,60 @@ func TestClose(t *testing.T) {
 		t.Errorf("NewScan after Close = %v, want ErrClosed", err)
 	}
 }
+
+func TestSaveRuns(t *testing.T) {
+	st := newStore(t)
+	ctx := context.Background()
+	scan := newScan(t, st, ScanInfo{})
+	plans := []sandbox.Plan{fakePlan(0), fakePlan(1), fakePlan(2), fakePlan(3)}
+	if _, err := st.AddTargets(ctx, scan, plans); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SaveRun(ctx, scan, plans[0].Key, fakeResult(0, census)); err != nil {
+		t.Fatal(err)
+	}
+	runs := []RunInput{
+		{plans[1].Key, fakeResult(1, census)},
+		{plans[0].Key, fakeResult(0, census)}, // already has a run
+		{plans[2].Key, nil},                   // no result
+		{plans[3].Key, fakeResult(3, census)},
+		{plans[1].Key, fakeResult(1, census)}, // duplicate within the batch
+		{"new", fakeResult(4, census)},
+	}
+	ids, err := st.SaveRuns(ctx, scan, runs)
+	if !errors.Is(err, ErrDuplicateRun) {
+		t.Errorf("SaveRuns error = %v, want ErrDuplicateRun among the rejections", err)
+	}
+	var stored []int
+	for i, id := range ids {
+		if id != 0 {
+			stored = append(stored, i)
+			got, err := st.Run(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(runs[i].Result, got); diff != "" {
+				t.Errorf("run %d (-want +got):\n%s", i, diff)
+			}
+		}
+	}
+	if diff := cmp.Diff([]int{0, 3, 5}, stored); diff != "" {
+		t.Errorf("stored runs (-want +got):\n%s", diff)
+	}
+	pending, err := st.PendingTargets(ctx, scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pending) != 1 || pending[0].Key != plans[2].Key {
+		t.Errorf("pending = %v, want only %q", pending, plans[2].Key)
+	}
+	if n := count(t, st, "SELECT count(*) FROM runs WHERE scan_id = ?", scan); n != 4 {
+		t.Errorf("runs = %d, want 4", n)
+	}
+	if n := count(t, st, "SELECT count(*) FROM tools"); n != 4*census.tools {
+		t.Errorf("tools = %d, want %d (rejected runs leave no rows)", n, 4*census.tools)
+	}
+	if _, err := st.SaveRuns(ctx, scan+9, runs[:1]); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SaveRuns on a missing scan = %v, want ErrNotFound", err)
+	}
+}
