@@ -144,7 +144,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		return err
 	}
 	if interrupted {
-		return errPartial
+		return errTriagePartial{}
 	}
 	if f.failOn != "" {
 		if failing := t.Failing(f.failOn); len(failing) > 0 {
@@ -161,6 +161,17 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	}
 	return nil
 }
+
+// errTriagePartial is errPartial (exit 4) with advice that fits triage,
+// which has no --resume: the scan is stored, the report marks the servers
+// that did not run as pending.
+type errTriagePartial struct{}
+
+func (errTriagePartial) Error() string {
+	return "triage interrupted; the report shows the servers that finished and marks the rest pending; run triage again for a complete report"
+}
+
+func (errTriagePartial) Unwrap() error { return errPartial }
 
 // triageGrader grades each probed server's error responses and decides its
 // verdict under policy (the scan.ProbeOptions.Grade hook).

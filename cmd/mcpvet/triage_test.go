@@ -26,7 +26,22 @@ func runReportCLI(args ...string) (code int, stdout, stderr string) {
 		return code, out.String(), errb.String()
 	}
 	g := &globalFlags{}
-	root := &cobra.Command{Use: "mcpvet", SilenceUsage: true, SilenceErrors: true}
+	root := &cobra.Command{Use: "mcpvet", SilenceUsage: true, SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if g.timeout > 0 {
+				ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
+				g.cancel = cancel
+				cmd.SetContext(ctx)
+			}
+			return nil
+		},
+	}
+	defer func() {
+		if g.cancel != nil {
+			g.cancel()
+		}
+	}()
+	root.PersistentFlags().DurationVar(&g.timeout, "timeout", 0, "stop the whole command after this long")
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
@@ -332,6 +347,31 @@ func TestTriageEndToEnd(t *testing.T) {
 			t.Errorf("verdicts under auto (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestTriageInterrupted: when the command's deadline ends the scan, the
+// report still shows what finished, marks the rest pending, and the exit
+// code is 4 (partial results).
+func TestTriageInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches fixture servers")
+	}
+	bins := testfixture.Build(t, "crash", "hang")
+	dir := t.TempDir()
+	config := writeTriageConfig(t, dir, bins, "crash", "hang")
+	code, stdout, stderr := runReportCLI("triage", config, "--sandbox", "none", "--db", filepath.Join(dir, "t.db"), "-q",
+		"--concurrency", "1", "--handshake-timeout", "1m", "--timeout", "2s", "--format", "json", "--fail-on", "drop")
+	if code != exitPartial {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitPartial, stderr)
+	}
+	tj := decodeTriage(t, stdout)
+	if tj.Status != "interrupted" || tj.Counts.Drop != 1 || tj.Counts.Pending != 1 || len(tj.Servers) != 2 ||
+		tj.Servers[0].Decision != "drop" || tj.Servers[1].Name != "hang" || tj.Servers[1].Decision != "" {
+		t.Errorf("report after the interrupt:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "run triage again") {
+		t.Errorf("stderr does not say how to finish: %q", stderr)
+	}
 }
 
 // TestTriageUsage: bad input is exit 2 with one line naming what to do,
