@@ -109,42 +109,7 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 		}
 		return nil, err
 	}
-	addBind := func(path string) {
-		if fi, err := os.Stat(path); err == nil {
-			cfg.Binds = append(cfg.Binds, initBind{Path: path, Dir: fi.IsDir()})
-		}
-	}
-	for _, spec := range exposedPaths(s) {
-		fi, err := os.Lstat(spec)
-		if err != nil {
-			continue
-		}
-		if fi.Mode()&os.ModeSymlink != 0 && slicesContains(systemDirs, spec) {
-			target, err := os.Readlink(spec)
-			if err == nil {
-				cfg.Symlinks = append(cfg.Symlinks, initSymlink{Target: target, Path: spec})
-			}
-			continue
-		}
-		real, err := filepath.EvalSymlinks(spec)
-		if err != nil {
-			continue
-		}
-		if real != spec {
-			// Expose the target at its own path and the link (when the
-			// link itself is a symlink) at the requested one.
-			if !underSystemDir(real) {
-				addBind(real)
-			}
-			if fi.Mode()&os.ModeSymlink != 0 && !underSystemDir(spec) {
-				if target, err := os.Readlink(spec); err == nil {
-					cfg.Symlinks = append(cfg.Symlinks, initSymlink{Target: target, Path: spec})
-				}
-			}
-			continue
-		}
-		addBind(spec)
-	}
+	cfg.Binds, cfg.Symlinks = rootLayout(s)
 	attr := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
 	}
@@ -215,6 +180,50 @@ func slicesContains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// rootLayout returns the read-only binds and symlinks of the sandbox's
+// root: each exposed host path at the same place, symlinks recreated (and
+// their targets exposed when outside the system directories).
+func rootLayout(s *Server) ([]initBind, []initSymlink) {
+	var binds []initBind
+	var links []initSymlink
+	addBind := func(path string) {
+		if fi, err := os.Stat(path); err == nil {
+			binds = append(binds, initBind{Path: path, Dir: fi.IsDir()})
+		}
+	}
+	for _, spec := range exposedPaths(s) {
+		fi, err := os.Lstat(spec)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 && slicesContains(systemDirs, spec) {
+			if target, err := os.Readlink(spec); err == nil {
+				links = append(links, initSymlink{Target: target, Path: spec})
+			}
+			continue
+		}
+		real, err := filepath.EvalSymlinks(spec)
+		if err != nil {
+			continue
+		}
+		if real != spec {
+			// Expose the target at its own path and the link (when the
+			// link itself is a symlink) at the requested one.
+			if !underSystemDir(real) {
+				addBind(real)
+			}
+			if fi.Mode()&os.ModeSymlink != 0 && !underSystemDir(spec) {
+				if target, err := os.Readlink(spec); err == nil {
+					links = append(links, initSymlink{Target: target, Path: spec})
+				}
+			}
+			continue
+		}
+		addBind(spec)
+	}
+	return binds, links
 }
 
 // exposedPaths lists the host paths a server sees read-only: system

@@ -40,6 +40,12 @@ type process struct {
 	// signal, when set, delivers a signal to the server inside the
 	// sandbox (the process group holds only the sandbox's outer process).
 	signal func(syscall.Signal)
+	// kill, when set, kills what the process group kill may not reach at
+	// once, and waits for it to be gone.
+	kill func()
+	// noGroupSignal keeps graceful signals off the process group (whose
+	// leader would die and take the sandbox down at once).
+	noGroupSignal bool
 	// exitStatus, when set, reports the server's own exit status (the
 	// direct child is an init or bwrap that relays it).
 	exitStatus func() (code *int, sig string, ok bool)

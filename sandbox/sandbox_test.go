@@ -77,7 +77,12 @@ func launch(t *testing.T, plan *Plan, opts *Options, marker string) *Server {
 func assertNoProcess(t *testing.T, marker string) {
 	t.Helper()
 	if pids := markedProcesses(marker); len(pids) > 0 {
-		t.Errorf("processes left behind with marker %s: %v", marker, pids)
+		var desc []string
+		for _, pid := range pids {
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			desc = append(desc, string(stat))
+		}
+		t.Errorf("processes left behind with marker %s: %v\n%s", marker, pids, strings.Join(desc, "\n"))
 	}
 }
 
@@ -415,6 +420,10 @@ func TestEnvironment(t *testing.T) {
 				"USER_KEY":   "user-key",
 				"API_KEY":    canary,
 				"GORACE":     "atexit_sleep_ms=0",
+			}
+			if backend == BackendBwrap {
+				// bwrap always sets PWD after entering the directory.
+				want["PWD"] = sandboxHome
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("environment (-want +got):\n%s", diff)

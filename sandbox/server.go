@@ -512,15 +512,37 @@ func cpuTime(ps *os.ProcessState) time.Duration {
 	return ps.UserTime() + ps.SystemTime()
 }
 
-// treeTasks counts the tasks (threads) of pid and its descendants, from
-// /proc.
-func treeTasks(root int) int {
+// procInfo is what forEachProc reads from /proc/PID/stat.
+type procInfo struct {
+	pid, ppid, threads int
+	// cpu is user plus system time, including reaped children.
+	cpu time.Duration
+}
+
+// clockTick is the unit of CPU times in /proc (USER_HZ, 100 on every
+// Linux architecture Go supports).
+const clockTick = 10 * time.Millisecond
+
+// treeUsage returns the tasks (threads) and CPU time of root and its
+// descendants, from /proc.
+func treeUsage(root int) (tasks int, cpu time.Duration) {
+	forEachProc(func(p procInfo, under func(int) bool) {
+		if under(root) {
+			tasks += p.threads
+			cpu += p.cpu
+		}
+	})
+	return tasks, cpu
+}
+
+// forEachProc calls f for every process in /proc, with a function telling
+// whether a pid is the process or one of its ancestors.
+func forEachProc(f func(p procInfo, under func(int) bool)) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return
 	}
-	parent := map[int]int{}
-	threads := map[int]int{}
+	procs := map[int]procInfo{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -531,29 +553,34 @@ func treeTasks(root int) int {
 			continue
 		}
 		// The command name may hold spaces and parentheses: split after
-		// the last ')'. Fields from there: state ppid ... num_threads (18th).
+		// the last ')'. From there, field 0 is the state (3rd field of
+		// the line): ppid is 1, utime..cstime 11..14, num_threads 17.
 		i := bytes.LastIndexByte(data, ')')
 		if i < 0 {
 			continue
 		}
-		f := strings.Fields(string(data[i+1:]))
-		if len(f) < 18 {
+		fields := strings.Fields(string(data[i+1:]))
+		if len(fields) < 18 {
 			continue
 		}
-		ppid, _ := strconv.Atoi(f[1])
-		n, _ := strconv.Atoi(f[17])
-		parent[pid], threads[pid] = ppid, n
-	}
-	total := 0
-	for pid, n := range threads {
-		for p, hops := pid, 0; p > 0 && hops < 4096; p, hops = parent[p], hops+1 {
-			if p == root {
-				total += n
-				break
-			}
+		num := func(i int) int {
+			n, _ := strconv.Atoi(fields[i])
+			return n
 		}
+		ticks := num(11) + num(12) + num(13) + num(14)
+		procs[pid] = procInfo{pid: pid, ppid: num(1), threads: num(17), cpu: time.Duration(ticks) * clockTick}
 	}
-	return total
+	for pid, p := range procs {
+		under := func(root int) bool {
+			for q, hops := pid, 0; q > 0 && hops < 4096; q, hops = procs[q].ppid, hops+1 {
+				if q == root {
+					return true
+				}
+			}
+			return false
+		}
+		f(p, under)
+	}
 }
 
 // recordExit stores how the process ended.
@@ -631,11 +658,19 @@ func (s *Server) monitor() {
 				s.limitKill(r)
 				return
 			}
-			if lim.Processes > 0 && !s.cg.limitsProcesses() {
-				// No pids cgroup: count the tree (RLIMIT_NPROC makes
-				// fork fail but tells nobody).
-				if n := treeTasks(s.proc.cmd.Process.Pid); n >= lim.Processes {
+			countTasks := lim.Processes > 0 && !s.cg.limitsProcesses()
+			countCPU := lim.CPUTime > 0 && !s.cg.measuresCPU()
+			if countTasks || countCPU {
+				// No cgroup: measure the tree from /proc. RLIMIT_NPROC
+				// makes fork fail but tells nobody, and RLIMIT_CPU is per
+				// process.
+				tasks, cpu := treeUsage(s.proc.cmd.Process.Pid)
+				if countTasks && tasks >= lim.Processes {
 					s.limitKill(LimitProcesses)
+					return
+				}
+				if countCPU && cpu > lim.CPUTime {
+					s.limitKill(LimitCPUTime)
 					return
 				}
 			}
@@ -670,6 +705,9 @@ func (s *Server) killTree() {
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	_ = p.cmd.Process.Kill()
+	if p.kill != nil {
+		p.kill()
+	}
 	if s.cg != nil && s.cg.tracks() {
 		s.cg.kill(2 * time.Second)
 	}
@@ -684,7 +722,9 @@ func (s *Server) signalTree(sig syscall.Signal) {
 	if p == nil || p.cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	if !p.noGroupSignal {
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
 	if p.signal != nil {
 		p.signal(sig)
 	}

@@ -1,0 +1,260 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// bwrapBackend isolates with bubblewrap: the same root as builtin (see
+// rootLayout), built by bwrap instead of the init helper.
+type bwrapBackend struct{ allowNetwork bool }
+
+func (bwrapBackend) name() string { return BackendBwrap }
+
+var bwrapProbe struct {
+	once sync.Once
+	err  error
+}
+
+// available checks once per process that bwrap is on PATH and runs a
+// program in the sandbox we ask for (user namespaces may be disabled).
+func (b bwrapBackend) available() error {
+	bwrapProbe.once.Do(func() {
+		if _, err := exec.LookPath("bwrap"); err != nil {
+			bwrapProbe.err = errors.New("bwrap is not on PATH")
+			return
+		}
+		bwrapProbe.err = probeBackend(b)
+	})
+	return bwrapProbe.err
+}
+
+func (b bwrapBackend) command(s *Server) (*process, error) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, err
+	}
+	// bwrap reports an exec failure only on stderr: check on the host (the
+	// sandbox sees the same paths) to return a proper spawn error.
+	path, err := lookPath(s.argv[0], lookEnv(s.env, "PATH"))
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Access(path, unix.X_OK); err != nil {
+		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+	}
+	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
+		if err == nil {
+			err = syscall.EACCES
+		}
+		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+	}
+
+	args := []string{"--unshare-all", "--die-with-parent", "--new-session", "--hostname", "mcpvet-sandbox"}
+	p := &process{mechanisms: []string{"bwrap", "mountns", "pidns", "ipcns", "utsns"}}
+	if b.allowNetwork {
+		args = append(args, "--share-net")
+	} else {
+		p.mechanisms = append(p.mechanisms, "netns")
+	}
+	args = append(args, "--unshare-user")
+	if os.Geteuid() == 0 {
+		args = append(args, "--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID), "--cap-drop", "ALL")
+		p.mechanisms = append(p.mechanisms, "userns", "uid:nobody")
+	} else {
+		p.mechanisms = append(p.mechanisms, "userns")
+	}
+	size := strconv.Itoa(sandboxTmpfsSize)
+	// Writable directories first, so binds below them stay visible.
+	args = append(args, "--size", size, "--tmpfs", "/tmp", "--size", size, "--perms", "0700", "--tmpfs", sandboxHome)
+	binds, links := rootLayout(s)
+	for _, bd := range binds {
+		args = append(args, "--ro-bind", bd.Path, bd.Path)
+	}
+	for _, l := range links {
+		args = append(args, "--symlink", l.Target, l.Path)
+	}
+	args = append(args, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", sandboxHome, "--clearenv")
+	for _, kv := range s.env {
+		k, v, _ := cutEnv(kv)
+		args = append(args, "--setenv", k, v)
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		statusR.Close()
+		statusW.Close()
+		return nil, err
+	}
+	// bwrap execvp()s argv[0] with the PATH set above, like the other
+	// backends; argv[0] stays what the plan says.
+	args = append(args, "--json-status-fd", "3", "--block-fd", "4", "--")
+	args = append(args, s.argv...)
+	p.childFiles = []*os.File{statusW, blockR}
+	p.parentFiles = []*os.File{blockW}
+	p.cmd = &exec.Cmd{
+		Path:       bwrap,
+		Args:       append([]string{"bwrap"}, args...),
+		Env:        []string{},
+		Dir:        "/",
+		ExtraFiles: p.childFiles,
+	}
+	st := newBwrapStatus(statusR)
+	p.release = func(ctx context.Context, s *Server) error {
+		pid, err := st.waitChild(ctx)
+		if err != nil {
+			return err
+		}
+		// The sandbox is blocked before exec: move every bwrap process
+		// into the cgroups that must be joined after start, and set the
+		// rlimit fallbacks on the sandbox's pid 1, which the server
+		// inherits.
+		for _, d := range append([]int{pid}, descendants(pid)...) {
+			if err := s.cg.attach(d, true); err != nil && s.cg.tracks() {
+				s.warn(err.Error())
+			}
+		}
+		p.mechanisms = append(p.mechanisms, prlimitChild(pid, s.opts.Limits, s.cg)...)
+		// Killing bwrap kills the sandbox only asynchronously (through
+		// --die-with-parent); kill its pid 1 directly, by pidfd so that
+		// a reused pid is never hit, and wait for the namespace to empty.
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			pidfd := os.NewFile(uintptr(fd), "pidfd")
+			p.parentFiles = append(p.parentFiles, pidfd)
+			p.kill = func() {
+				_ = unix.PidfdSendSignal(int(pidfd.Fd()), unix.SIGKILL, nil, 0)
+				// A pidfd polls readable once the process has exited; pid
+				// 1 of a namespace exits after all the others.
+				fds := []unix.PollFd{{Fd: int32(pidfd.Fd()), Events: unix.POLLIN}}
+				_, _ = unix.Poll(fds, 2000)
+			}
+		}
+		if _, err := blockW.Write([]byte{1}); err != nil {
+			return fmt.Errorf("releasing bwrap: %w", err)
+		}
+		blockW.Close()
+		return nil
+	}
+	p.exitStatus = st.exitStatus
+	p.noGroupSignal = true
+	p.signal = func(sig syscall.Signal) {
+		if pid := st.childPid(); pid > 0 {
+			// bwrap's pid 1 reaper ignores signals: signal its children,
+			// the server first among them.
+			for _, d := range descendants(pid) {
+				_ = syscall.Kill(d, sig)
+			}
+		}
+	}
+	return p, nil
+}
+
+func cutEnv(kv string) (string, string, bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], true
+		}
+	}
+	return kv, "", false
+}
+
+// bwrapStatus reads bwrap's --json-status-fd stream: {"child-pid": N}
+// first, {"exit-code": N} when the command exits.
+type bwrapStatus struct {
+	child chan int // the sandbox pid 1 (host pid), or 0 at EOF
+	done  chan struct{}
+	mu    sync.Mutex
+	pid   int
+	exit  *int
+}
+
+func newBwrapStatus(r *os.File) *bwrapStatus {
+	st := &bwrapStatus{child: make(chan int, 1), done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		defer r.Close()
+		dec := json.NewDecoder(r)
+		sent := false
+		for {
+			var ev struct {
+				ChildPid *int `json:"child-pid"`
+				ExitCode *int `json:"exit-code"`
+			}
+			if err := dec.Decode(&ev); err != nil {
+				break
+			}
+			st.mu.Lock()
+			if ev.ChildPid != nil && !sent {
+				st.pid = *ev.ChildPid
+				st.child <- *ev.ChildPid
+				sent = true
+			}
+			if ev.ExitCode != nil {
+				st.exit = ev.ExitCode
+			}
+			st.mu.Unlock()
+		}
+		if !sent {
+			st.child <- 0
+		}
+	}()
+	return st
+}
+
+func (st *bwrapStatus) waitChild(ctx context.Context) (int, error) {
+	select {
+	case pid := <-st.child:
+		if pid == 0 {
+			return 0, errors.New("bwrap exited before starting the sandbox")
+		}
+		return pid, nil
+	case <-ctx.Done():
+		return 0, fmt.Errorf("waiting for bwrap: %w", ctx.Err())
+	}
+}
+
+func (st *bwrapStatus) childPid() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.pid
+}
+
+// exitStatus returns the command's status as bwrap reported it. bwrap
+// reports a death by signal N as 128+N.
+func (st *bwrapStatus) exitStatus() (*int, string, bool) {
+	waitFor(st.done, time.Second)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.exit == nil {
+		return nil, "", false
+	}
+	if c := *st.exit; c > 128 && c < 128+65 {
+		return nil, signalName(syscall.Signal(c - 128)), true
+	}
+	c := *st.exit
+	return &c, "", true
+}
+
+// descendants lists the descendants of root (not root itself), from /proc.
+func descendants(root int) []int {
+	var out []int
+	forEachProc(func(p procInfo, under func(int) bool) {
+		if p.pid != root && under(root) {
+			out = append(out, p.pid)
+		}
+	})
+	return out
+}
