@@ -76,6 +76,12 @@ func launch(t *testing.T, plan *Plan, opts *Options, marker string) *Server {
 // (zombies excluded).
 func assertNoProcess(t *testing.T, marker string) {
 	t.Helper()
+	// A process killed a moment ago may still be exiting (state D with
+	// SIGKILL pending, reparented to init): give it a moment.
+	deadline := time.Now().Add(3 * time.Second)
+	for len(markedProcesses(marker)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if pids := markedProcesses(marker); len(pids) > 0 {
 		var desc []string
 		for _, pid := range pids {

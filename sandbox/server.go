@@ -296,6 +296,13 @@ func (s *Server) Close() error {
 		}
 		s.terminate()
 		s.wg.Wait()
+		s.mu.Lock()
+		p := s.proc
+		s.mu.Unlock()
+		if p != nil {
+			// After the goroutines that may kill through them are done.
+			p.closeParentFiles()
+		}
 		if s.cg != nil {
 			errs = append(errs, s.cg.remove())
 		}
@@ -761,7 +768,6 @@ func (s *Server) terminate() {
 		close(s.stopCh)
 		_ = s.stdout.Close()
 		_ = s.stderrR.Close()
-		s.proc.closeParentFiles()
 	})
 }
 
