@@ -32,9 +32,11 @@ type corpusCase struct {
 	file     string
 }
 
-func loadCorpus(t testing.TB) []corpusCase {
+func loadCorpus(t testing.TB) []corpusCase { return loadCorpusDir(t, corpusDir) }
+
+func loadCorpusDir(t testing.TB, dir string) []corpusCase {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.json"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

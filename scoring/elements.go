@@ -173,6 +173,34 @@ func findSent(in *input) (string, bool) {
 	return "", false
 }
 
+// findSentPart finds a quoted part of a received string: "Invalid minute:
+// \"99\"" for the cron expression "99 * * * *", "Invalid digit 'z'" for
+// "zz".
+func findSentPart(in *input) (string, bool) {
+	if in.sentType != 's' || in.sent == "" {
+		return "", false
+	}
+	for _, seg := range in.text {
+		s := seg.s
+		for i := 0; i < len(s); i++ {
+			q := s[i]
+			if q != '\'' && q != '"' && q != '`' {
+				continue
+			}
+			j := strings.IndexByte(s[i+1:], q)
+			if j <= 0 {
+				continue
+			}
+			part := s[i+1 : i+1+j]
+			if len(part) <= len(in.sent) && strings.Contains(in.sent, part) {
+				return span(seg, i+1, i+1+j), true
+			}
+			i += j
+		}
+	}
+	return "", false
+}
+
 var boolContext = regexp.MustCompile(`\b(received|got|given|value|was|is)\s*:?\s*["'` + "`" + `]?(true|false)\b`)
 
 func findBool(seg segment, v string) (int, int, bool) {
@@ -187,16 +215,17 @@ func findBool(seg segment, v string) (int, int, bool) {
 // ---- 3. value or form ----------------------------------------------------
 
 var (
-	reTypeForm = guard(`\b(expected|expecting|expects|must be|should be|needs to be|has to be|want|wants|required to be|not a valid|is not an?|invalid)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|int|float|boolean|bool|array|list|object|null|uri|url|date|datetime|date-time|email|uuid|json)\b`, "expect", "must be", "should be", "needs to be", "has to be", "want", "required to be", "not a valid", "is not a", "invalid")
-	reRecvType = guard(`\b(received|got|given|found|has type|is of type)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|boolean|array|object|null|undefined|float|int|bool|list)\b`, "received", "got", "given", "found", "has type", "is of type")
-	reEnumForm = guard(`\b(one of|any of|must be either|valid values|allowed values|possible values|valid options|allowed options|supported values|accepted values|permitted values)\b|expected\s+['"`+"`"+`][^'"`+"`"+`]+?['"`+"`"+`]\s*(\||,|or)`, "one of", "any of", "either", "valid values", "allowed values", "possible values", "valid options", "allowed options", "supported values", "accepted values", "permitted values", "expected")
-	reRange    = guard(`\b(less than|greater than|more than|fewer than|at least|at most|no more than|no less than|not exceed|exceeds?|between -?\d+(\.\d+)? and|maximum|minimum|up to -?\d|too (large|small|big|long|short|many|few)|out of range)\b|[<>]=\s*-?\d`, "less than", "greater than", "more than", "fewer than", "at least", "at most", "no more than", "no less than", "exceed", "between", "maximum", "minimum", "up to", "too ", "out of range", ">=", "<=")
-	rePattern  = guard(`\b(pattern|regular expression|regex|must match|does not match|doesn't match|format|invalid (url|uri|email|date|uuid|path|identifier))\b`, "pattern", "regular expression", "regex", "match", "format", "invalid")
-	reLength   = guard(`\b(\d+ (characters?|code points|chars|bytes)|too long|too short|length)\b`, "character", "code point", "chars", "bytes", "too long", "too short", "length")
-	reConstr   = guard(`\b(cannot specify both|mutually exclusive|only one of|cannot be combined|not both|outside (the )?allowed|not within|must be (within|inside|under))\b`, "both", "mutually exclusive", "only one of", "cannot be combined", "outside", "not within", "must be")
-	reMissing  = guard(`\b(required|missing|not provided|must be (provided|specified|present|supplied|set)|is absent|no value)\b`, "required", "missing", "not provided", "must be", "absent", "no value")
-	reUnknProp = guard(`\b(unrecognized|unrecognised|unexpected|unknown|additional|extra|not allowed|not permitted|invalid)\s+(key|keys|property|properties|field|fields|param|parameter|parameters|argument|arguments|option|options)\b|\b(key|property|field|argument|parameter)s?\b[^.\n]*?\b(is |are )?(not allowed|not permitted|unrecognized|unexpected|unknown|not supported)\b`, "unrecognized", "unrecognised", "unexpected", "unknown", "additional", "extra", "not allowed", "not permitted", "invalid", "not supported")
-	reNameList = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
+	reTypeForm  = guard(`\b(expected|expecting|expects|must be|should be|needs to be|has to be|want|wants|required to be|not a valid|is not an?|invalid)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|int|float|boolean|bool|array|list|object|null|uri|url|date|datetime|date-time|email|uuid|json)\b`, "expect", "must be", "should be", "needs to be", "has to be", "want", "required to be", "not a valid", "is not a", "invalid")
+	reRecvType  = guard(`\b(received|got|given|found|has type|is of type)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|boolean|array|object|null|undefined|float|int|bool|list)\b`, "received", "got", "given", "found", "has type", "is of type")
+	reEnumForm  = guard(`\b(one of|any of|must be either|valid values|allowed values|possible values|valid options|allowed options|supported values|accepted values|permitted values)\b|expected\s+['"`+"`"+`][^'"`+"`"+`]+?['"`+"`"+`]\s*(\||,|or)`, "one of", "any of", "either", "valid values", "allowed values", "possible values", "valid options", "allowed options", "supported values", "accepted values", "permitted values", "expected")
+	reRange     = guard(`\b(less than|greater than|more than|fewer than|at least|at most|no more than|no less than|not exceed|exceeds?|between -?\d+(\.\d+)? and|maximum|minimum|up to -?\d|too (large|small|big|long|short|many|few)|out of range)\b|[<>]=\s*-?\d`, "less than", "greater than", "more than", "fewer than", "at least", "at most", "no more than", "no less than", "exceed", "between", "maximum", "minimum", "up to", "too ", "out of range", ">=", "<=")
+	rePattern   = guard(`\b(pattern|regular expression|regex|must match|does not match|doesn't match|format|invalid (url|uri|email|date|uuid|path|identifier))\b`, "pattern", "regular expression", "regex", "match", "format", "invalid")
+	reLength    = guard(`\b(\d+ (characters?|code points|chars|bytes)|too long|too short|length)\b`, "character", "code point", "chars", "bytes", "too long", "too short", "length")
+	reConstr    = guard(`\b(cannot specify both|mutually exclusive|only one of|cannot be combined|not both|outside (the )?allowed|not within|must be (within|inside|under))\b`, "both", "mutually exclusive", "only one of", "cannot be combined", "outside", "not within", "must be")
+	reMissing   = guard(`\b(required|missing|not provided|must be (provided|specified|present|supplied|set)|is absent|no value)\b`, "required", "missing", "not provided", "must be", "absent", "no value")
+	reUnknProp  = guard(`\b(unrecognized|unrecognised|unexpected|unknown|additional|extra|not allowed|not permitted|invalid)\s+(key|keys|property|properties|field|fields|param|parameter|parameters|argument|arguments|option|options)\b|\b(key|property|field|argument|parameter)s?\b[^.\n]*?\b(is |are )?(not allowed|not permitted|unrecognized|unexpected|unknown|not supported)\b`, "unrecognized", "unrecognised", "unexpected", "unknown", "additional", "extra", "not allowed", "not permitted", "invalid", "not supported")
+	reCountForm = guard(`\b(expected|expecting|must have|should have|requires|got)\s+(at least |at most |exactly )?\d+\b`, "expect", "must have", "should have", "requires", "got ")
+	reNameList  = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
 )
 
 // formKeys are JSON keys that carry the received value or permitted form.
@@ -231,7 +260,10 @@ func gradeValueOrForm(in *input) (bool, string) {
 	if ev, ok := findSent(in); ok {
 		return true, ev
 	}
-	res := []guarded{reTypeForm, reRecvType, reEnumForm, reRange, rePattern, reLength, reConstr, reNameList}
+	if ev, ok := findSentPart(in); ok {
+		return true, ev
+	}
+	res := []guarded{reTypeForm, reRecvType, reEnumForm, reRange, rePattern, reLength, reConstr, reNameList, reCountForm}
 	switch {
 	case missingKinds[in.r.Kind]:
 		res = append(res, reMissing)
@@ -259,10 +291,10 @@ var reRuntimePanic = guard(`\bindex out of range \[[^\]]*\]( with length \d+)?|s
 // firstMatchOutside is firstMatch skipping matches inside a match of skip.
 func firstMatchOutside(segs []segment, re, skip guarded) (string, bool) {
 	for _, seg := range segs {
-		if !re.possible(seg.lower) {
+		if !re.hit(seg.lower, seg.hints) {
 			continue
 		}
-		if !skip.possible(seg.lower) {
+		if !skip.hit(seg.lower, seg.hints) {
 			if loc := re.re.FindStringIndex(seg.lower); loc != nil {
 				return span(seg, loc[0], loc[1]), true
 			}
@@ -291,18 +323,49 @@ var (
 	reWaitFor     = guard(`\b(wait|retry after|try again in|try again after|call again in|call again after|retry in)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b`, "wait", "retry after", "try again in", "try again after", "call again in", "call again after", "retry in")
 )
 
-// reNegated precedes a cue word that is not an instruction: "Cannot
-// specify both head and tail".
-var reNegated = regexp.MustCompile(`\b(cannot|can't|can not|could not|couldn't|do not|don't|does not|doesn't|must not|never|unable to|failed to|not)\s+$`)
+// negators precede a cue word that is not an instruction: "Cannot specify
+// both head and tail".
+var negators = map[string]bool{
+	"cannot": true, "can't": true, "not": true, "never": true, "don't": true, "doesn't": true,
+	"couldn't": true, "won't": true, "shouldn't": true, "mustn't": true,
+}
 
-// hasCue reports whether a lowercased sentence holds a cue word that is not
-// negated.
+// negatedAt reports whether the cue at low[i:] follows a negation: "cannot
+// use", "unable to call", "failed to pass".
+func negatedAt(low string, i int) bool {
+	w1 := prevWordApos(low, i)
+	if negators[w1] {
+		return true
+	}
+	if w1 == "to" {
+		w2 := prevWordApos(low, i-len(w1)-1)
+		return w2 == "unable" || w2 == "failed"
+	}
+	return false
+}
+
+// prevWordApos is prevWord allowing an apostrophe inside the word.
+func prevWordApos(s string, i int) string {
+	if i > len(s) {
+		i = len(s)
+	}
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	k := j
+	for k > 0 && (isIdent(s[k-1]) || s[k-1] == '\'') {
+		k--
+	}
+	return s[k:j]
+}
+
 func hasCue(low string) bool {
 	if !reCue.possible(low) {
 		return false
 	}
 	for _, loc := range reCue.re.FindAllStringIndex(low, -1) {
-		if !reNegated.MatchString(low[:loc[0]]) {
+		if !negatedAt(low, loc[0]) {
 			return true
 		}
 	}
@@ -348,12 +411,16 @@ func appendSentence(out [][2]int, s string, i, j int) [][2]int {
 func gradeNextAction(in *input) (bool, string) {
 	var rejected string
 	for _, seg := range in.text {
-		if !reCue.possible(seg.lower) && !reWaitFor.possible(seg.lower) {
+		if !reCue.hit(seg.lower, seg.hints) && !reWaitFor.hit(seg.lower, seg.hints) {
 			continue
 		}
 		for _, se := range sentences(seg.s) {
 			s, low := seg.s[se[0]:se[1]], seg.lower[se[0]:se[1]]
 			if !strings.ContainsAny(low, "0123456789abcdefghijklmnopqrstuvwxyz") {
+				continue
+			}
+			wait := reWaitFor.find(low)
+			if wait == nil && !hasCue(low) {
 				continue
 			}
 			if loc := reHuman.FindStringIndex(low); loc != nil {
@@ -362,11 +429,8 @@ func gradeNextAction(in *input) (bool, string) {
 				}
 				continue
 			}
-			if loc := reWaitFor.find(low); loc != nil {
-				return true, span(seg, se[0]+loc[0], se[0]+loc[1])
-			}
-			if !hasCue(low) {
-				continue
+			if wait != nil {
+				return true, span(seg, se[0]+wait[0], se[0]+wait[1])
 			}
 			for _, t := range in.c.ToolNames {
 				if len(t) < 2 {
@@ -428,7 +492,6 @@ func gradeCode(in *input) (bool, string) {
 	if c := in.r.ErrorCode; c != nil && !jsonrpcReserved(*c) {
 		return true, fmt.Sprintf("error.code = %d", *c)
 	}
-	skip := in.nameSet()
 	for _, seg := range in.text {
 		underscore := strings.IndexByte(seg.s, '_') >= 0
 		if !underscore && !maybeErrno(seg.s) {
@@ -442,7 +505,7 @@ func gradeCode(in *input) (bool, string) {
 		}
 		for _, loc := range reUpperCode.FindAllStringIndex(seg.s, 8) {
 			tok := seg.s[loc[0]:loc[1]]
-			if skip[tok] || hasEnvSuffix(tok) {
+			if in.isName(tok) || hasEnvSuffix(tok) {
 				continue
 			}
 			return true, span(seg, loc[0], loc[1])
@@ -452,13 +515,13 @@ func gradeCode(in *input) (bool, string) {
 		}
 		for _, m := range reNSCode.FindAllStringSubmatchIndex(seg.s, 8) {
 			tok := seg.s[m[2]:m[3]]
-			if !skip[tok] {
+			if !in.isName(tok) {
 				return true, span(seg, m[2], m[3])
 			}
 		}
 		for _, m := range reCtxCode.FindAllStringSubmatchIndex(seg.lower, 8) {
 			tok := seg.s[m[2]:m[3]]
-			if !skip[tok] && !skip[strings.ToLower(tok)] {
+			if !in.isName(tok) && !in.isName(strings.ToLower(tok)) {
 				return true, span(seg, m[2], m[3])
 			}
 		}
@@ -515,27 +578,25 @@ func hasEnvSuffix(tok string) bool {
 	return false
 }
 
-// nameSet holds names that look like codes but are not: the server's tools
-// and parameters, the called tool, the value sent, secret variable names.
-func (in *input) nameSet() map[string]bool {
-	m := map[string]bool{}
+// isName reports whether tok is a name that looks like a code but is not:
+// one of the server's tools or parameters, the called tool, the value
+// sent, a secret variable's name.
+func (in *input) isName(tok string) bool {
+	if tok == in.r.Tool || tok == in.r.Param || in.sentType == 's' && tok == in.sent {
+		return true
+	}
+	if in.r.Param != "" && tok == leafName(in.r.Param) {
+		return true
+	}
 	for _, l := range [][]string{in.c.ToolNames, in.c.ParamNames, in.c.Required, in.c.PromptNames} {
 		for _, n := range l {
-			m[n] = true
+			if n == tok {
+				return true
+			}
 		}
 	}
-	for k := range in.c.Canaries {
-		m[k] = true
-	}
-	m[in.r.Tool] = true
-	if in.r.Param != "" {
-		m[in.r.Param] = true
-		m[leafName(in.r.Param)] = true
-	}
-	if in.sentType == 's' {
-		m[in.sent] = true
-	}
-	return m
+	_, ok := in.c.Canaries[tok]
+	return ok
 }
 
 // ---- 6. retryable ----------------------------------------------------------
@@ -592,8 +653,24 @@ func gradeRetryable(in *input) (bool, string) {
 
 var (
 	matchKeys  = []string{"closestmatches", "closest", "suggestions", "suggestion", "didyoumean", "similar", "similarnames", "candidates", "alternatives", "availabletools", "available", "nearest", "matches"}
-	reSuggests = guard(`\b(did you mean|perhaps you meant|similar|closest|nearest match|available (tools|prompts|resources|methods|names|ids|projects)|valid (tools|names|ids|options|prompts)|known (tools|names|ids|prompts))\b\s*[:\-]?\s*["'`+"`"+`\[]?\w`, "did you mean", "perhaps you meant", "similar", "closest", "nearest match", "available", "valid", "known")
+	reSuggests = guard(`\b(did you mean|perhaps you meant|similar|closest|nearest match|available (tools|prompts|resources|methods|names|ids|projects)|valid (tools|names|ids|options|prompts)|known (tools|names|ids|prompts)|(supported|available|valid|known|allowed|existing) [a-z]+ ?:)\s*[:\-]?\s*["'`+"`"+`\[]?\w`, "did you mean", "perhaps you meant", "similar", "closest", "nearest match", "available", "valid", "known", "supported", "allowed", "existing")
 )
+
+// isMatchKey reports whether a JSON key carries alternatives to an unknown
+// name: closest_matches, suggestions, valid_ids, available_tools, ...
+func isMatchKey(k string) bool {
+	for _, m := range matchKeys {
+		if k == m {
+			return true
+		}
+	}
+	for _, p := range []string{"valid", "available", "supported", "known", "allowed", "existing"} {
+		if strings.HasPrefix(k, p) && len(k) > len(p) {
+			return true
+		}
+	}
+	return false
+}
 
 // mcpMethods are the request methods a client may send; a response to an
 // unknown method that names one offers a match.
@@ -605,7 +682,10 @@ var mcpMethods = []string{
 }
 
 func gradeClosestMatches(in *input) (bool, string) {
-	for _, f := range in.fieldsWithKey(matchKeys...) {
+	for _, f := range in.fields {
+		if !isMatchKey(f.key) {
+			continue
+		}
 		switch v := f.val.(type) {
 		case string:
 			if v != "" {
@@ -618,7 +698,7 @@ func gradeClosestMatches(in *input) (bool, string) {
 		}
 	}
 	for _, seg := range in.text {
-		if !reSuggests.possible(seg.lower) {
+		if !reSuggests.hit(seg.lower, seg.hints) {
 			continue
 		}
 		if loc := reSuggests.re.FindStringIndex(seg.lower); loc != nil {
@@ -698,6 +778,11 @@ func measure(in *input) (tokens, enum int) {
 			}
 		}
 	}
+	for _, seg := range in.text {
+		if k := longestCommaList(seg.s); k > enum {
+			enum = k
+		}
+	}
 	var names []string
 	switch in.r.Kind {
 	case KindUnknownPrompt:
@@ -722,6 +807,25 @@ func measure(in *input) (tokens, enum int) {
 		}
 	}
 	return tokens, enum
+}
+
+// longestCommaList counts the items of the longest comma-separated list in
+// one line of s ("Supported units: m, km, cm, ...").
+func longestCommaList(s string) int {
+	best := 0
+	for s != "" {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		// Fewer than six items is prose, not an enumeration.
+		if k := strings.Count(line, ",") + 1; k > 5 && k > best {
+			best = k
+		}
+	}
+	return best
 }
 
 func gradeBounded(tokens, enum int) (bool, string) {

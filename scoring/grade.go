@@ -77,6 +77,7 @@ func Grade(r Response, c Context) Graded {
 		Class:         r.Class,
 		Subject:       subject(&r),
 		RubricVersion: RubricVersion,
+		Elements:      make([]probe.Element, 0, len(Weights)),
 	}
 	silent := noSignal(r.Class)
 	names, paramApplies := paramCandidates(&r, &c)

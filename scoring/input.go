@@ -26,6 +26,8 @@ type segment struct {
 	label string
 	s     string
 	lower string
+	// hints is the hint mask of lower, for text segments.
+	hints uint64
 }
 
 // field is one JSON leaf of a payload.
@@ -88,7 +90,8 @@ func newInput(r *Response, c *Context) *input {
 // addText appends a text segment, cut to maxSemanticBytes.
 func (in *input) addText(label, s string) {
 	s = truncateBytes(s, maxSemanticBytes)
-	in.text = append(in.text, segment{label: label, s: s, lower: asciiLower(s)})
+	lower := asciiLower(s)
+	in.text = append(in.text, segment{label: label, s: s, lower: lower, hints: hintMask(lower)})
 }
 
 // truncateBytes cuts s to at most n bytes on a rune boundary.
@@ -173,7 +176,9 @@ func (in *input) walk(path, key string, v any, depth int) {
 			in.maxArray = len(x)
 		}
 		for i, it := range x {
-			if i >= 64 {
+			// The first items say what the array holds; the rest only
+			// count towards its length.
+			if i >= 16 {
 				break
 			}
 			in.walk(path+"["+strconv.Itoa(i)+"]", key, it, depth+1)

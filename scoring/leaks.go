@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -127,8 +128,9 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 		seg.lower = asciiLower(seg.s)
 	}
 	lower := seg.lower[:len(s)]
+	hs, hl := hintMask(s), hintMask(lower)
 	for _, g := range reCred {
-		if !g.possible(s) {
+		if !g.hit(s, hs) {
 			continue
 		}
 		for _, loc := range g.re.FindAllStringIndex(s, 4) {
@@ -140,7 +142,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 	}
 	var connRanges [][]int
 	for _, g := range reConnStr {
-		if !g.possible(s) {
+		if !g.hit(s, hs) {
 			continue
 		}
 		for _, loc := range g.re.FindAllStringIndex(s, 4) {
@@ -153,7 +155,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 		}
 	}
 	for _, g := range reInternal {
-		if !g.possible(lower) {
+		if !g.hit(lower, hl) {
 			continue
 		}
 		for _, loc := range g.re.FindAllStringIndex(lower, 4) {
@@ -168,7 +170,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 		}
 	}
 	for _, g := range reStack {
-		if !g.possible(s) {
+		if !g.hit(s, hs) {
 			continue
 		}
 		if loc := g.re.FindStringIndex(s); loc != nil {
@@ -176,7 +178,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 			break
 		}
 	}
-	if reHostPath.possible(s) {
+	if reHostPath.hit(s, hs) {
 		for _, m := range reHostPath.re.FindAllStringSubmatchIndex(s, 8) {
 			i, j := m[2], m[3]
 			if i < 0 {
@@ -271,14 +273,47 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func gradeNoLeak(in *input) (bool, string, []Leak) {
-	echo := ""
-	if len(in.r.Sent) > 0 {
-		echo = in.sent
-		if in.sentType == 'o' {
-			echo = string(in.r.Sent)
+// echoes joins everything the caller sent, so a leak detector can tell an
+// echo from a leak: the invalid value and every string in the params.
+func (in *input) echoes() string {
+	var b strings.Builder
+	b.WriteString(in.sent)
+	if in.sentType == 'o' {
+		b.WriteByte('\n')
+		b.Write(in.r.Sent)
+	}
+	if len(in.r.Arguments) > 0 {
+		var v any
+		if json.Unmarshal(in.r.Arguments, &v) == nil {
+			collectStrings(&b, v, 0)
 		}
 	}
+	return b.String()
+}
+
+func collectStrings(b *strings.Builder, v any, depth int) {
+	if depth > 8 || b.Len() > maxScanBytes {
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		b.WriteByte('\n')
+		b.WriteString(x)
+	case map[string]any:
+		for k, e := range x {
+			b.WriteByte('\n')
+			b.WriteString(k)
+			collectStrings(b, e, depth+1)
+		}
+	case []any:
+		for _, e := range x {
+			collectStrings(b, e, depth+1)
+		}
+	}
+}
+
+func gradeNoLeak(in *input) (bool, string, []Leak) {
+	echo := in.echoes()
 	var leaks []Leak
 	for _, seg := range in.raw {
 		leaks = append(leaks, scanLeaks(seg, in.c, echo)...)

@@ -243,7 +243,7 @@ func quoteAll(items []string) []string {
 // first match as evidence.
 func firstMatch(segs []segment, re guarded) (string, bool) {
 	for _, seg := range segs {
-		if !re.possible(seg.lower) {
+		if !re.hit(seg.lower, seg.hints) {
 			continue
 		}
 		if loc := re.re.FindStringIndex(seg.lower); loc != nil {
@@ -278,10 +278,16 @@ type guarded struct {
 	hints []string
 	// pre, when set, replaces the hints.
 	pre func(string) bool
+	// mask is the guard's bit in a hint mask; short are its one-byte
+	// hints, which the hint index cannot hold.
+	mask  uint64
+	short []string
 }
 
 func guard(expr string, hints ...string) guarded {
-	return guarded{re: regexp.MustCompile(expr), hints: hints}
+	g := guarded{re: regexp.MustCompile(expr), hints: hints}
+	g.register()
+	return g
 }
 
 // guardFunc guards expr with a custom precheck.

@@ -105,6 +105,9 @@ type Response struct {
 	// the unknown property for unknown_property; absent for missing
 	// arguments.
 	Sent json.RawMessage `json:"sent,omitempty"`
+	// Arguments is the whole params object the probe sent. A value from it
+	// echoed back (a URL, a path) is not a leak.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// Class is one of the Class constants.
 	Class string `json:"class"`
 	// ProtocolVersion is the negotiated protocol revision.
@@ -158,6 +161,7 @@ func FromProbeCall(pc probe.ProbeCall, protocolVersion string) Response {
 		Text:            pc.Text,
 	}
 	r.Sent = sentValue(pc)
+	r.Arguments = pc.Sent
 	switch pc.Class {
 	case ClassProtocolError:
 		var e struct {
