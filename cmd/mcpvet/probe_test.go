@@ -78,7 +78,7 @@ func TestUsageErrors(t *testing.T) {
 		{"missing server json", []string{"probe", "--server-json", filepath.Join(dir, "nope.json"), "--", "x"}, 2, "--server-json"},
 		{"corrupt database", []string{"probe", "--db", corrupt, "--sandbox", "none", "--", "/bin/true"}, 3, "corrupt.db"},
 		{"database in missing folder", []string{"probe", "--db", filepath.Join(dir, "no", "such", "dir.db"), "--sandbox", "none", "--", "/bin/true"}, 3, "dir.db"},
-		{"bad shard", []string{"scan", "--from", "x.json", "--shard", "5/4"}, 2, `--shard "5/4": not i/n with 1 <= i <= n`},
+		{"bad shard", []string{"scan", "--from", "x.json", "--shard", "4/4"}, 2, `--shard "4/4": not i/n with 0 <= i < n`},
 		{"two sources", []string{"scan", "--from", "x.json", "--config", "c.json"}, 2, "give exactly one of"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
 	}

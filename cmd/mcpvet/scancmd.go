@@ -60,7 +60,7 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	fl.IntVar(&f.limit, "limit", 0, "scan at most N targets (after filtering, sampling and sharding)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
 	fl.BoolVar(&f.resume, "resume", false, "finish the most recent unfinished scan in --db")
-	fl.StringVar(&f.shard, "shard", "", "scan only shard i of n (i/n, 1-based), a stable hash partition of the targets")
+	fl.StringVar(&f.shard, "shard", "", "scan only shard i of n (i/n, 0 <= i < n), a stable hash partition of the targets")
 	fl.IntVar(&f.sample, "sample", 0, "scan a random sample of N targets (with --seed)")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of --sample")
 	fl.BoolVar(&f.allVersions, "all-versions", false, "keep every version of each server, not only the latest (--latest-only is the default)")
@@ -69,13 +69,15 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-// parseShard parses "i/n" with 1 <= i <= n.
+// parseShard parses "i/n" with 0 <= i < n. Shards count from 0 like a
+// Kubernetes Indexed Job's completion index, so a pod can pass its index
+// as it is.
 func parseShard(s string) (i, n int, err error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, usagef("--shard %q: not i/n with 1 <= i <= n; write it as 2/8", s)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, usagef("--shard %q: not i/n with 0 <= i < n; write it as 2/8 (shards count from 0)", s)
 	}
 	return i, n, nil
 }
@@ -97,7 +99,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 	case f.sample < 0 || f.limit < 0:
 		return usagef("--sample and --limit must not be negative")
 	}
-	shardI, shardN := 0, 0
+	shardI, shardN := 0, 0 // shardN 0: not sharded
 	if f.shard != "" {
 		var err error
 		if shardI, shardN, err = parseShard(f.shard); err != nil {
@@ -130,7 +132,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 			plans = filterPlans(plans, f.registryTyp, f.transport)
 		}
 		if shardN > 0 {
-			if plans, err = source.Shard(plans, shardI-1, shardN); err != nil {
+			if plans, err = source.Shard(plans, shardI, shardN); err != nil {
 				return usageError{err}
 			}
 		}
