@@ -233,6 +233,9 @@ func TestCrawlFaults(t *testing.T) {
 		wantErr     string
 		wantIs      error
 		wantRetries int
+		// wantWait is the wait of each retry: the backoff (1ms) unless the
+		// registry sent Retry-After, which is capped (5ms).
+		wantWait time.Duration
 		// retriesAtLeast makes wantRetries a minimum.
 		retriesAtLeast bool
 		wantAPI        string
@@ -242,9 +245,11 @@ func TestCrawlFaults(t *testing.T) {
 		{name: "500 twice", faults: map[int][]fault{3: {{kind: "500"}, {kind: "500"}}},
 			serve: 1000, wantEntries: 1000, wantRetries: 2, wantAPI: "v0.1"},
 		{name: "429 with Retry-After seconds", faults: map[int][]fault{0: {{kind: "429", retryAfter: "120"}}},
-			serve: 1000, wantEntries: 1000, wantRetries: 1, wantAPI: "v0.1"},
+			serve: 1000, wantEntries: 1000, wantRetries: 1, wantWait: 5 * time.Millisecond, wantAPI: "v0.1"},
 		{name: "429 with Retry-After date", faults: map[int][]fault{5: {{kind: "429", retryAfter: time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}}},
-			serve: 1000, wantEntries: 1000, wantRetries: 1, wantAPI: "v0.1"},
+			serve: 1000, wantEntries: 1000, wantRetries: 1, wantWait: 5 * time.Millisecond, wantAPI: "v0.1"},
+		{name: "429 without Retry-After", faults: map[int][]fault{1: {{kind: "429"}}},
+			serve: 300, wantEntries: 300, wantRetries: 1, wantAPI: "v0.1"},
 		{name: "body shorter than Content-Length", faults: map[int][]fault{2: {{kind: "truncate"}}},
 			serve: 1000, wantEntries: 1000, wantRetries: 1, wantAPI: "v0.1"},
 		{name: "JSON cut short on the last page", faults: map[int][]fault{27: {{kind: "cutjson"}, {kind: "cutjson"}}},
@@ -334,9 +339,13 @@ func TestCrawlFaults(t *testing.T) {
 			if len(retries) != tt.wantRetries && !(tt.retriesAtLeast && len(retries) > tt.wantRetries) {
 				t.Errorf("%d retries, want %d: %+v", len(retries), tt.wantRetries, retries)
 			}
+			wantWait := tt.wantWait
+			if wantWait == 0 {
+				wantWait = time.Millisecond
+			}
 			for _, r := range retries {
-				if r.Wait > opts.MaxRetryAfter {
-					t.Errorf("retry waited %v, more than the cap %v", r.Wait, opts.MaxRetryAfter)
+				if r.Wait != wantWait {
+					t.Errorf("retry of page %d waited %v, want %v", r.Page, r.Wait, wantWait)
 				}
 			}
 			if tt.wantAPI != "" {
