@@ -53,6 +53,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newScanCmd(stdout, stderr, g),
 		newRegistryCmd(stdout, stderr, g),
 		newResultsCmd(stdout, stderr),
+		newTriageCmd(stdout, stderr, g),
+		newDiffCmd(stdout, stderr, g),
 	)
 	return root
 }
