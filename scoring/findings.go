@@ -3,6 +3,7 @@ package scoring
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
 )
@@ -25,9 +26,9 @@ const (
 	// CodeLeaksHostPath (warn): an absolute host path the caller did not
 	// send appeared.
 	CodeLeaksHostPath = "errors/leaks_host_path"
-	// CodeAcceptedInvalidInput (error): a tool returned success for
-	// arguments its input schema rejects ("Servers MUST validate all tool
-	// inputs").
+	// CodeAcceptedInvalidInput (error): the server returned success for
+	// arguments a tool's input schema rejects ("Servers MUST validate all
+	// tool inputs"), or for an unknown tool, method, prompt or resource.
 	CodeAcceptedInvalidInput = "errors/accepted_invalid_input"
 	// CodeIgnoredInvalidCursor (warn): a list method ignored an invalid
 	// cursor instead of answering -32602.
@@ -65,8 +66,8 @@ var CatalogEntries = []probe.CatalogEntry{
 		Title: "an error response contains an absolute host path the caller did not send",
 		Fix:   "echo paths as the caller sent them, relative to an allowed root"},
 	{Code: CodeAcceptedInvalidInput, Severity: probe.SeverityError,
-		Title: "a tool returned success for arguments its input schema rejects",
-		Fix:   "validate arguments against the input schema before running the tool and return isError: true naming the field"},
+		Title: "the server returned success for invalid input: arguments the tool's input schema rejects, or an unknown tool, method, prompt or resource",
+		Fix:   "validate arguments against the input schema before running the tool and return isError: true naming the field; answer unknown names with a JSON-RPC error"},
 	{Code: CodeIgnoredInvalidCursor, Severity: probe.SeverityWarn,
 		Title: "a list method ignored an invalid cursor",
 		Fix:   "answer an unknown cursor with JSON-RPC error -32602"},
@@ -123,7 +124,7 @@ func LeakFindings(g Graded) []probe.Finding {
 		seen[l.Kind] = true
 		code := LeakCodes[l.Kind]
 		out = append(out, newFinding(code, g.Subject, l.Where, l.Evidence,
-			fmt.Sprintf("the %s response to a %s probe leaks a %s: %s", g.Class, g.Kind, leakNoun(l.Kind), l.Evidence)))
+			fmt.Sprintf("the %s response to %s probe leaks %s: %s", g.Class, article(g.Kind), article(leakNoun(l.Kind)), l.Evidence)))
 	}
 	return out
 }
@@ -158,14 +159,17 @@ func Findings(g Graded) []probe.Finding {
 				"an invalid cursor was ignored and a page returned; answer it with JSON-RPC error -32602"))
 		} else if validationKinds[g.Kind] {
 			out = append(out, newFinding(CodeAcceptedInvalidInput, g.Subject, "", g.Kind,
-				fmt.Sprintf("the tool returned success for a %s probe; validate arguments against the input schema and return isError: true", g.Kind)))
+				fmt.Sprintf("the tool returned success for %s probe; validate arguments against the input schema and return isError: true", article(g.Kind))))
+		} else if nameKinds[g.Kind] && g.Kind != KindUnknownID {
+			out = append(out, newFinding(CodeAcceptedInvalidInput, g.Subject, "", g.Kind,
+				fmt.Sprintf("the server returned success for %s probe; answer it with a JSON-RPC error", article(g.Kind))))
 		}
 	case ClassCrash:
 		out = append(out, newFinding(CodeCrashOnInvalidInput, g.Subject, "", g.Kind,
-			fmt.Sprintf("the server exited on a %s probe", g.Kind)))
+			fmt.Sprintf("the server exited on %s probe", article(g.Kind))))
 	case ClassHang:
 		out = append(out, newFinding(CodeHangOnInvalidInput, g.Subject, "", g.Kind,
-			fmt.Sprintf("the server did not answer a %s probe before the deadline", g.Kind)))
+			fmt.Sprintf("the server did not answer %s probe before the deadline", article(g.Kind))))
 	}
 	if g.WrongChannel {
 		ev := ""
@@ -206,4 +210,12 @@ func FindingsFor(graded []Graded) []probe.Finding {
 		return a.Subject < b.Subject
 	})
 	return out
+}
+
+// article prefixes a kind or noun with "a" or "an".
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }

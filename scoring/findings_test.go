@@ -25,6 +25,12 @@ func TestFindings(t *testing.T) {
 				Message: "the tool returned success for a wrong_type probe; validate arguments against the input schema and return isError: true"}},
 		},
 		{
+			name: "unknown prompt answered with success",
+			r:    Response{Kind: KindUnknownPrompt, Method: "prompts/get", Sent: raw(`"nope"`), Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: `{"messages":[]}`},
+			want: []probe.Finding{{Code: CodeAcceptedInvalidInput, Severity: probe.SeverityError, Subject: "server", Value: "unknown_prompt",
+				Message: "the server returned success for an unknown_prompt probe; answer it with a JSON-RPC error"}},
+		},
+		{
 			name: "ignored cursor",
 			r:    Response{Kind: KindBadCursor, Method: "tools/list", Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: `{"tools":[]}`},
 			want: []probe.Finding{{Code: CodeIgnoredInvalidCursor, Severity: probe.SeverityWarn, Subject: "server",
@@ -34,7 +40,7 @@ func TestFindings(t *testing.T) {
 			name: "hang",
 			r:    Response{Kind: KindAbsentArguments, Method: "tools/call", Tool: "run", Class: ClassHang, ProtocolVersion: "2025-11-25"},
 			want: []probe.Finding{{Code: CodeHangOnInvalidInput, Severity: probe.SeverityFatal, Subject: "tool:run", Value: "absent_arguments",
-				Message: "the server did not answer a absent_arguments probe before the deadline"}},
+				Message: "the server did not answer an absent_arguments probe before the deadline"}},
 		},
 		{
 			name: "unknown tool on the tool-error channel, leaking a canary",
@@ -42,7 +48,7 @@ func TestFindings(t *testing.T) {
 			c:    Context{Canaries: map[string]string{"API_KEY": "mcpvet-canary-99aa88bb"}},
 			want: []probe.Finding{
 				{Code: CodeLeaksSecret, Severity: probe.SeverityFatal, Subject: "server", Pointer: "text[15:37]", Value: "canary value of API_KEY",
-					Message: "the tool_error response to a unknown_tool probe leaks a secret: canary value of API_KEY"},
+					Message: "the tool_error response to an unknown_tool probe leaks a secret: canary value of API_KEY"},
 				{Code: CodeWrongChannel, Severity: probe.SeverityWarn, Subject: "server", Value: "unknown_tool",
 					Message: "result.isError=true for an unknown tool; an unknown tool is a protocol error (JSON-RPC error)"},
 			},
