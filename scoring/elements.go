@@ -364,12 +364,38 @@ func hasCue(low string) bool {
 	if !reCue.possible(low) {
 		return false
 	}
-	for _, loc := range reCue.re.FindAllStringIndex(low, -1) {
-		if !negatedAt(low, loc[0]) {
+	prev1, prev2 := "", ""
+	for i := 0; i < len(low); {
+		if !isWordByte(low[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(low) && isWordByte(low[j]) {
+			j++
+		}
+		w := low[i:j]
+		cue := cueWords[w] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
+		if cue && !negatedAt(low, i) {
 			return true
 		}
+		prev2, prev1 = prev1, w
+		i = j
 	}
 	return false
+}
+
+// cueWords are the one-word instructions of reCue.
+var cueWords = map[string]bool{
+	"call": true, "calling": true, "use": true, "using": true, "try": true, "invoke": true, "retry": true,
+	"re-run": true, "rerun": true, "repeat": true, "pass": true, "provide": true, "supply": true, "specify": true,
+	"set": true, "change": true, "include": true, "add": true, "remove": true, "omit": true, "drop": true,
+	"rename": true, "replace": true, "choose": true, "pick": true, "select": true, "send": true, "resend": true,
+	"instead": true,
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '\''
 }
 
 // sentences splits a segment at sentence ends, newlines and semicolons,
@@ -456,10 +482,7 @@ func gradeNextAction(in *input) (bool, string) {
 // ---- 5. code ---------------------------------------------------------------
 
 var (
-	reUpperCode = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
-	reNSCode    = regexp.MustCompile(`(?:^|[^/\w.-])([a-z][a-z0-9]*/[a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b`)
-	reCtxCode   = regexp.MustCompile(`(?:\b(?:code|error code|error|err|reason|type)\s*[:=]?\s*["'\[(]?|^\s*["'\[(]?|\[)([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b`)
-	errnoCodes  = map[string]bool{}
+	errnoCodes = map[string]bool{}
 	// envSuffixes mark an UPPER_SNAKE token as an environment variable name
 	// rather than an error code.
 	envSuffixes = []string{"_KEY", "_TOKEN", "_SECRET", "_URL", "_URI", "_PATH", "_DIR", "_HOST", "_PORT", "_ID", "_PASSWORD", "_USER", "_HOME", "_FILE", "_ENDPOINT", "_REGION", "_PROFILE"}
@@ -503,27 +526,8 @@ func gradeCode(in *input) (bool, string) {
 			}
 			continue
 		}
-		for _, loc := range reUpperCode.FindAllStringIndex(seg.s, 8) {
-			tok := seg.s[loc[0]:loc[1]]
-			if in.isName(tok) || hasEnvSuffix(tok) {
-				continue
-			}
-			return true, span(seg, loc[0], loc[1])
-		}
-		if ev, ok := findErrno(seg); ok {
-			return true, ev
-		}
-		for _, m := range reNSCode.FindAllStringSubmatchIndex(seg.s, 8) {
-			tok := seg.s[m[2]:m[3]]
-			if !in.isName(tok) {
-				return true, span(seg, m[2], m[3])
-			}
-		}
-		for _, m := range reCtxCode.FindAllStringSubmatchIndex(seg.lower, 8) {
-			tok := seg.s[m[2]:m[3]]
-			if !in.isName(tok) && !in.isName(strings.ToLower(tok)) {
-				return true, span(seg, m[2], m[3])
-			}
+		if i, j, ok := in.findCodeToken(seg); ok {
+			return true, span(seg, i, j)
 		}
 	}
 	return false, "no stable machine-readable code"
@@ -563,6 +567,171 @@ func findErrno(seg segment) (string, bool) {
 		return "", false
 	}
 	return span(seg, best, best+len(code)), true
+}
+
+// codeKeywords precede a lower-snake code: "code: unknown_project",
+// "error=rate_limited".
+var codeKeywords = map[string]bool{"code": true, "error": true, "err": true, "reason": true, "type": true}
+
+// findCodeToken finds a code-shaped token in seg: an UPPER_SNAKE token that
+// is not an environment variable name, a POSIX errno name, a namespaced
+// "auth/expired_token", or a lower_snake token in code position (at the
+// start, after '[', or after code/error/err/reason/type). Names of the
+// server's tools and parameters and the value sent are not codes.
+func (in *input) findCodeToken(seg segment) (int, int, bool) {
+	s, low := seg.s, seg.lower
+	var lowerHits [][2]int
+	for i := 0; i < len(s); {
+		c := s[i]
+		if !isSnakeByte(c) {
+			i++
+			continue
+		}
+		j := i
+		under := false
+		for j < len(s) && isSnakeByte(s[j]) {
+			under = under || s[j] == '_'
+			j++
+		}
+		tok := s[i:j]
+		start := i
+		i = j
+		if !under || !isLetter(tok[0]) || !wellFormedSnake(low[start:j]) {
+			continue
+		}
+		switch {
+		case isUpperSnake(tok):
+			if !in.isName(tok) && !hasEnvSuffix(tok) {
+				return start, j, true
+			}
+		case isLowerSnake(low[start:j]):
+			lowerHits = append(lowerHits, [2]int{start, j})
+		}
+	}
+	if ev, ok := errnoAt(seg); ok {
+		return ev[0], ev[1], true
+	}
+	for _, h := range lowerHits {
+		i, j := h[0], h[1]
+		tok := s[i:j]
+		if in.isName(tok) || in.isName(low[i:j]) {
+			continue
+		}
+		if k := nsStart(low, i); k >= 0 {
+			return k, j, true
+		}
+		if codePosition(low, i) {
+			return i, j, true
+		}
+	}
+	return 0, 0, false
+}
+
+func isSnakeByte(c byte) bool { return isDigitOrLetter(c) || c == '_' }
+func isLetter(c byte) bool    { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// wellFormedSnake reports whether every '_' in a lowercased token sits
+// between two letters or digits.
+func wellFormedSnake(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i] == '_' && (i == 0 || i+1 == len(t) || t[i-1] == '_' || t[i+1] == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func isUpperSnake(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerSnake(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// nsStart returns where a namespaced code "area/name_x" starts when the
+// token at i is its name part, or -1: "auth/expired_token", but not a path
+// segment such as "/srv/app_data".
+func nsStart(low string, i int) int {
+	if i < 2 || low[i-1] != '/' {
+		return -1
+	}
+	k := i - 1
+	for k > 0 && (low[k-1] >= 'a' && low[k-1] <= 'z' || low[k-1] >= '0' && low[k-1] <= '9') {
+		k--
+	}
+	if k == i-1 || !(low[k] >= 'a' && low[k] <= 'z') {
+		return -1
+	}
+	if k > 0 {
+		switch c := low[k-1]; {
+		case c == '/' || c == '.' || c == '-' || c == '_' || isDigitOrLetter(c):
+			return -1
+		}
+	}
+	return k
+}
+
+// codePosition reports whether the token at i stands where a code does: at
+// the start of the text (after an optional quote or bracket), right after
+// '[', or after a code keyword and an optional ':' or '='.
+func codePosition(low string, i int) bool {
+	p := i
+	if p > 0 && strings.IndexByte("\"'[(", low[p-1]) >= 0 {
+		if low[p-1] == '[' {
+			return true
+		}
+		p--
+	}
+	q := p
+	for q > 0 && (low[q-1] == ' ' || low[q-1] == '\t' || low[q-1] == '\n') {
+		q--
+	}
+	if q == 0 {
+		return true
+	}
+	if low[q-1] == ':' || low[q-1] == '=' {
+		q--
+		for q > 0 && (low[q-1] == ' ' || low[q-1] == '\t') {
+			q--
+		}
+	}
+	k := q
+	for k > 0 && low[k-1] >= 'a' && low[k-1] <= 'z' {
+		k--
+	}
+	if k > 0 && isSnakeByte(low[k-1]) {
+		return false
+	}
+	return codeKeywords[low[k:q]]
+}
+
+// errnoAt finds an errno name in seg.
+func errnoAt(seg segment) ([2]int, bool) {
+	if !maybeErrno(seg.s) {
+		return [2]int{}, false
+	}
+	best := -1
+	var code string
+	for c := range errnoCodes {
+		if i := findToken(seg.s, c, 0); i >= 0 && (best < 0 || i < best) {
+			best, code = i, c
+		}
+	}
+	if best < 0 {
+		return [2]int{}, false
+	}
+	return [2]int{best, best + len(code)}, true
 }
 
 // jsonrpcReserved reports whether code is in the JSON-RPC reserved range
