@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -418,5 +419,104 @@ func TestOpenConcurrently(t *testing.T) {
 	}
 	if got := count(t, st, "SELECT count(*) FROM scans"); got != n {
 		t.Errorf("scans = %d, want %d", got, n)
+	}
+}
+
+// FuzzOpen checks that Open never panics on arbitrary file contents and
+// never modifies a file it refuses.
+func FuzzOpen(f *testing.F) {
+	real := realDBForFuzz(f)
+	f.Add(real)
+	f.Add([]byte("SQLite format 3\x00"))
+	f.Add([]byte("hello, world\n"))
+	f.Add(real[:4096])
+	for _, off := range []int{16, 18, 28, 56, 60, 68, 100, 4096 + 8} {
+		b := append([]byte(nil), real...)
+		b[off] ^= 0xff
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, content []byte) {
+		p := filepath.Join(t.TempDir(), "f.db")
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := Open(context.Background(), p, nil)
+		if err == nil {
+			st.Close()
+			return
+		}
+		if !errors.Is(err, ErrOpen) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("error %q is not a one-line OpenError", err)
+		}
+		if b, _ := os.ReadFile(p); !bytes.Equal(content, b) {
+			t.Errorf("refused file was modified (error %v)", err)
+		}
+	})
+}
+
+func realDBForFuzz(f *testing.F) []byte {
+	p := filepath.Join(f.TempDir(), "seed.db")
+	st, err := Open(context.Background(), p, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	scan, err := st.NewScan(context.Background(), ScanInfo{Kind: KindScan})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := st.SaveRun(context.Background(), scan, "k", fakeResult(1, shape{tools: 3, calls: 3, findings: 3})); err != nil {
+		f.Fatal(err)
+	}
+	st.Close()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
+// TestOpenMutatedDatabases opens a few hundred randomly damaged copies of a
+// real database: each either opens or is refused with a one-line
+// OpenError, and a refused file is never modified.
+func TestOpenMutatedDatabases(t *testing.T) {
+	real := realDB(t)
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(3, 4))
+	opened, refused := 0, 0
+	for i := range 300 {
+		b := append([]byte(nil), real...)
+		for range 1 + r.IntN(20) {
+			off := r.IntN(len(b))
+			if r.IntN(3) == 0 {
+				off = r.IntN(200) // the header and the start of the schema
+			}
+			b[off] = byte(r.Uint32())
+		}
+		if r.IntN(4) == 0 {
+			b = b[:r.IntN(len(b))]
+		}
+		p := filepath.Join(dir, fmt.Sprintf("m%d.db", i))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := Open(context.Background(), p, nil)
+		if err == nil {
+			opened++
+			if err := st.Close(); err != nil {
+				t.Errorf("case %d: Close: %v", i, err)
+			}
+			continue
+		}
+		refused++
+		if !errors.Is(err, ErrOpen) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("case %d: error %q is not a one-line OpenError", i, err)
+		}
+		if after, _ := os.ReadFile(p); !bytes.Equal(b, after) {
+			t.Errorf("case %d: refused file was modified (%v)", i, err)
+		}
+	}
+	t.Logf("%d opened, %d refused", opened, refused)
+	if opened == 0 || refused == 0 {
+		t.Errorf("%d opened, %d refused: the mutations should exercise both paths", opened, refused)
 	}
 }
