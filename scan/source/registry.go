@@ -495,9 +495,9 @@ func decodePage(body []byte) (pageResult, error) {
 		return pageResult{}, errors.New("data after the JSON object")
 	}
 	if list.Servers == nil {
-		var probe map[string]json.RawMessage
-		_ = json.Unmarshal(body, &probe)
-		if _, ok := probe["servers"]; !ok {
+		var members map[string]json.RawMessage
+		_ = json.Unmarshal(body, &members)
+		if _, ok := members["servers"]; !ok {
 			return pageResult{}, errors.New(`no "servers" array in the response`)
 		}
 	}
