@@ -15,7 +15,7 @@ const maxParseBytes = 256 << 10
 // maxSemanticBytes bounds each text segment the message elements read: what
 // an error says that can help comes first, and a longer text fails the
 // bounded element anyway. Leak detection reads up to [maxScanBytes].
-const maxSemanticBytes = 2 << 10
+const maxSemanticBytes = 1 << 10
 
 // maxFields bounds the JSON leaves collected from one response.
 const maxFields = 2000
@@ -81,8 +81,12 @@ func newInput(r *Response, c *Context) *input {
 	if len(r.StructuredContent) > 0 && !bytes.Equal(bytes.TrimSpace(r.StructuredContent), []byte("null")) {
 		add("structuredContent", string(r.StructuredContent))
 	}
-	for _, seg := range in.raw {
-		in.splitPayload(seg)
+	// Nothing is read for meaning when no error was signalled: only leaks
+	// and size are judged then.
+	if !noSignal(r.Class) {
+		for _, seg := range in.raw {
+			in.splitPayload(seg)
+		}
 	}
 	return in
 }
