@@ -232,10 +232,20 @@ func rootLayout(s *Server) ([]initBind, []initSymlink) {
 func exposedPaths(s *Server) []string {
 	paths := append(append([]string{}, systemDirs...), etcFiles...)
 	paths = append(paths, s.readOnly...)
-	if cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH")); err == nil && filepath.IsAbs(cmd) && !underSystemDir(cmd) {
+	if cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH")); err == nil && filepath.IsAbs(cmd) && !underSystemDir(cmd) && !underAny(cmd, s.readOnly) {
 		paths = append(paths, cmd)
 	}
 	return paths
+}
+
+// underAny reports whether p is in one of dirs.
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func underSystemDir(p string) bool {

@@ -32,10 +32,11 @@ func validEnvName(name string) bool {
 }
 
 // buildEnv returns the server's environment and the canaries it holds. The
-// process gets ONLY PATH, HOME, LANG, then the plan's Env, then canaries for
+// process gets ONLY PATH, HOME, LANG, then the package's own variables (an
+// mcpb manifest's env), then the plan's Env, then canaries for
 // plan.Secrets not set by either, then the user's overrides. Nothing else
 // from mcpvet's own environment leaks in.
-func buildEnv(plan *Plan, user map[string]string, home string) ([]string, map[string]string, error) {
+func buildEnv(plan *Plan, pkgEnv, user map[string]string, home string) ([]string, map[string]string, error) {
 	env := map[string]string{
 		"PATH": os.Getenv("PATH"),
 		"HOME": home,
@@ -46,6 +47,11 @@ func buildEnv(plan *Plan, user map[string]string, home string) ([]string, map[st
 	}
 	if env["LANG"] == "" {
 		env["LANG"] = "C.UTF-8"
+	}
+	for k, v := range pkgEnv {
+		if validEnvName(k) && !strings.ContainsRune(v, 0) {
+			env[k] = v
+		}
 	}
 	for k, v := range plan.Env {
 		if !validEnvName(k) || strings.ContainsRune(v, 0) {

@@ -146,12 +146,15 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	if plan.Command == "" && plan.Package == nil {
 		return nil, launchErrorf(StatusInvalidPlan, "stdio plan has neither command nor package")
 	}
-	b, warns, err := chooseBackend(o)
-	if err != nil {
-		return nil, err
+	if plan.Package == nil || plan.Package.RegistryType != "oci" {
+		// OCI images run in their container engine instead (see installOCI).
+		b, warns, err := chooseBackend(o)
+		if err != nil {
+			return nil, err
+		}
+		s.backend = b
+		s.warnings = append(s.warnings, warns...)
 	}
-	s.backend = b
-	s.warnings = append(s.warnings, warns...)
 	if err := s.prepare(ctx); err != nil {
 		s.removeRunDir()
 		return nil, err
@@ -186,8 +189,9 @@ func (s *Server) prepare(ctx context.Context) error {
 		}
 	}
 	s.dir = filepath.Join(dir, "home")
+	var pkgEnv map[string]string
 	if s.plan.Package != nil {
-		entry, err := install(ctx, s.plan.Package, &s.opts)
+		entry, err := install(ctx, s.plan.Package, &s.opts, s.plan.Source)
 		if err != nil {
 			return err
 		}
@@ -195,11 +199,16 @@ func (s *Server) prepare(ctx context.Context) error {
 		if entry.dir != "" {
 			s.readOnly = append(s.readOnly, entry.dir)
 		}
+		s.readOnly = append(s.readOnly, entry.readOnly...)
 		s.warnings = append(s.warnings, entry.warnings...)
+		pkgEnv = entry.env
+		if entry.runner != nil {
+			s.backend = entry.runner
+		}
 	} else {
 		s.argv = append([]string{s.plan.Command}, s.plan.Args...)
 	}
-	env, canaries, err := buildEnv(s.plan, s.opts.Env, s.homeDir())
+	env, canaries, err := buildEnv(s.plan, pkgEnv, s.opts.Env, s.homeDir())
 	if err != nil {
 		return err
 	}
@@ -209,8 +218,12 @@ func (s *Server) prepare(ctx context.Context) error {
 
 // homeDir is the server's HOME as the server sees it.
 func (s *Server) homeDir() string {
-	if s.backend != nil && s.backend.name() != BackendNone {
+	switch {
+	case s.backend == nil:
+	case s.backend.name() == BackendBuiltin || s.backend.name() == BackendBwrap:
 		return sandboxHome
+	case s.backend.name() != BackendNone:
+		return "/root" // a container's HOME
 	}
 	return filepath.Join(s.runDir, "home")
 }

@@ -1,0 +1,313 @@
+package sandbox
+
+import (
+	"archive/zip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Caps for MCPB bundles, which are untrusted zip files.
+const (
+	mcpbMaxDownload = 256 << 20 // the .mcpb file
+	mcpbMaxTotal    = 1 << 30   // all files, uncompressed
+	mcpbMaxEntries  = 20000
+	mcpbMaxManifest = 1 << 20
+)
+
+// installMCPB fetches an MCP bundle (https URL, or a local file for plans
+// that do not come from a registry), verifies its fileSha256, unpacks it
+// into CACHE/mcpb/<sha256> and returns the command of its manifest's
+// server.mcp_config.
+func installMCPB(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
+	want := strings.ToLower(pkg.FileSHA256)
+	if want != "" && !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(want) {
+		return nil, launchErrorf(StatusInvalidPlan, "invalid fileSha256 %q", pkg.FileSHA256)
+	}
+	var warnings []string
+	if want == "" {
+		warnings = append(warnings, "mcpb bundle has no fileSha256: its integrity was not verified")
+	}
+	data, err := fetchBundle(ctx, pkg.Identifier, source)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	got := hex.EncodeToString(sum[:])
+	if want != "" && got != want {
+		return nil, &LaunchError{Status: StatusInstallFailed, Detail: "mcpb bundle digest mismatch", Evidence: fmt.Sprintf("fileSha256 %s, downloaded file %s", want, got)}
+	}
+	dir, err := cached(ctx, o, "mcpb", got, func(ctx context.Context, dir string) error {
+		return unzipBundle(data, filepath.Join(dir, "bundle"))
+	})
+	if err != nil {
+		return nil, err
+	}
+	ep, err := mcpbEntryPoint(filepath.Join(dir, "bundle"))
+	if err != nil {
+		return nil, err
+	}
+	ep.dir = dir
+	ep.warnings = append(ep.warnings, warnings...)
+	return ep, nil
+}
+
+// fetchBundle reads the bundle from an https URL or a local path.
+func fetchBundle(ctx context.Context, id, source string) ([]byte, error) {
+	if strings.HasPrefix(id, "https://") || strings.HasPrefix(id, "http://") {
+		if !validHTTPURL(id) {
+			return nil, launchErrorf(StatusInvalidPlan, "invalid mcpb URL %q", id)
+		}
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
+		if err != nil {
+			return nil, launchErrorf(StatusInvalidPlan, "invalid mcpb URL %q: %v", id, err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, &LaunchError{Status: StatusInstallFailed, Detail: "downloading mcpb bundle", Evidence: err.Error()}
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
+			return nil, launchErrorf(StatusPackageNotFound, "mcpb bundle %s: HTTP %d", id, resp.StatusCode)
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, launchErrorf(StatusInstallFailed, "mcpb bundle %s: HTTP %d", id, resp.StatusCode)
+		}
+		return readCapped(resp.Body, mcpbMaxDownload)
+	}
+	path := strings.TrimPrefix(id, "file://")
+	if !filepath.IsAbs(path) {
+		return nil, launchErrorf(StatusInvalidPlan, "mcpb identifier %q is neither an https URL nor an absolute path", id)
+	}
+	if source == "registry" {
+		// A registry entry must not make mcpvet read the scanning host's
+		// files.
+		return nil, launchErrorf(StatusInvalidPlan, "registry mcpb identifier %q is a local path", id)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, launchErrorf(StatusPackageNotFound, "mcpb bundle %s does not exist", path)
+		}
+		return nil, launchErrorf(StatusInstallFailed, "opening mcpb bundle: %v", err)
+	}
+	defer f.Close()
+	return readCapped(f, mcpbMaxDownload)
+}
+
+func readCapped(r io.Reader, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, &LaunchError{Status: StatusInstallFailed, Detail: "reading mcpb bundle", Evidence: err.Error()}
+	}
+	if int64(len(data)) > max {
+		return nil, launchErrorf(StatusInstallFailed, "mcpb bundle is larger than %d bytes", max)
+	}
+	return data, nil
+}
+
+// unzipBundle extracts data into dir, refusing entries that would land
+// outside it (zip slip), symlinks, devices, and archives past the caps. The
+// sizes in the zip headers are not trusted: bytes are counted as written.
+func unzipBundle(data []byte, dir string) error {
+	zr, err := zip.NewReader(strings.NewReader(string(data)), int64(len(data)))
+	if err != nil {
+		return launchErrorf(StatusInstallFailed, "mcpb bundle is not a zip file: %v", err)
+	}
+	if len(zr.File) > mcpbMaxEntries {
+		return launchErrorf(StatusInstallFailed, "mcpb bundle has %d entries (max %d)", len(zr.File), mcpbMaxEntries)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var total int64
+	for _, zf := range zr.File {
+		name := strings.ReplaceAll(zf.Name, "\\", "/")
+		clean := filepath.Clean(filepath.FromSlash(name))
+		if name == "" || strings.HasPrefix(name, "/") || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || filepath.IsAbs(clean) || strings.ContainsRune(name, 0) {
+			return launchErrorf(StatusInstallFailed, "mcpb bundle entry %q escapes the bundle", zf.Name)
+		}
+		target := filepath.Join(dir, clean)
+		mode := zf.Mode()
+		switch {
+		case mode.IsDir():
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+			continue
+		case !mode.IsRegular():
+			return launchErrorf(StatusInstallFailed, "mcpb bundle entry %q is not a regular file (%v)", zf.Name, mode.Type())
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		perm := os.FileMode(0o644)
+		if mode&0o111 != 0 {
+			perm = 0o755
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return launchErrorf(StatusInstallFailed, "reading mcpb bundle entry %q: %v", zf.Name, err)
+		}
+		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+		if err != nil {
+			rc.Close()
+			return launchErrorf(StatusInstallFailed, "extracting mcpb bundle entry %q: %v", zf.Name, err)
+		}
+		n, err := io.Copy(out, io.LimitReader(rc, mcpbMaxTotal-total+1))
+		rc.Close()
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		total += n
+		if total > mcpbMaxTotal {
+			return launchErrorf(StatusInstallFailed, "mcpb bundle expands beyond %d bytes", int64(mcpbMaxTotal))
+		}
+		if err != nil {
+			return launchErrorf(StatusInstallFailed, "extracting mcpb bundle entry %q: %v", zf.Name, err)
+		}
+	}
+	return nil
+}
+
+// mcpbManifest is the part of manifest.json mcpvet needs.
+type mcpbManifest struct {
+	Server struct {
+		Type       string         `json:"type"`
+		EntryPoint string         `json:"entry_point"`
+		MCPConfig  *mcpbMCPConfig `json:"mcp_config"`
+	} `json:"server"`
+	UserConfig map[string]struct {
+		Default  any  `json:"default"`
+		Required bool `json:"required"`
+	} `json:"user_config"`
+}
+
+type mcpbMCPConfig struct {
+	Command           string                    `json:"command"`
+	Args              []string                  `json:"args"`
+	Env               map[string]string         `json:"env"`
+	PlatformOverrides map[string]*mcpbMCPConfig `json:"platform_overrides"`
+}
+
+var mcpbVar = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+// mcpbEntryPoint reads manifest.json and resolves its command. Variables:
+// ${__dirname} is the bundle folder, ${HOME} the sandbox HOME, ${/} and
+// ${pathSeparator} "/", ${user_config.X} the option's default; an option
+// without a default needs configuration.
+func mcpbEntryPoint(bundle string) (*entryPoint, error) {
+	f, err := os.Open(filepath.Join(bundle, "manifest.json"))
+	if err != nil {
+		return nil, launchErrorf(StatusInstallFailed, "mcpb bundle has no manifest.json")
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, mcpbMaxManifest))
+	if err != nil {
+		return nil, launchErrorf(StatusInstallFailed, "reading manifest.json: %v", err)
+	}
+	var m mcpbManifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, launchErrorf(StatusInstallFailed, "decoding manifest.json: %v", err)
+	}
+	cfg := m.Server.MCPConfig
+	if cfg == nil {
+		// No mcp_config: derive it from the type and entry point.
+		cfg = &mcpbMCPConfig{Args: []string{"${__dirname}/" + m.Server.EntryPoint}}
+		switch m.Server.Type {
+		case "node":
+			cfg.Command = "node"
+		case "python":
+			cfg.Command = "python3"
+		case "binary":
+			cfg = &mcpbMCPConfig{Command: "${__dirname}/" + m.Server.EntryPoint}
+		default:
+			return nil, launchErrorf(StatusInstallFailed, "manifest.json: unknown server type %q and no mcp_config", m.Server.Type)
+		}
+	}
+	if o := cfg.PlatformOverrides["linux"]; o != nil {
+		merged := *cfg
+		if o.Command != "" {
+			merged.Command = o.Command
+		}
+		if o.Args != nil {
+			merged.Args = o.Args
+		}
+		for k, v := range o.Env {
+			if merged.Env == nil {
+				merged.Env = map[string]string{}
+			}
+			merged.Env[k] = v
+		}
+		cfg = &merged
+	}
+	if cfg.Command == "" {
+		return nil, launchErrorf(StatusInstallFailed, "manifest.json: mcp_config has no command")
+	}
+	var missing []string
+	expand := func(s string) string {
+		return mcpbVar.ReplaceAllStringFunc(s, func(v string) string {
+			name := v[2 : len(v)-1]
+			switch {
+			case name == "__dirname":
+				return bundle
+			case name == "HOME":
+				return sandboxHome
+			case name == "/" || name == "pathSeparator":
+				return "/"
+			case strings.HasPrefix(name, "user_config."):
+				opt, ok := m.UserConfig[strings.TrimPrefix(name, "user_config.")]
+				if ok && opt.Default != nil {
+					switch d := opt.Default.(type) {
+					case string:
+						return d
+					case []any:
+						var parts []string
+						for _, p := range d {
+							parts = append(parts, fmt.Sprint(p))
+						}
+						return strings.Join(parts, ",")
+					default:
+						return fmt.Sprint(d)
+					}
+				}
+				missing = append(missing, name)
+				return ""
+			}
+			missing = append(missing, name)
+			return ""
+		})
+	}
+	argv := []string{expand(cfg.Command)}
+	for _, a := range cfg.Args {
+		argv = append(argv, expand(a))
+	}
+	env := map[string]string{}
+	for k, v := range cfg.Env {
+		env[k] = expand(v)
+	}
+	if len(missing) > 0 {
+		return nil, &LaunchError{Status: StatusNeedsConfiguration, Detail: "mcpb bundle needs configuration: " + strings.Join(missing, ", ")}
+	}
+	if filepath.IsAbs(argv[0]) {
+		rel, err := filepath.Rel(bundle, argv[0])
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, launchErrorf(StatusInstallFailed, "manifest.json: command %q is outside the bundle", cfg.Command)
+		}
+	} else if _, err := requireTool(argv[0], argv[0]); err != nil {
+		return nil, err
+	}
+	return &entryPoint{argv: argv, env: env}, nil
+}
