@@ -8,78 +8,29 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 )
 
-// Finding codes produced from graded responses. They must be registered in
-// probe's catalog with these severities; [Findings] builds the findings as
-// literals so it does not depend on the registration.
+// Finding codes produced from graded responses. They are defined and
+// registered in probe's catalog, the one place codes live; the class codes
+// (accepted, crash, hang, wrong channel, bad cursor) are the same ones
+// failure injection raises, so a result never carries both.
 const (
-	// CodeLeaksSecret (fatal): a secret canary appeared in a response.
-	CodeLeaksSecret = "errors/leaks_secret"
-	// CodeLeaksCredential (error): a credential-shaped token appeared.
-	CodeLeaksCredential = "errors/leaks_credential"
-	// CodeLeaksConnectionString (error): a connection string appeared.
-	CodeLeaksConnectionString = "errors/leaks_connection_string"
-	// CodeLeaksInternalHost (warn): a private address or internal host name
-	// appeared.
-	CodeLeaksInternalHost = "errors/leaks_internal_host"
-	// CodeLeaksStackTrace (warn): stack frames appeared.
-	CodeLeaksStackTrace = "errors/leaks_stack_trace"
-	// CodeLeaksHostPath (warn): an absolute host path the caller did not
-	// send appeared.
-	CodeLeaksHostPath = "errors/leaks_host_path"
-	// CodeAcceptedInvalidInput (error): the server returned success for
-	// arguments a tool's input schema rejects ("Servers MUST validate all
-	// tool inputs"), or for an unknown tool, method, prompt or resource.
-	CodeAcceptedInvalidInput = "errors/accepted_invalid_input"
-	// CodeIgnoredInvalidCursor (warn): a list method ignored an invalid
-	// cursor instead of answering -32602.
-	CodeIgnoredInvalidCursor = "errors/ignored_invalid_cursor"
-	// CodeCrashOnInvalidInput (fatal): the server exited on invalid input.
-	CodeCrashOnInvalidInput = "errors/crash_on_invalid_input"
-	// CodeHangOnInvalidInput (fatal): the server did not answer invalid
-	// input before the deadline.
-	CodeHangOnInvalidInput = "errors/hang_on_invalid_input"
-	// CodeWrongChannel (warn): the failure came on the channel the
-	// negotiated revision does not prescribe (a validation error as a
-	// JSON-RPC error since 2025-11-25, an unknown tool as a tool result).
-	CodeWrongChannel = "errors/wrong_channel"
+	CodeLeaksSecret           = probe.CodeLeaksSecret
+	CodeLeaksCredential       = probe.CodeLeaksCredential
+	CodeLeaksConnectionString = probe.CodeLeaksConnectionString
+	CodeLeaksInternalHost     = probe.CodeLeaksInternalHost
+	CodeLeaksStackTrace       = probe.CodeLeaksStackTrace
+	CodeLeaksHostPath         = probe.CodeLeaksHostPath
+	CodeAcceptedInvalidInput  = probe.CodeAcceptedInvalidInput
+	CodeIgnoredInvalidCursor  = probe.CodeBadCursorAccepted
+	CodeCrashOnInvalidInput   = probe.CodeCrashOnInvalidInput
+	CodeHangOnInvalidInput    = probe.CodeHangOnInvalidInput
+	CodeWrongChannel          = probe.CodeWrongChannel
 )
 
-// CatalogEntries documents every code above, for registration in probe's
-// catalog.
-var CatalogEntries = []probe.CatalogEntry{
-	{Code: CodeLeaksSecret, Severity: probe.SeverityFatal,
-		Title: "an error response contains the value of a secret environment variable",
-		Fix:   "compose error text from a fixed template with bounded, interpolated values; never echo configuration or upstream request headers"},
-	{Code: CodeLeaksCredential, Severity: probe.SeverityError,
-		Title: "an error response contains a credential-shaped token (API key, bearer token, JWT, private key)",
-		Fix:   "redact tokens before building error text; do not proxy upstream error bodies verbatim"},
-	{Code: CodeLeaksConnectionString, Severity: probe.SeverityError,
-		Title: "an error response contains a connection string",
-		Fix:   "report the failure by category (database unavailable) and log the connection details server-side"},
-	{Code: CodeLeaksInternalHost, Severity: probe.SeverityWarn,
-		Title: "an error response names a private address or internal host",
-		Fix:   "name the dependency (the billing service), not its address"},
-	{Code: CodeLeaksStackTrace, Severity: probe.SeverityWarn,
-		Title: "an error response contains a stack trace",
-		Fix:   "catch exceptions at the tool boundary and return a stable code with a one-line message; log the trace"},
-	{Code: CodeLeaksHostPath, Severity: probe.SeverityWarn,
-		Title: "an error response contains an absolute host path the caller did not send",
-		Fix:   "echo paths as the caller sent them, relative to an allowed root"},
-	{Code: CodeAcceptedInvalidInput, Severity: probe.SeverityError,
-		Title: "the server returned success for invalid input: arguments the tool's input schema rejects, or an unknown tool, method, prompt or resource",
-		Fix:   "validate arguments against the input schema before running the tool and return isError: true naming the field; answer unknown names with a JSON-RPC error"},
-	{Code: CodeIgnoredInvalidCursor, Severity: probe.SeverityWarn,
-		Title: "a list method ignored an invalid cursor",
-		Fix:   "answer an unknown cursor with JSON-RPC error -32602"},
-	{Code: CodeCrashOnInvalidInput, Severity: probe.SeverityFatal,
-		Title: "the server exited on invalid input",
-		Fix:   "catch errors at the request boundary; invalid input must produce an error response, never an exit"},
-	{Code: CodeHangOnInvalidInput, Severity: probe.SeverityFatal,
-		Title: "the server did not answer invalid input",
-		Fix:   "answer every request, with an error if the input is invalid"},
-	{Code: CodeWrongChannel, Severity: probe.SeverityWarn,
-		Title: "an error came on the wrong channel for its kind and protocol revision",
-		Fix:   "since 2025-11-25 report input validation errors as tool results with isError: true; report unknown tools, methods, prompts and resources as JSON-RPC errors"},
+// emittedCodes are the codes [Findings] can produce.
+var emittedCodes = []string{
+	CodeLeaksSecret, CodeLeaksCredential, CodeLeaksConnectionString, CodeLeaksInternalHost,
+	CodeLeaksStackTrace, CodeLeaksHostPath, CodeAcceptedInvalidInput, CodeIgnoredInvalidCursor,
+	CodeCrashOnInvalidInput, CodeHangOnInvalidInput, CodeWrongChannel,
 }
 
 // LeakCodes maps each leak kind to its finding code.
@@ -93,10 +44,8 @@ var LeakCodes = map[LeakKind]string{
 }
 
 func severityOf(code string) probe.Severity {
-	for _, e := range CatalogEntries {
-		if e.Code == code {
-			return e.Severity
-		}
+	if e, ok := probe.Lookup(code); ok {
+		return e.Severity
 	}
 	return probe.SeverityWarn
 }

@@ -81,25 +81,21 @@ func TestFindingsForDeduplicates(t *testing.T) {
 	}
 }
 
-// TestCatalogEntries checks the codes scoring emits are documented once,
-// and agree with probe's catalog for the codes it has registered.
+// TestCatalogEntries checks every code scoring emits is in probe's catalog.
 func TestCatalogEntries(t *testing.T) {
-	seen := map[string]bool{}
-	for _, e := range CatalogEntries {
-		if seen[e.Code] {
-			t.Errorf("%s documented twice", e.Code)
+	for _, code := range emittedCodes {
+		e, ok := probe.Lookup(code)
+		if !ok {
+			t.Errorf("%s is not in probe's catalog", code)
+			continue
 		}
-		seen[e.Code] = true
 		if e.Title == "" || e.Fix == "" {
-			t.Errorf("%s lacks a title or fix", e.Code)
-		}
-		if reg, ok := probe.Lookup(e.Code); ok && reg.Severity != e.Severity {
-			t.Errorf("%s: probe's catalog says %s, scoring says %s", e.Code, reg.Severity, e.Severity)
+			t.Errorf("%s lacks a title or fix", code)
 		}
 	}
 	for k, code := range LeakCodes {
-		if !seen[code] {
-			t.Errorf("leak kind %s maps to undocumented code %s", k, code)
+		if _, ok := probe.Lookup(code); !ok {
+			t.Errorf("leak kind %s maps to unregistered code %s", k, code)
 		}
 	}
 }
