@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/internal/testfixture"
 )
 
 // Fakes are servers the test binary runs when re-executed as
@@ -28,7 +30,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) >= 3 && os.Args[1] == fakeArg {
 		os.Exit(runFake(os.Args[2], os.Args[3:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testfixture.Cleanup()
+	os.Exit(code)
 }
 
 var fakes = map[string]func(args []string) int{
