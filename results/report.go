@@ -179,7 +179,8 @@ func RowOf(rec Record) ServerRow {
 
 // BuildReport computes the census of a scan in one pass over its runs and
 // keeps a summary row per server. A scan that is still running or was
-// interrupted is reported with the runs it has.
+// interrupted is reported with the runs it has. The pass decodes only the
+// fields the census reads, on GOMAXPROCS goroutines.
 func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptions) (*Report, error) {
 	var o ReportOptions
 	if opts != nil {
@@ -202,15 +203,12 @@ func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptio
 	}
 	t := NewTally()
 	r.Rows = make([]ServerRow, 0, sc.Done)
-	for rec, err := range st.Runs(ctx, scanID) {
-		if err != nil {
-			return nil, fmt.Errorf("results: building report of scan %d: %w", scanID, err)
-		}
+	err = st.leanRuns(ctx, scanID, func(rec Record) {
 		t.Add(rec.Result)
 		r.Rows = append(r.Rows, RowOf(rec))
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("results: building report of scan %d: %w", scanID, err)
 	}
 	r.Census = t.Census()
 	sort.SliceStable(r.Rows, func(i, j int) bool {
@@ -307,6 +305,27 @@ func (r *Report) eachResult(ctx context.Context, n int, fn func(i int, row *Serv
 			return err
 		}
 		if err := fn(i, row, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachJSON calls fn with the stored JSON of each row's result, in row
+// order.
+func (r *Report) eachJSON(ctx context.Context, fn func(i int, row *ServerRow, js []byte) error) error {
+	if r.st == nil {
+		return errors.New("report has no store to read results from")
+	}
+	for i := range r.Rows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		js, err := r.st.runJSON(ctx, r.Rows[i].RunID)
+		if err != nil {
+			return err
+		}
+		if err := fn(i, &r.Rows[i], js); err != nil {
 			return err
 		}
 	}

@@ -45,11 +45,12 @@ var LivenessGroups = []LivenessGroup{
 		probe.StatusInstallFailed, probe.StatusRuntimeUnavailable, probe.StatusInvalidPlan}},
 	{GroupNeedsConfiguration, "needs configuration", []probe.Status{probe.StatusNeedsConfiguration}},
 	{GroupUnreachable, "unreachable (remote)", []probe.Status{probe.StatusUnreachable}},
-	{GroupOther, "other (limits, stdout pollution without handshake, unknown)", []probe.Status{probe.StatusLimitExceeded}},
+	{GroupOther, "other", []probe.Status{probe.StatusLimitExceeded, probe.StatusStdoutPollution}},
 }
 
 var groupOfStatus = func() map[probe.Status]string {
 	m := map[probe.Status]string{}
+	// The handshake group is decided by HandshakeCompleted, not by status.
 	for _, g := range LivenessGroups[1:] {
 		for _, s := range g.Statuses {
 			m[s] = g.Group

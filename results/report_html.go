@@ -32,14 +32,15 @@ main{max-width:75rem;margin:0 auto;padding:1rem}
 h1{font-size:1.6rem;margin:.5rem 0}h2{margin-top:2rem;border-bottom:1px solid var(--line);padding-bottom:.25rem}
 h3{margin:1.2rem 0 .4rem}h4{margin:1rem 0 .3rem}
 p.meta,.muted{color:var(--muted)}
-nav a{margin-right:.75rem;white-space:nowrap}
+p.meta{overflow-wrap:anywhere}
+nav{display:flex;flex-wrap:wrap;gap:.2rem .9rem}
 a{color:var(--bar)}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(14rem,1fr));gap:.75rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem}
 .card .big{font-size:1.7rem;font-weight:600;line-height:1.2}
 .card .what{font-weight:600}
 .card .of,.card .ci{color:var(--muted);font-size:.85rem}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}
+.charts{margin-top:1rem;display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem}
 .chart{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6rem}
 .chart h3{margin:0 0 .4rem;font-size:1rem}
 svg{display:block;width:100%;height:auto}
@@ -64,7 +65,7 @@ details{margin:.3rem 0}summary{cursor:pointer;overflow-wrap:anywhere}
 .sev-fatal,.sev-error{color:var(--drop);font-weight:600}.sev-warn{color:var(--fix)}
 ul.el{list-style:none;padding-left:0;margin:.3rem 0}ul.el li{overflow-wrap:anywhere}
 .pass{color:var(--keep)}.fail{color:var(--drop)}
-@media (max-width:640px){body{font-size:14px}main{padding:.6rem}.hide-s{display:none}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:.3rem}.card .big{font-size:1.4rem}}
+@media (max-width:640px){body{font-size:14px}main{padding:.6rem}.hide-s{display:none}dl.facts{grid-template-columns:1fr}dl.facts dt{margin-top:.3rem}.cards{grid-template-columns:repeat(2,minmax(0,1fr));gap:.5rem}.card{padding:.5rem .6rem}.card .big{font-size:1.3rem}.charts{grid-template-columns:minmax(0,1fr)}}
 `
 
 const htmlScript = `

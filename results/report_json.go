@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
-
-	"github.com/mcpvet/mcpvet/probe"
 )
 
 // jsonWriter writes the report as one JSON document
@@ -38,11 +37,6 @@ type scanJSON struct {
 	ShardCount    int             `json:"shardCount"`
 	RubricVersion string          `json:"rubricVersion"`
 	Options       json.RawMessage `json:"options"`
-}
-
-type serverJSON struct {
-	Summary *ServerRow    `json:"summary"`
-	Result  *probe.Result `json:"result"`
 }
 
 func scanToJSON(r *Report) scanJSON {
@@ -77,19 +71,34 @@ func (jsonWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 	if _, err := io.WriteString(w, ",\n  \"servers\": ["); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	err = r.eachResult(ctx, len(r.Rows), func(i int, row *ServerRow, res *probe.Result) error {
-		buf.Reset()
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString("\n    ")
-		b, err := json.MarshalIndent(serverJSON{Summary: row, Result: res}, "    ", "  ")
+	// Each server is {"summary": ..., "result": ...} on one line, with the
+	// result as stored (the exact `mcpvet probe --json` encoding) and <, >
+	// and & escaped like the rest of the document. One line per server
+	// keeps a 20,000-server report half the size of an indented one and
+	// lets line tools (grep, split) work on it; jq indents it.
+	var compact, esc, out bytes.Buffer
+	err = r.eachJSON(ctx, func(i int, row *ServerRow, js []byte) error {
+		sum, err := json.Marshal(row)
 		if err != nil {
 			return err
 		}
-		buf.Write(b)
-		_, err = w.Write(buf.Bytes())
+		compact.Reset()
+		compact.WriteString(`{"summary":`)
+		compact.Write(sum)
+		compact.WriteString(`,"result":`)
+		compact.Write(js)
+		compact.WriteByte('}')
+		esc.Reset()
+		json.HTMLEscape(&esc, compact.Bytes())
+		out.Reset()
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteString("\n    ")
+		if err := json.Compact(&out, esc.Bytes()); err != nil {
+			return fmt.Errorf("run %d: stored result is not valid JSON: %w", row.RunID, err)
+		}
+		_, err = w.Write(out.Bytes())
 		return err
 	})
 	if err != nil {
