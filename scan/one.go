@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scoring"
 )
 
 // ProbeOptions configures [Probe].
@@ -21,9 +23,10 @@ type ProbeOptions struct {
 	Probe probe.Options
 	// Timeout bounds one server from launch to teardown (default 2m).
 	Timeout time.Duration
-	// Grade, when set, grades the error responses and decides the verdict
-	// (scoring is applied here so that probe stays free of policy).
-	Grade func(res *probe.Result)
+	// Policy decides verdicts; nil uses [scoring.DefaultPolicy]. Grading
+	// happens here, not in probe, so that probe stays free of policy and
+	// the grader sees the sandbox's secret canaries.
+	Policy *scoring.Policy
 }
 
 // Probe launches one plan in the sandbox, probes it and tears it down. The
@@ -41,10 +44,14 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
+	policy := o.Policy
+	if policy == nil {
+		policy = scoring.DefaultPolicy()
+	}
 	target := TargetOf(plan)
 	start := time.Now()
 	if plan.Status != "" {
-		return preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), nil
+		return grade(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), nil, policy), nil
 	}
 
 	var mu sync.Mutex
@@ -73,7 +80,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if err != nil {
 		var le *sandbox.LaunchError
 		if errors.As(err, &le) {
-			return preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), nil
+			return grade(preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), nil
 		}
 		return nil, err
 	}
@@ -91,13 +98,34 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	}
 	po.Relaunch = launch
 	res := probe.Run(ctx, t, &po)
+	if len(plan.ServerJSON) > 0 {
+		res.Findings = append(res.Findings, probe.CheckDeclared(res, plan.ServerJSON)...)
+	}
 	for _, w := range info.Warnings {
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
 	}
-	if o.Grade != nil {
-		o.Grade(res)
+	// Every launch (relaunches included) had its own canaries; a leak of
+	// any of them counts.
+	canaries := map[string]string{}
+	mu.Lock()
+	for i, srv := range servers {
+		for k, v := range srv.Info(0).Canaries {
+			if i > 0 {
+				k = fmt.Sprintf("%s (launch %d)", k, i+1)
+			}
+			canaries[k] = v
+		}
 	}
-	return res, nil
+	mu.Unlock()
+	return grade(res, canaries, policy), nil
+}
+
+// grade scores the error responses of res and decides its verdict.
+func grade(res *probe.Result, canaries map[string]string, policy *scoring.Policy) *probe.Result {
+	scoring.ScoreResult(res, &scoring.Options{Canaries: canaries})
+	v := scoring.Decide(res, policy)
+	res.Verdict = &v
+	return res
 }
 
 // TargetOf describes a plan for the result.

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
+	"github.com/mcpvet/mcpvet/scoring"
 )
 
 // runFlags are the flags of every command that launches servers.
@@ -102,12 +103,38 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// loadPolicy reads a --policy file; "" gives the default policy.
+func loadPolicy(path string) (*scoring.Policy, error) {
+	if path == "" {
+		return scoring.DefaultPolicy(), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("--policy %q: %v; give the path of a policy JSON file", path, err)
+	}
+	p, err := scoring.LoadPolicy(data)
+	if err != nil {
+		return nil, usagef("--policy %q: %v", path, err)
+	}
+	return p, nil
+}
+
+// checkFailOn validates a --fail-on value.
+func checkFailOn(v string) error {
+	if v != "" && !contains(results.TriageFailOn, v) {
+		return usagef("--fail-on %q: not a verdict threshold; use drop (fail on dropped servers) or fix (fail on servers to fix or drop)", v)
+	}
+	return nil
+}
+
 func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	var (
 		rf         runFlags
 		asJSON     bool
 		output     string
 		serverJSON string
+		policyFile string
+		failOn     string
 	)
 	cmd := &cobra.Command{
 		Use:   "probe [flags] (-- COMMAND [ARGS...] | URL | npm:NAME@VERSION | pypi:NAME==VERSION | oci:IMAGE)",
@@ -141,47 +168,62 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return probeOne(cmd.Context(), plan, opts, rf.db, asJSON, output, stdout)
+			if err := checkFailOn(failOn); err != nil {
+				return err
+			}
+			if opts.Policy, err = loadPolicy(policyFile); err != nil {
+				return err
+			}
+			res, err := probeOne(cmd.Context(), plan, opts, rf.db, asJSON, output, stdout)
+			if err != nil {
+				return err
+			}
+			if failOn != "" && res.Verdict != nil && results.TriageAtOrBelow(res.Verdict.Decision, failOn) {
+				return errFindings
+			}
+			return nil
 		},
 	}
 	rf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the result as one JSON document")
 	cmd.Flags().StringVarP(&output, "output", "o", "-", "write the report here (- is stdout)")
 	cmd.Flags().StringVar(&serverJSON, "server-json", "", "registry server.json of the target, for declared-vs-observed checks")
+	cmd.Flags().StringVar(&policyFile, "policy", "", "verdict policy JSON file (default policy in docs/rubric.md)")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when the verdict is at or below this: drop or fix")
 	return cmd
 }
 
-func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, dbPath string, asJSON bool, output string, stdout io.Writer) error {
+func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, dbPath string, asJSON bool, output string, stdout io.Writer) (*probe.Result, error) {
 	// Open the database first: an unusable --db is reported before any
 	// server is launched.
 	st, err := results.Open(ctx, dbPath, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer st.Close()
 	scanID, err := st.NewScan(ctx, results.ScanInfo{Kind: results.KindProbe, Source: plan.Source})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := st.AddTargets(ctx, scanID, []sandbox.Plan{*plan}); err != nil {
-		return err
+		return nil, err
 	}
 	res, err := scan.Probe(ctx, plan, opts)
 	if err != nil {
 		_ = st.FinishScan(context.WithoutCancel(ctx), scanID, results.ScanFailed)
-		return fmt.Errorf("probing %s: %w", plan.Name, err)
+		return nil, fmt.Errorf("probing %s: %w", plan.Name, err)
 	}
 	if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, plan.Key, res); err != nil {
-		return err
+		return nil, err
 	}
 	status := results.ScanDone
 	if ctx.Err() != nil {
 		status = results.ScanInterrupted
 	}
 	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil {
-		return err
+		return nil, err
 	}
-	return writeOutput(output, stdout, func(w io.Writer) error {
+	return res, writeOutput(output, stdout, func(w io.Writer) error {
 		if asJSON {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")

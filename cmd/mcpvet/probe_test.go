@@ -54,6 +54,28 @@ func TestProbeCommand(t *testing.T) {
 	})
 }
 
+func TestProbeFailOnAndServerJSON(t *testing.T) {
+	bins := testfixture.Build(t, "wellbehaved", "crash")
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	code, stdout, _ := runCLI("probe", "--sandbox", "none", "--db", db, "--fail-on", "drop", "--", bins["crash"])
+	if code != exitFindings || !strings.Contains(stdout, "verdict    DROP") {
+		t.Errorf("crash with --fail-on drop: exit %d, stdout:\n%s", code, stdout)
+	}
+	code, stdout, _ = runCLI("probe", "--sandbox", "none", "--db", db, "--fail-on", "drop", "--", bins["wellbehaved"])
+	if code != 0 || !strings.Contains(stdout, "verdict    KEEP") {
+		t.Errorf("wellbehaved with --fail-on drop: exit %d, stdout:\n%s", code, stdout)
+	}
+	serverJSON := filepath.Join(dir, "server.json")
+	if err := os.WriteFile(serverJSON, []byte(`{"name":"io.example/wellbehaved","version":"9.9.9","packages":[{"registryType":"npm","identifier":"wellbehaved","version":"9.9.9","transport":{"type":"stdio"}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = runCLI("probe", "--json", "--no-inject", "--sandbox", "none", "--db", db, "--server-json", serverJSON, "--", bins["wellbehaved"])
+	if code != 0 || !strings.Contains(stdout, `"code": "declared/version_mismatch"`) {
+		t.Errorf("--server-json with another version: exit %d, no declared/version_mismatch in\n%s", code, stdout)
+	}
+}
+
 // TestUsageErrors: bad input gets exit 2 and one line naming the field, the
 // value and what would work; infrastructure failures get exit 3.
 func TestUsageErrors(t *testing.T) {

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
@@ -87,17 +86,11 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if err != nil {
 		return err
 	}
-	policy := scoring.DefaultPolicy()
-	if f.policy != "" {
-		data, err := os.ReadFile(f.policy)
-		if err != nil {
-			return usagef("--policy %q: %v; give the path of a policy JSON file", f.policy, err)
-		}
-		if policy, err = scoring.LoadPolicy(data); err != nil {
-			return usagef("--policy %q: %v", f.policy, err)
-		}
+	policy, err := loadPolicy(f.policy)
+	if err != nil {
+		return err
 	}
-	popts.Grade = triageGrader(policy)
+	popts.Policy = policy
 
 	data, plans, err := readTriageConfig(config)
 	if err != nil {
@@ -172,16 +165,6 @@ func (errTriagePartial) Error() string {
 }
 
 func (errTriagePartial) Unwrap() error { return errPartial }
-
-// triageGrader grades each probed server's error responses and decides its
-// verdict under policy (the scan.ProbeOptions.Grade hook).
-func triageGrader(policy *scoring.Policy) func(res *probe.Result) {
-	return func(res *probe.Result) {
-		scoring.ScoreResult(res, nil)
-		v := scoring.Decide(res, policy)
-		res.Verdict = &v
-	}
-}
 
 // readTriageConfig reads and parses a client config, returning its bytes
 // (for locating servers in reports) and its plans. Any problem is a usage
