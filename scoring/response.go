@@ -8,29 +8,35 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 )
 
-// Probe kinds: the failure each injected request carries. The first group
-// makes one argument of a tools/call invalid against the tool's input
-// schema; the second names something the server does not have.
+// Probe kinds: the failure each injected request carries. Failure
+// injection (package probe) defines them; the first group makes one argument
+// of a tools/call invalid against the tool's input schema, the second names
+// something the server does not have.
 const (
-	KindMissingRequired  = "missing_required"
-	KindWrongType        = "wrong_type"
-	KindEnumViolation    = "enum_violation"
-	KindOutOfRange       = "out_of_range"
-	KindPatternViolation = "pattern_violation"
-	KindMaxLength        = "max_length"
-	KindUnknownProperty  = "unknown_property"
+	KindMissingRequired  = probe.KindMissingRequired
+	KindWrongType        = probe.KindWrongType
+	KindEnumViolation    = probe.KindEnumViolation
+	KindOutOfRange       = probe.KindOutOfRange
+	KindPatternViolation = probe.KindPatternViolation
+	KindFormatViolation  = probe.KindFormatViolation
+	KindMaxLength        = probe.KindMaxLength
+	KindUnknownProperty  = probe.KindUnknownProperty
 	// KindEmptyArguments sends "arguments": {} to a tool with required
 	// parameters.
-	KindEmptyArguments = "empty_arguments"
+	KindEmptyArguments = probe.KindEmptyArguments
 	// KindAbsentArguments omits "arguments" altogether.
-	KindAbsentArguments = "absent_arguments"
+	KindAbsentArguments = probe.KindAbsentArguments
 
-	KindUnknownTool     = "unknown_tool"
-	KindUnknownMethod   = "unknown_method"
-	KindUnknownResource = "unknown_resource"
-	KindUnknownPrompt   = "unknown_prompt"
-	KindBadCursor       = "bad_cursor"
+	KindUnknownTool     = probe.KindUnknownTool
+	KindUnknownMethod   = probe.KindUnknownMethod
+	KindUnknownResource = probe.KindUnknownResource
+	KindUnknownPrompt   = probe.KindUnknownPrompt
+	KindBadCursor       = probe.KindBadCursor
+)
 
+// Kinds the grader knows beyond failure injection's, for recorded and
+// published errors.
+const (
 	// KindUnknownID is an argument that is well formed but names an entity
 	// the server does not have (a project id, a file path). Probes rarely
 	// produce it; recorded and published errors do.
@@ -42,24 +48,24 @@ const (
 	KindRuntime = "runtime"
 )
 
-// Response classes: how the server answered a probe.
+// Response classes: how the server answered a probe (defined by probe).
 const (
 	// ClassProtocolError is a JSON-RPC error response.
-	ClassProtocolError = "protocol_error"
+	ClassProtocolError = probe.ClassProtocolError
 	// ClassToolError is a result with isError: true.
-	ClassToolError = "tool_error"
+	ClassToolError = probe.ClassToolError
 	// ClassAccepted is a success result for input that should have failed.
-	ClassAccepted = "accepted"
+	ClassAccepted = probe.ClassAccepted
 	// ClassCrash means the server exited or closed the connection.
-	ClassCrash = "crash"
+	ClassCrash = probe.ClassCrash
 	// ClassHang means no answer came before the deadline.
-	ClassHang = "hang"
+	ClassHang = probe.ClassHang
 )
 
 // validationKinds make an argument invalid against the input schema.
 var validationKinds = map[string]bool{
 	KindMissingRequired: true, KindWrongType: true, KindEnumViolation: true,
-	KindOutOfRange: true, KindPatternViolation: true, KindMaxLength: true,
+	KindOutOfRange: true, KindPatternViolation: true, KindFormatViolation: true, KindMaxLength: true,
 	KindUnknownProperty: true, KindEmptyArguments: true, KindAbsentArguments: true,
 }
 
@@ -78,7 +84,7 @@ var missingKinds = map[string]bool{
 func Kinds() []string {
 	return []string{
 		KindMissingRequired, KindWrongType, KindEnumViolation, KindOutOfRange,
-		KindPatternViolation, KindMaxLength, KindUnknownProperty, KindEmptyArguments,
+		KindPatternViolation, KindFormatViolation, KindMaxLength, KindUnknownProperty, KindEmptyArguments,
 		KindAbsentArguments, KindUnknownTool, KindUnknownMethod, KindUnknownResource,
 		KindUnknownPrompt, KindBadCursor, KindUnknownID, KindRuntime,
 	}
