@@ -3,6 +3,7 @@ package results_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -527,5 +528,78 @@ func TestClassify(t *testing.T) {
 		if got := results.GroupOf(probe.Liveness{Status: s.Status, HandshakeCompleted: s.Status == probe.StatusOK}); got == results.GroupOther && s.Status != probe.StatusLimitExceeded {
 			t.Errorf("status %s falls in the other group", s.Status)
 		}
+	}
+}
+
+// TestLeanCensusMatchesFull checks that the report's lean, parallel pass
+// computes the same census and rows as a Tally fed the fully decoded
+// results of Store.Runs.
+func TestLeanCensusMatchesFull(t *testing.T) {
+	ctx := context.Background()
+	st, _, _ := fixtureStore(t)
+	id, err := st.NewScan(ctx, results.ScanInfo{Kind: results.KindScan, Source: "generated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		plan, res := censusResult(i)
+		if _, err := st.SaveRun(ctx, id, plan.Key, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, scan := range []int64{1, id} {
+		full := results.NewTally()
+		var rows []results.ServerRow
+		for rec, err := range st.Runs(ctx, scan) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			full.Add(rec.Result)
+			rows = append(rows, results.RowOf(rec))
+		}
+		r, err := results.BuildReport(ctx, st, scan, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(full.Census())
+		got, _ := json.Marshal(r.Census)
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("scan %d: lean census differs from the full one (-want +got):\n%s", scan, diff)
+		}
+		sortRows := func(rs []results.ServerRow) map[int64]results.ServerRow {
+			m := map[int64]results.ServerRow{}
+			for _, r := range rs {
+				m[r.RunID] = r
+			}
+			return m
+		}
+		if diff := cmp.Diff(sortRows(rows), sortRows(r.Rows)); diff != "" {
+			t.Errorf("scan %d: lean rows differ (-want +got):\n%s", scan, diff)
+		}
+	}
+}
+
+func TestReportReadErrors(t *testing.T) {
+	ctx := context.Background()
+	st, path, id := fixtureStore(t)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := results.BuildReport(cancelled, st, id, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("BuildReport with a cancelled context = %v, want context.Canceled", err)
+	}
+
+	// A stored result of the wrong shape stops the report with an error
+	// naming the run.
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE runs SET result_json = '{"target": 5}' WHERE id = 3`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = results.BuildReport(ctx, st, id, nil)
+	if err == nil || !strings.Contains(err.Error(), "decoding run 3") {
+		t.Errorf("BuildReport over a corrupt run = %v, want an error naming run 3", err)
 	}
 }
