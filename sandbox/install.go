@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -204,3 +206,15 @@ func validHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil
 }
+
+// lazyRegexp compiles expr on first use: the binary is also the sandbox's
+// init helper, whose start-up time counts, so package initialization
+// stays light.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+var (
+	sha256Hex    = lazyRegexp(`^[0-9a-f]{64}$`)
+	pySeparators = lazyRegexp(`[-_.]+`)
+)

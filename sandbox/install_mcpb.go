@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -31,7 +30,7 @@ const (
 // server.mcp_config.
 func installMCPB(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
 	want := strings.ToLower(pkg.FileSHA256)
-	if want != "" && !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(want) {
+	if want != "" && !sha256Hex().MatchString(want) {
 		return nil, launchErrorf(StatusInvalidPlan, "invalid fileSha256 %q", pkg.FileSHA256)
 	}
 	var warnings []string
@@ -202,7 +201,7 @@ type mcpbMCPConfig struct {
 	PlatformOverrides map[string]*mcpbMCPConfig `json:"platform_overrides"`
 }
 
-var mcpbVar = regexp.MustCompile(`\$\{([^}]*)\}`)
+var mcpbVar = lazyRegexp(`\$\{([^}]*)\}`)
 
 // mcpbEntryPoint reads manifest.json and resolves its command. Variables:
 // ${__dirname} is the bundle folder, ${HOME} the sandbox HOME, ${/} and
@@ -258,7 +257,7 @@ func mcpbEntryPoint(bundle string) (*entryPoint, error) {
 	}
 	var missing []string
 	expand := func(s string) string {
-		return mcpbVar.ReplaceAllStringFunc(s, func(v string) string {
+		return mcpbVar().ReplaceAllStringFunc(s, func(v string) string {
 			name := v[2 : len(v)-1]
 			switch {
 			case name == "__dirname":

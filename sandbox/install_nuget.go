@@ -5,18 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 // nugetID matches a NuGet package id.
-var nugetID = regexp.MustCompile(`^[A-Za-z0-9_]+([.-][A-Za-z0-9_]+)*$`)
+var nugetID = lazyRegexp(`^[A-Za-z0-9_]+([.-][A-Za-z0-9_]+)*$`)
 
 // installNuGet installs a .NET tool package with `dotnet tool install
 // --tool-path` (what dnx does, kept in the cache) and returns its command.
 func installNuGet(ctx context.Context, pkg *Package, o *Options) (*entryPoint, error) {
 	id, version := pkg.Identifier, pkg.Version
-	if len(id) > 100 || !nugetID.MatchString(id) {
+	if len(id) > 100 || !nugetID().MatchString(id) {
 		return nil, launchErrorf(StatusInvalidPlan, "invalid NuGet package id %q", id)
 	}
 	if version != "" && !validVersion(version) {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,7 +13,7 @@ import (
 )
 
 // ociRef matches an image reference: [host[:port]/]path[:tag][@digest].
-var ociRef = regexp.MustCompile(`^([a-zA-Z0-9][a-zA-Z0-9.-]*(:[0-9]{1,5})?/)?` +
+var ociRef = lazyRegexp(`^([a-zA-Z0-9][a-zA-Z0-9.-]*(:[0-9]{1,5})?/)?` +
 	`[a-z0-9]+([._-]+[a-z0-9]+)*(/[a-z0-9]+([._-]+[a-z0-9]+)*)*` +
 	`(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
 
@@ -27,7 +26,7 @@ func installOCI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 	if pkg.Version != "" && !strings.Contains(ref, "@") && !strings.Contains(ref[strings.LastIndex(ref, "/")+1:], ":") {
 		ref += ":" + pkg.Version
 	}
-	if len(ref) > 512 || !ociRef.MatchString(ref) {
+	if len(ref) > 512 || !ociRef().MatchString(ref) {
 		return nil, launchErrorf(StatusInvalidPlan, "invalid OCI image reference %q", ref)
 	}
 	engine, err := containerEngine(ctx)

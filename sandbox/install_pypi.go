@@ -6,19 +6,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 // pep508Name is a PyPI distribution name (PEP 508).
-var pep508Name = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$`)
+var pep508Name = lazyRegexp(`^[A-Za-z0-9]([A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$`)
 
 // pep440Version accepts PEP 440 public versions (and a little more).
-var pep440Version = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+!_-]{0,127}$`)
+var pep440Version = lazyRegexp(`^[0-9A-Za-z][0-9A-Za-z.+!_-]{0,127}$`)
 
 // normalizePyName applies the PEP 503 normalization.
 func normalizePyName(s string) string {
-	return strings.ToLower(regexp.MustCompile(`[-_.]+`).ReplaceAllString(s, "-"))
+	return strings.ToLower(pySeparators().ReplaceAllString(s, "-"))
 }
 
 // installPyPI installs a PyPI distribution into its own virtual
@@ -28,10 +27,10 @@ func normalizePyName(s string) string {
 // time; nothing of the package runs.
 func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, error) {
 	name, version := pkg.Identifier, pkg.Version
-	if !pep508Name.MatchString(name) {
+	if !pep508Name().MatchString(name) {
 		return nil, launchErrorf(StatusInvalidPlan, "invalid PyPI package name %q", name)
 	}
-	if version != "" && !pep440Version.MatchString(version) {
+	if version != "" && !pep440Version().MatchString(version) {
 		return nil, launchErrorf(StatusInvalidPlan, "invalid PyPI version %q", version)
 	}
 	var indexArgs []string

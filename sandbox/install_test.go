@@ -37,7 +37,7 @@ type npmRegistry struct {
 	tarballs atomic.Int32                 // tarball downloads
 }
 
-func newNPMRegistry(t *testing.T) *npmRegistry {
+func newNPMRegistry(t testing.TB) *npmRegistry {
 	r := &npmRegistry{pkgs: map[string]map[string][]byte{}, bins: map[string]any{}}
 	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.Close)
@@ -46,7 +46,7 @@ func newNPMRegistry(t *testing.T) *npmRegistry {
 
 // add publishes name@version with the given files (path -> content) and
 // package.json "bin".
-func (r *npmRegistry) add(t *testing.T, name, version string, bin any, files map[string]string) {
+func (r *npmRegistry) add(t testing.TB, name, version string, bin any, files map[string]string) {
 	t.Helper()
 	pj, _ := json.Marshal(map[string]any{"name": name, "version": version, "bin": bin})
 	var buf bytes.Buffer
@@ -126,7 +126,7 @@ func npmEnv(t *testing.T) {
 	t.Setenv("npm_config_fetch_retries", "0")
 }
 
-func readTestdata(t *testing.T, name string) string {
+func readTestdata(t testing.TB, name string) string {
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
