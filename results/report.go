@@ -2,12 +2,15 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpvet/mcpvet/probe"
@@ -289,27 +292,86 @@ func reportWriterFor(format string) (reportWriter, error) {
 	}
 }
 
-// eachResult calls fn with the full result of each of the first n rows,
-// read from the store one at a time.
-func (r *Report) eachResult(ctx context.Context, n int, fn func(i int, row *ServerRow, res *probe.Result) error) error {
+// renderSections renders the per-server sections of the first n rows and
+// writes them to w in row order. Each section's full result is read from
+// the store and rendered into a buffer on one of GOMAXPROCS goroutines;
+// at most two sections per goroutine wait to be written, so memory stays
+// bounded for any n.
+func (r *Report) renderSections(ctx context.Context, w io.Writer, n int,
+	render func(buf *bytes.Buffer, i int, row *ServerRow, res *probe.Result) error) error {
 	if r.st == nil {
 		return errors.New("report has no store to read results from")
 	}
-	for i := 0; i < n && i < len(r.Rows); i++ {
-		if err := ctx.Err(); err != nil {
-			return err
+	n = min(n, len(r.Rows))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type section struct {
+		i    int
+		buf  *bytes.Buffer
+		err  error
+		done chan struct{}
+	}
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	order := make(chan *section, 2*workers)
+	jobs := make(chan *section)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for s := range jobs {
+				if s.err = ctx.Err(); s.err == nil {
+					row := &r.Rows[s.i]
+					var res *probe.Result
+					if res, s.err = r.st.Run(ctx, row.RunID); s.err == nil {
+						s.err = render(s.buf, s.i, row, res)
+					}
+				}
+				close(s.done)
+			}
+		})
+	}
+	wg.Go(func() {
+		defer close(order)
+		defer close(jobs)
+		for i := range n {
+			s := &section{i: i, buf: sectionBufs.Get().(*bytes.Buffer), done: make(chan struct{})}
+			s.buf.Reset()
+			select {
+			case order <- s:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- s:
+			case <-ctx.Done():
+				s.err = ctx.Err()
+				close(s.done)
+				return
+			}
 		}
-		row := &r.Rows[i]
-		res, err := r.st.Run(ctx, row.RunID)
-		if err != nil {
-			return err
+	})
+	var err error
+	for s := range order {
+		<-s.done
+		if err == nil {
+			if err = s.err; err == nil {
+				_, err = w.Write(s.buf.Bytes())
+			}
+			if err != nil {
+				cancel()
+			}
 		}
-		if err := fn(i, row, res); err != nil {
-			return err
+		if s.buf.Cap() <= 1<<20 {
+			sectionBufs.Put(s.buf)
 		}
 	}
-	return nil
+	wg.Wait()
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
 }
+
+var sectionBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // eachJSON calls fn with the stored JSON of each row's result, in row
 // order.

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -230,7 +231,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 	if err := htmlTmpl.ExecuteTemplate(w, "head", h); err != nil {
 		return err
 	}
-	err := r.eachResult(ctx, r.Sections, func(i int, row *ServerRow, res *probe.Result) error {
+	err := r.renderSections(ctx, w, r.Sections, func(buf *bytes.Buffer, i int, row *ServerRow, res *probe.Result) error {
 		s := htmlServer{I: i + 1, Anchor: anchor(i), Row: row, Res: res, Facts: livenessFacts(res),
 			Fired: firedRule(res.Verdict), Tools: res.Tools, Findings: sortedFindings(res.Findings), Probes: res.Probes}
 		for k, n := range [3]int{len(s.Tools), len(s.Findings), len(s.Probes)} {
@@ -241,7 +242,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 		s.Tools = s.Tools[:min(len(s.Tools), maxShownItems)]
 		s.Findings = s.Findings[:min(len(s.Findings), maxShownItems)]
 		s.Probes = s.Probes[:min(len(s.Probes), maxShownItems)]
-		return htmlTmpl.ExecuteTemplate(w, "server", s)
+		return htmlTmpl.ExecuteTemplate(buf, "server", s)
 	})
 	if err != nil {
 		return err
@@ -593,7 +594,7 @@ const htmlTemplate = `
 <details><summary>{{add1 $j}}. {{line $p.Kind}} · {{line $p.Method}}{{with $p.Tool}} · {{line .}}{{end}}{{with $p.Param}} · param {{line .}}{{end}} → {{line $p.Class}}, {{ms $p.LatencyMs}}{{with $p.Score}}, score {{score .}}{{end}}</summary>
 <div>sent</div><pre>{{json $p.Sent}}</pre>
 {{- with $p.Response}}<div>received</div><pre>{{json .}}</pre>{{end}}
-{{- if and (not $p.Response) (hasText $p.Text)}}<div>text</div><pre>{{text $p.Text}}</pre>{{end}}
+{{- if hasText $p.Text}}<div>text (as graded)</div><pre>{{text $p.Text}}</pre>{{end}}
 {{- if $p.Elements}}
 <ul class="el">
 {{- range $p.Elements}}

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -231,9 +232,10 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 	if e.err != nil {
 		return e.err
 	}
-	err := r.eachResult(ctx, r.Sections, func(i int, row *ServerRow, res *probe.Result) error {
-		mdServer(e, i, row, res)
-		return e.err
+	err := r.renderSections(ctx, w, r.Sections, func(buf *bytes.Buffer, i int, row *ServerRow, res *probe.Result) error {
+		se := &errWriter{w: buf}
+		mdServer(se, i, row, res)
+		return se.err
 	})
 	if err != nil {
 		return err
@@ -349,8 +351,8 @@ func mdServer(e *errWriter, i int, row *ServerRow, res *probe.Result) {
 				e.str("\nreceived:\n\n")
 				e.str(mdFence(resp, "json"))
 			}
-			if txt := textBlock(p.Text, maxShownText); strings.TrimSpace(txt) != "" && len(p.Response) == 0 {
-				e.str("\ntext:\n\n")
+			if txt := textBlock(p.Text, maxShownText); strings.TrimSpace(txt) != "" {
+				e.str("\ntext (as graded):\n\n")
 				e.str(mdFence(txt, "text"))
 			}
 			if len(p.Elements) > 0 {

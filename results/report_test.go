@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -595,6 +596,22 @@ func TestReportReadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// A result the census can read but a full decode cannot ("calls" is
+	// not a list) fails the per-server sections of md and html, whose
+	// pipeline must stop and report it.
+	if _, err := db.Exec(`UPDATE runs SET result_json = json_set(result_json, '$.calls', 5) WHERE id = 3`); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{results.FormatMarkdown, results.FormatHTML} {
+		err := results.WriteReport(ctx, io.Discard, st, id, &results.ReportOptions{Format: format})
+		if err == nil || !strings.Contains(err.Error(), "decoding run 3") {
+			t.Errorf("%s report over a run that does not decode = %v, want an error naming run 3", format, err)
+		}
+	}
+	if err := results.WriteReport(ctx, io.Discard, st, id, &results.ReportOptions{Format: results.FormatCSV}); err != nil {
+		t.Errorf("csv report needs no full decode, got %v", err)
+	}
+
 	if _, err := db.Exec(`UPDATE runs SET result_json = '{"target": 5}' WHERE id = 3`); err != nil {
 		t.Fatal(err)
 	}
