@@ -397,5 +397,5 @@ func (r *Report) eachJSON(ctx context.Context, fn func(i int, row *ServerRow, js
 // Pending is the number of the scan's targets without a run.
 func (r *Report) Pending() int { return max(r.Scan.Targets-r.Scan.Done, 0) }
 
-// anchor is the HTML id of row i's section.
-func anchor(i int) string { return fmt.Sprintf("s%d", i+1) }
+// sectionAnchor is the HTML id of row i's section.
+func sectionAnchor(i int) string { return fmt.Sprintf("s%d", i+1) }

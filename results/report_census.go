@@ -568,10 +568,10 @@ func (t *Tally) Census() *Census {
 	})
 
 	c.Breakdowns = Breakdowns{
-		PackageType:     breakdown(t.by[0]),
-		Transport:       breakdown(t.by[1]),
-		ProtocolVersion: breakdown(t.by[2]),
-		SDK:             breakdown(t.by[3]),
+		PackageType:     breakdownRows(t.by[0]),
+		Transport:       breakdownRows(t.by[1]),
+		ProtocolVersion: breakdownRows(t.by[2]),
+		SDK:             breakdownRows(t.by[3]),
 	}
 	return c
 }
@@ -605,7 +605,7 @@ func sortedKeys(m map[string]int, order map[string]int) []string {
 	return keys
 }
 
-func breakdown(m map[string]*bucket) []BreakdownRow {
+func breakdownRows(m map[string]*bucket) []BreakdownRow {
 	rows := make([]BreakdownRow, 0, len(m))
 	for k, b := range m {
 		rows = append(rows, BreakdownRow{Key: k, Servers: b.servers, Handshake: Prop(b.handshake, b.servers),

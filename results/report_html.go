@@ -104,30 +104,30 @@ func cspHash(s string) string {
 }
 
 var htmlFuncs = template.FuncMap{
-	"int":    fmtInt,
-	"num":    func(x float64) string { return fmtNum(x, 1) },
-	"f1":     func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) },
-	"score":  fmtScore,
-	"ms":     fmtMs,
-	"time":   fmtTime,
-	"line":   func(s string) string { return textLine(s, maxShownLine) },
-	"long":   func(s string) string { return textLine(s, 2*maxShownLine) },
-	"text":   func(s string) string { return textBlock(s, maxShownText) },
-	"json":   func(raw []byte) string { return jsonBlock(raw, maxShownText) },
-	"upper":  strings.ToUpper,
-	"join":   strings.Join,
-	"anchor": anchor,
-	"add1":   func(i int) int { return i + 1 },
+	"int":           fmtInt,
+	"num":           func(x float64) string { return fmtNum(x, 1) },
+	"f1":            func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) },
+	"score":         fmtScore,
+	"ms":            fmtMs,
+	"time":          fmtTime,
+	"line":          func(s string) string { return textLine(s, maxShownLine) },
+	"long":          func(s string) string { return textLine(s, 2*maxShownLine) },
+	"text":          func(s string) string { return textBlock(s, maxShownText) },
+	"json":          func(raw []byte) string { return jsonBlock(raw, maxShownText) },
+	"upper":         strings.ToUpper,
+	"join":          strings.Join,
+	"sectionAnchor": sectionAnchor,
+	"add1":          func(i int) int { return i + 1 },
 	"scorev": func(s *float64) string {
 		if s == nil {
 			return "-1"
 		}
 		return strconv.FormatFloat(*s, 'f', -1, 64)
 	},
-	"decile":  decileLabel,
-	"plural":  plural,
-	"offers":  offers,
-	"hasText": func(s string) bool { return strings.TrimSpace(textBlock(s, maxShownText)) != "" },
+	"decile":    decileLabel,
+	"nounCount": nounCount,
+	"offers":    offers,
+	"hasText":   func(s string) bool { return strings.TrimSpace(textBlock(s, maxShownText)) != "" },
 }
 
 var htmlTmpl = template.Must(template.New("report").Funcs(htmlFuncs).Parse(htmlTemplate))
@@ -232,7 +232,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 		return err
 	}
 	err := r.renderSections(ctx, w, r.Sections, func(buf *bytes.Buffer, i int, row *ServerRow, res *probe.Result) error {
-		s := htmlServer{I: i + 1, Anchor: anchor(i), Row: row, Res: res, Facts: livenessFacts(res),
+		s := htmlServer{I: i + 1, Anchor: sectionAnchor(i), Row: row, Res: res, Facts: livenessFacts(res),
 			Fired: firedRule(res.Verdict), Tools: res.Tools, Findings: sortedFindings(res.Findings), Probes: res.Probes}
 		for k, n := range [3]int{len(s.Tools), len(s.Findings), len(s.Probes)} {
 			if n > maxShownItems {
@@ -408,7 +408,7 @@ const htmlTemplate = `
 
 <h2 id="tools">Tools</h2>
 {{with .C.Tools}}
-<p>{{plural .Servers "server"}} completed the handshake and listed {{offers .Total .Prompts .Resources .ResourceTemplates}}.</p>
+<p>{{nounCount .Servers "server"}} completed the handshake and listed {{offers .Total .Prompts .Resources .ResourceTemplates}}.</p>
 <div class="scroll"><table>
 <thead><tr><th>Tools per server</th><th class="n">mean</th><th class="n">median</th><th class="n">p10</th><th class="n">p90</th><th class="n">min</th><th class="n">max</th></tr></thead>
 <tbody><tr><td>{{int .PerServer.N}} servers</td><td class="n">{{num .PerServer.Mean}}</td><td class="n">{{num .PerServer.Median}}</td><td class="n">{{num .PerServer.P10}}</td><td class="n">{{num .PerServer.P90}}</td><td class="n">{{num .PerServer.Min}}</td><td class="n">{{num .PerServer.Max}}</td></tr></tbody>
@@ -427,7 +427,7 @@ const htmlTemplate = `
 </tbody></table></div>
 {{end}}
 {{with .C.Annotations}}
-<p>{{plural .ToolsChecked "tool"}} checked for annotation hints{{if .LegacyTools}} ({{plural .LegacyTools "tool"}} of servers speaking 2024-11-05, which has no annotations, not counted){{end}}. destructiveHint and idempotentHint apply only to tools not marked read-only.</p>
+<p>{{nounCount .ToolsChecked "tool"}} checked for annotation hints{{if .LegacyTools}} ({{nounCount .LegacyTools "tool"}} of servers speaking 2024-11-05, which has no annotations, not counted){{end}}. destructiveHint and idempotentHint apply only to tools not marked read-only.</p>
 <div class="scroll"><table>
 <thead><tr><th>Hint</th><th class="n">Omitted</th><th class="n">Of tools</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
 <tbody>
@@ -469,7 +469,7 @@ const htmlTemplate = `
 
 <h2 id="verdicts">Verdicts</h2>
 {{with .C.Verdicts}}
-<p>{{plural .WithVerdict "server"}} with a verdict{{if .Without}} ({{int .Without}} without){{end}}.</p>
+<p>{{nounCount .WithVerdict "server"}} with a verdict{{if .Without}} ({{int .Without}} without){{end}}.</p>
 <div class="scroll"><table>
 <thead><tr><th>Verdict</th><th class="n">Servers</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
 <tbody>
@@ -517,7 +517,7 @@ const htmlTemplate = `
 <tbody>
 {{- $sections := .R.Sections}}
 {{- range $i, $r := .R.Rows}}
-<tr><td class="n">{{add1 $i}}</td><td class="wrap">{{if lt $i $sections}}<a href="#{{anchor $i}}">{{line $r.Name}}</a>{{else}}{{line $r.Name}}{{end}}{{with $r.Version}} <span class="muted">{{line .}}</span>{{end}}</td><td>{{line $r.PackageType}}</td><td class="hide-s">{{line $r.Transport}}</td><td>{{line (print $r.Status)}}</td><td class="n">{{$r.Tools}}</td><td class="n" data-v="{{scorev $r.Score}}">{{score $r.Score}}</td><td class="v-{{line $r.Verdict}}">{{line $r.Verdict}}</td><td class="n">{{$r.Findings}}</td></tr>
+<tr><td class="n">{{add1 $i}}</td><td class="wrap">{{if lt $i $sections}}<a href="#{{sectionAnchor $i}}">{{line $r.Name}}</a>{{else}}{{line $r.Name}}{{end}}{{with $r.Version}} <span class="muted">{{line .}}</span>{{end}}</td><td>{{line $r.PackageType}}</td><td class="hide-s">{{line $r.Transport}}</td><td>{{line (print $r.Status)}}</td><td class="n">{{$r.Tools}}</td><td class="n" data-v="{{scorev $r.Score}}">{{score $r.Score}}</td><td class="v-{{line $r.Verdict}}">{{line $r.Verdict}}</td><td class="n">{{$r.Findings}}</td></tr>
 {{- end}}
 </tbody></table></div>
 {{end}}

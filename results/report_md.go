@@ -44,27 +44,27 @@ func mdFence(s, lang string) string {
 	return fence + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
 
-// errWriter keeps the first write error so rendering code can write
+// mdWriter keeps the first write error so rendering code can write
 // without checking each call.
-type errWriter struct {
+type mdWriter struct {
 	w   io.Writer
 	err error
 }
 
-func (e *errWriter) printf(format string, args ...any) {
+func (e *mdWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
 }
 
-func (e *errWriter) str(s string) {
+func (e *mdWriter) str(s string) {
 	if e.err == nil {
 		_, e.err = io.WriteString(e.w, s)
 	}
 }
 
 func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error {
-	e := &errWriter{w: w}
+	e := &mdWriter{w: w}
 	c := r.Census
 	e.str("# mcpvet ecosystem report\n\n")
 	e.printf("%s\n\n", scanLine(r, func(s string) string { return mdText(s, 200) }))
@@ -103,7 +103,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 
 	e.str("\n## Tools\n\n")
 	pd := c.Tools.PerServer
-	e.printf("%s completed the handshake and listed %s.\n\n", plural(c.Tools.Servers, "server"), offers(c.Tools.Total, c.Tools.Prompts, c.Tools.Resources, c.Tools.ResourceTemplates))
+	e.printf("%s completed the handshake and listed %s.\n\n", nounCount(c.Tools.Servers, "server"), offers(c.Tools.Total, c.Tools.Prompts, c.Tools.Resources, c.Tools.ResourceTemplates))
 	e.str("| Tools per server | mean | median | p10 | p90 | min | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	e.printf("| %s servers | %s | %s | %s | %s | %s | %s |\n\n", fmtInt(pd.N), fmtNum(pd.Mean, 1), fmtNum(pd.Median, 1),
 		fmtNum(pd.P10, 1), fmtNum(pd.P90, 1), fmtNum(pd.Min, 0), fmtNum(pd.Max, 0))
@@ -118,9 +118,9 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 
 	a := c.Annotations
 	e.str("## Annotation hints\n\n")
-	e.printf("%s checked", plural(a.ToolsChecked, "tool"))
+	e.printf("%s checked", nounCount(a.ToolsChecked, "tool"))
 	if a.LegacyTools > 0 {
-		e.printf(" (%s of servers speaking %s, which has no annotations, not counted)", plural(a.LegacyTools, "tool"), legacyProtocol)
+		e.printf(" (%s of servers speaking %s, which has no annotations, not counted)", nounCount(a.LegacyTools, "tool"), legacyProtocol)
 	}
 	e.str(". destructiveHint and idempotentHint apply only to tools not marked read-only.\n\n")
 	e.str("| Hint | Omitted | Of tools | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
@@ -138,7 +138,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 		if sd.N > 0 {
 			share = float64(d.Count) / float64(sd.N)
 		}
-		e.printf("| %s | %s | `%s` |\n", decileLabel(d), fmtInt(d.Count), bar(share, 20))
+		e.printf("| %s | %s | `%s` |\n", decileLabel(d), fmtInt(d.Count), textBar(share, 20))
 	}
 
 	er := c.Errors
@@ -159,7 +159,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 
 	v := c.Verdicts
 	e.str("\n## Verdicts\n\n")
-	e.printf("%s with a verdict", plural(v.WithVerdict, "server"))
+	e.printf("%s with a verdict", nounCount(v.WithVerdict, "server"))
 	if v.Without > 0 {
 		e.printf(" (%s without)", fmtInt(v.Without))
 	}
@@ -233,7 +233,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 		return e.err
 	}
 	err := r.renderSections(ctx, w, r.Sections, func(buf *bytes.Buffer, i int, row *ServerRow, res *probe.Result) error {
-		se := &errWriter{w: buf}
+		se := &mdWriter{w: buf}
 		mdServer(se, i, row, res)
 		return se.err
 	})
@@ -259,7 +259,7 @@ func decileLabel(d DecileBin) string {
 }
 
 // mdServer writes one server's section.
-func mdServer(e *errWriter, i int, row *ServerRow, res *probe.Result) {
+func mdServer(e *mdWriter, i int, row *ServerRow, res *probe.Result) {
 	title := mdText(row.Name, 200)
 	if row.Version != "" {
 		title += " " + mdText(row.Version, 60)

@@ -101,8 +101,8 @@ func fmtTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// plural formats "1 tool", "2,766 tools".
-func plural(n int, noun string) string {
+// nounCount formats "1 tool", "2,766 tools".
+func nounCount(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
@@ -111,8 +111,8 @@ func plural(n int, noun string) string {
 
 // offers lists what a server or the servers offer.
 func offers(tools, prompts, resources, templates int) string {
-	return plural(tools, "tool") + ", " + plural(prompts, "prompt") + ", " + plural(resources, "resource") + ", " +
-		plural(templates, "resource template")
+	return nounCount(tools, "tool") + ", " + nounCount(prompts, "prompt") + ", " + nounCount(resources, "resource") + ", " +
+		nounCount(templates, "resource template")
 }
 
 func fmtMs(ms float64) string { return fmtNum(ms, 0) + " ms" }
@@ -136,9 +136,9 @@ func scanLine(r *Report, esc func(string) string) string {
 	if !s.FinishedAt.IsZero() {
 		line += ", finished " + fmtTime(s.FinishedAt)
 	}
-	line += ": " + plural(len(r.Rows), "server") + " with a run"
+	line += ": " + nounCount(len(r.Rows), "server") + " with a run"
 	if p := r.Pending(); p > 0 {
-		line += ", " + plural(p, "target") + " without a run (not counted)"
+		line += ", " + nounCount(p, "target") + " without a run (not counted)"
 	}
 	return line + "."
 }
@@ -229,7 +229,7 @@ func firedRule(v *probe.Verdict) string {
 }
 
 // bar returns a text bar of width cells for a share of 0-1.
-func bar(share float64, width int) string {
+func textBar(share float64, width int) string {
 	if math.IsNaN(share) || share < 0 {
 		share = 0
 	}

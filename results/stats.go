@@ -66,7 +66,7 @@ func (p Proportion) Percent() string {
 	if !p.Defined() {
 		return "n/a"
 	}
-	return pct(p.Rate)
+	return fmtPct(p.Rate)
 }
 
 // CI formats the 95% interval as "43.9–53.6%", or "n/a".
@@ -74,7 +74,7 @@ func (p Proportion) CI() string {
 	if !p.Defined() {
 		return "n/a"
 	}
-	return fmt.Sprintf("%s–%s", trimPct(p.Low), pct(p.High))
+	return fmt.Sprintf("%s–%s", fmtPctNumber(p.Low), fmtPct(p.High))
 }
 
 // String formats the proportion as the literature does:
@@ -86,9 +86,9 @@ func (p Proportion) String() string {
 	return fmt.Sprintf("%d of %d (%s, 95%% CI %s)", p.Count, p.Total, p.Percent(), p.CI())
 }
 
-func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+func fmtPct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
-func trimPct(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
+func fmtPctNumber(x float64) string { return fmt.Sprintf("%.1f", 100*x) }
 
 // proportionJSON is the JSON form of a Proportion (docs/report-schema.md).
 type proportionJSON struct {
@@ -216,12 +216,12 @@ func (d Distribution) MarshalJSON() ([]byte, error) {
 func Deciles(scores []float64) [10]int {
 	var bins [10]int
 	for _, s := range scores {
-		bins[decile(s)]++
+		bins[decileIndex(s)]++
 	}
 	return bins
 }
 
-func decile(s float64) int {
+func decileIndex(s float64) int {
 	i := int(math.Floor(s / 10))
 	if math.IsNaN(s) || i < 0 {
 		return 0
