@@ -27,7 +27,12 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(args[0], args[1:]...)}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{
+		Command: exec.Command(args[0], args[1:]...),
+		// The floor should not include the SDK's default 5 s wait for
+		// the server to exit after stdin closes.
+		TerminateDuration: 100 * time.Millisecond,
+	}, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "connect:", err)
 		os.Exit(1)
