@@ -188,6 +188,7 @@ func BenchmarkReport(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var w countingWriter
+			cpu := processCPU()
 			for b.Loop() {
 				w.n = 0
 				if err := results.WriteReport(ctx, &w, st, id, &results.ReportOptions{Format: tc.format, Servers: tc.servers}); err != nil {
@@ -196,6 +197,7 @@ func BenchmarkReport(b *testing.B) {
 			}
 			b.ReportMetric(float64(w.n)/(1<<20), "MiB")
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/report")
+			b.ReportMetric((processCPU()-cpu)/float64(b.N), "cpu-s/report")
 		})
 	}
 }

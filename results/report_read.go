@@ -3,112 +3,19 @@ package results
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"sync"
-
-	"github.com/mcpvet/mcpvet/probe"
 )
 
 // The report reads runs.result_json itself rather than through
 // [Store.Runs]: a census of 20,000 servers stores about 270 MB of results,
 // and decoding every field (probe bodies, schemas, raw listings, call
 // logs) into [probe.Result] dominated the report's time. The census needs
-// a small part of each result, so it decodes into the lean types below,
-// on several goroutines, and the JSON report copies the stored text
-// instead of decoding and re-encoding it.
-
-// leanResult is the part of a stored [probe.Result] the census and the
-// server rows read. Field names and JSON keys mirror probe.Result; fields
-// not listed are skipped by the decoder without being allocated.
-type leanResult struct {
-	Target   probe.Target `json:"target"`
-	Liveness struct {
-		Status             probe.Status      `json:"status"`
-		HandshakeCompleted bool              `json:"handshakeCompleted"`
-		ProtocolVersion    string            `json:"protocolVersion"`
-		ServerInfo         *probe.ServerInfo `json:"serverInfo"`
-		ExitCode           *int              `json:"exitCode"`
-		Timings            struct {
-			TotalMs float64 `json:"totalMs"`
-		} `json:"timings"`
-	} `json:"liveness"`
-	Tools []struct {
-		Name        string          `json:"name"`
-		Annotations json.RawMessage `json:"annotations"`
-	} `json:"tools"`
-	Prompts           []struct{} `json:"prompts"`
-	Resources         []struct{} `json:"resources"`
-	ResourceTemplates []struct{} `json:"resourceTemplates"`
-	Findings          []struct {
-		Code     string         `json:"code"`
-		Severity probe.Severity `json:"severity"`
-		Subject  string         `json:"subject"`
-	} `json:"findings"`
-	Probes []struct {
-		Class    string `json:"class"`
-		Elements []struct {
-			Name string `json:"name"`
-			Pass bool   `json:"pass"`
-		} `json:"elements"`
-	} `json:"probes"`
-	Score   *float64 `json:"score"`
-	Verdict *struct {
-		Decision string `json:"decision"`
-		Rules    []struct {
-			Name     string `json:"name"`
-			Fired    bool   `json:"fired"`
-			Decision string `json:"decision"`
-		} `json:"rules"`
-	} `json:"verdict"`
-}
-
-// decodeLean decodes a stored result into a [probe.Result] holding only
-// what [Tally.Add] and [RowOf] read.
-func decodeLean(js []byte) (*probe.Result, error) {
-	var l leanResult
-	if err := json.Unmarshal(js, &l); err != nil {
-		return nil, err
-	}
-	res := &probe.Result{
-		Target:            l.Target,
-		Tools:             make([]probe.Tool, len(l.Tools)),
-		Prompts:           make([]probe.Prompt, len(l.Prompts)),
-		Resources:         make([]probe.Resource, len(l.Resources)),
-		ResourceTemplates: make([]probe.ResourceTemplate, len(l.ResourceTemplates)),
-		Findings:          make([]probe.Finding, len(l.Findings)),
-		Probes:            make([]probe.ProbeCall, len(l.Probes)),
-		Score:             l.Score,
-	}
-	lv := &res.Liveness
-	lv.Status, lv.HandshakeCompleted, lv.ProtocolVersion = l.Liveness.Status, l.Liveness.HandshakeCompleted, l.Liveness.ProtocolVersion
-	lv.ServerInfo, lv.ExitCode, lv.Timings.TotalMs = l.Liveness.ServerInfo, l.Liveness.ExitCode, l.Liveness.Timings.TotalMs
-	for i, t := range l.Tools {
-		res.Tools[i] = probe.Tool{Name: t.Name, Annotations: t.Annotations}
-	}
-	for i, f := range l.Findings {
-		res.Findings[i] = probe.Finding{Code: f.Code, Severity: f.Severity, Subject: f.Subject}
-	}
-	for i, p := range l.Probes {
-		res.Probes[i].Class = p.Class
-		if len(p.Elements) > 0 {
-			els := make([]probe.Element, len(p.Elements))
-			for j, e := range p.Elements {
-				els[j] = probe.Element{Name: e.Name, Pass: e.Pass}
-			}
-			res.Probes[i].Elements = els
-		}
-	}
-	if v := l.Verdict; v != nil {
-		res.Verdict = &probe.Verdict{Decision: v.Decision, Rules: make([]probe.Rule, len(v.Rules))}
-		for i, r := range v.Rules {
-			res.Verdict.Rules[i] = probe.Rule{Name: r.Name, Fired: r.Fired, Decision: r.Decision}
-		}
-	}
-	return res, nil
-}
+// a small part of each result, so it picks those fields out
+// ([decodeLean]) on several goroutines, and the JSON report copies the
+// stored text instead of decoding and re-encoding it.
 
 // leanRuns calls fn with every run of a scan, its Result decoded by
 // [decodeLean]. Rows are read on the calling goroutine and decoded on
