@@ -42,6 +42,26 @@ type Target struct {
 	URL       string   `json:"url,omitempty"`
 	// Sandbox names the isolation backend that ran the server.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Isolation records how the sandbox ran the server, when it ran one.
+	Isolation *Isolation `json:"isolation,omitempty"`
+}
+
+// Isolation is the sandbox configuration a run had, so results say what
+// they were measured under.
+type Isolation struct {
+	Backend string `json:"backend"`
+	// Network is true when the server could reach the network at run time.
+	Network bool `json:"network"`
+	// Mechanisms lists what enforced isolation and limits ("pidns",
+	// "cgroup1:memory", "rlimit:as", ...).
+	Mechanisms []string `json:"mechanisms,omitempty"`
+	// Limits in force; a negative value means the limit was disabled.
+	MemoryBytes  int64 `json:"memoryBytes"`
+	Processes    int   `json:"processes"`
+	CPUTimeMs    int64 `json:"cpuTimeMs"`
+	WallMs       int64 `json:"wallMs"`
+	StdoutBytes  int64 `json:"stdoutBytes"`
+	MessageBytes int   `json:"messageBytes"`
 }
 
 // Liveness is whether the server came up and what it said about itself.

@@ -87,6 +87,9 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	first := current
 	info := first.Info(0)
 	target.Sandbox = info.Backend
+	if plan.Transport == sandbox.TransportStdio {
+		target.Isolation = isolationOf(info)
+	}
 
 	po := o.Probe
 	po.Target = target
@@ -171,6 +174,21 @@ func preLaunch(target probe.Target, status probe.Status, detail, evidence string
 	res.Liveness.Evidence = probe.Truncate(evidence, probe.MaxEvidence)
 	res.Liveness.Timings.TotalMs = probe.Ms(time.Since(start))
 	return res
+}
+
+func isolationOf(in sandbox.Info) *probe.Isolation {
+	l := in.Limits
+	return &probe.Isolation{
+		Backend:      in.Backend,
+		Network:      in.Network,
+		Mechanisms:   in.Mechanisms,
+		MemoryBytes:  l.MemoryBytes,
+		Processes:    l.Processes,
+		CPUTimeMs:    l.CPUTime.Milliseconds(),
+		WallMs:       l.Wall.Milliseconds(),
+		StdoutBytes:  l.StdoutBytes,
+		MessageBytes: l.MessageBytes,
+	}
 }
 
 func processInfo(in sandbox.Info) probe.ProcessInfo {

@@ -30,6 +30,11 @@ type runFlags struct {
 	protocolVersion  string
 	noInject         bool
 	cacheDir         string
+	memory           int64
+	processes        int
+	cpuTime          time.Duration
+	maxStdout        int64
+	maxMessage       int
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -44,6 +49,11 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.protocolVersion, "protocol-version", "", "protocol version to ask for (default: the newest, with fallback)")
 	fl.BoolVar(&f.noInject, "no-inject", false, "skip failure injection (list and check only)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "install cache (default $XDG_CACHE_HOME/mcpvet)")
+	fl.Int64Var(&f.memory, "memory", sandbox.DefaultMemoryBytes>>20, "memory limit of one server's process tree, in MiB")
+	fl.IntVar(&f.processes, "max-processes", sandbox.DefaultProcesses, "process and thread limit of one server")
+	fl.DurationVar(&f.cpuTime, "cpu-time", sandbox.DefaultCPUTime, "CPU time limit of one server")
+	fl.Int64Var(&f.maxStdout, "max-stdout", sandbox.DefaultStdoutBytes>>20, "stdout a server may write in total, in MiB")
+	fl.IntVar(&f.maxMessage, "max-message", sandbox.DefaultMessageBytes>>20, "size limit of one JSON-RPC message, in MiB")
 }
 
 // options validates the flags and builds the per-server options.
@@ -63,12 +73,30 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case f.memory <= 0:
+		return nil, usagef("--memory %d: must be a positive number of MiB, such as 1024", f.memory)
+	case f.processes <= 0:
+		return nil, usagef("--max-processes %d: must be at least 1, such as 256", f.processes)
+	case f.cpuTime <= 0:
+		return nil, usagef("--cpu-time %s: must be a positive duration, such as 60s", f.cpuTime)
+	case f.maxStdout <= 0 || f.maxMessage <= 0:
+		return nil, usagef("--max-stdout and --max-message must be positive numbers of MiB")
+	}
 	return &scan.ProbeOptions{
 		Sandbox: &sandbox.Options{
 			Backend:      f.sandbox,
 			AllowNetwork: f.allowNetwork,
 			CacheDir:     f.cacheDir,
 			Env:          env,
+			Limits: sandbox.Limits{
+				MemoryBytes:  f.memory << 20,
+				Processes:    f.processes,
+				CPUTime:      f.cpuTime,
+				Wall:         f.serverTimeout,
+				StdoutBytes:  f.maxStdout << 20,
+				MessageBytes: f.maxMessage << 20,
+			},
 		},
 		Probe: probe.Options{
 			HandshakeTimeout: f.handshakeTimeout,

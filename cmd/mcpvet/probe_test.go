@@ -40,6 +40,31 @@ func TestProbeCommand(t *testing.T) {
 			t.Errorf("database not written: %v", err)
 		}
 	})
+	t.Run("limits are applied and recorded", func(t *testing.T) {
+		code, stdout, stderr := runCLI("probe", "--json", "--no-inject", "--sandbox", "none", "--db", db,
+			"--memory", "512", "--max-processes", "64", "--cpu-time", "30s", "--server-timeout", "45s", "--", bins["wellbehaved"])
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var res struct {
+			Target struct {
+				Isolation struct {
+					Backend     string `json:"backend"`
+					MemoryBytes int64  `json:"memoryBytes"`
+					Processes   int    `json:"processes"`
+					CPUTimeMs   int64  `json:"cpuTimeMs"`
+					WallMs      int64  `json:"wallMs"`
+				} `json:"isolation"`
+			} `json:"target"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatal(err)
+		}
+		iso := res.Target.Isolation
+		if iso.Backend != "none" || iso.MemoryBytes != 512<<20 || iso.Processes != 64 || iso.CPUTimeMs != 30000 || iso.WallMs != 45000 {
+			t.Errorf("isolation = %+v", iso)
+		}
+	})
 	t.Run("env is passed to the server", func(t *testing.T) {
 		code, stdout, _ := runCLI("probe", "--sandbox", "none", "--no-inject", "--db", db, "--env", "FIXTURE_API_KEY=k", "--", bins["needsenv"])
 		if code != 0 || !strings.Contains(stdout, "liveness   ok") {
