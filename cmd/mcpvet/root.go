@@ -55,6 +55,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newResultsCmd(stdout, stderr),
 		newTriageCmd(stdout, stderr, g),
 		newDiffCmd(stdout, stderr, g),
+		newReportCmd(stdout, stderr, g),
 	)
 	return root
 }
