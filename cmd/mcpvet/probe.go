@@ -35,6 +35,7 @@ type runFlags struct {
 	cpuTime          time.Duration
 	maxStdout        int64
 	maxMessage       int
+	policy           string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -54,6 +55,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.cpuTime, "cpu-time", sandbox.DefaultCPUTime, "CPU time limit of one server")
 	fl.Int64Var(&f.maxStdout, "max-stdout", sandbox.DefaultStdoutBytes>>20, "stdout a server may write in total, in MiB")
 	fl.IntVar(&f.maxMessage, "max-message", sandbox.DefaultMessageBytes>>20, "size limit of one JSON-RPC message, in MiB")
+	fl.StringVar(&f.policy, "policy", "", "verdict policy JSON file: minScore, fixSeverities, ignoreFindings (defaults in docs/rubric.md)")
 }
 
 // options validates the flags and builds the per-server options.
@@ -83,7 +85,12 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 	case f.maxStdout <= 0 || f.maxMessage <= 0:
 		return nil, usagef("--max-stdout and --max-message must be positive numbers of MiB")
 	}
+	policy, err := loadPolicy(f.policy)
+	if err != nil {
+		return nil, err
+	}
 	return &scan.ProbeOptions{
+		Policy: policy,
 		Sandbox: &sandbox.Options{
 			Backend:      f.sandbox,
 			AllowNetwork: f.allowNetwork,
@@ -161,7 +168,6 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		asJSON     bool
 		output     string
 		serverJSON string
-		policyFile string
 		failOn     string
 	)
 	cmd := &cobra.Command{
@@ -199,9 +205,6 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if err := checkFailOn(failOn); err != nil {
 				return err
 			}
-			if opts.Policy, err = loadPolicy(policyFile); err != nil {
-				return err
-			}
 			res, err := probeOne(cmd.Context(), plan, opts, rf.db, asJSON, output, stdout)
 			if err != nil {
 				return err
@@ -216,7 +219,6 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the result as one JSON document")
 	cmd.Flags().StringVarP(&output, "output", "o", "-", "write the report here (- is stdout)")
 	cmd.Flags().StringVar(&serverJSON, "server-json", "", "registry server.json of the target, for declared-vs-observed checks")
-	cmd.Flags().StringVar(&policyFile, "policy", "", "verdict policy JSON file (default policy in docs/rubric.md)")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when the verdict is at or below this: drop or fix")
 	return cmd
 }

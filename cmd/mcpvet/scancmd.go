@@ -148,7 +148,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 			"registry": f.registry, "from": f.from, "config": f.config, "limit": f.limit,
 			"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
 			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allVersions": f.allVersions,
-			"sourceStats": stats,
+			"sourceStats": stats, "policy": popts.Policy,
 		})
 		o.Plans = plans
 		o.Info = results.ScanInfo{Kind: results.KindScan, Source: src, Options: optsJSON, Seed: seed,

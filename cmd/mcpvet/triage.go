@@ -26,7 +26,6 @@ type triageFlags struct {
 	format      string
 	failOn      string
 	output      string
-	policy      string
 	concurrency int
 }
 
@@ -66,7 +65,6 @@ the report is written.`,
 	fl.StringVar(&f.format, "format", "table", "report format: "+strings.Join(results.TriageFormats, ", "))
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is at or below this: drop or fix")
 	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
-	fl.StringVar(&f.policy, "policy", "", "verdict policy file (JSON: minScore, fixSeverities, ignoreFindings)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
 	return cmd
 }
@@ -76,8 +74,8 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if !slices.Contains(results.TriageFormats, f.format) {
 		return usagef("--format %q: not a triage format; use %s", f.format, strings.Join(results.TriageFormats, ", "))
 	}
-	if f.failOn != "" && !slices.Contains(results.TriageFailOn, f.failOn) {
-		return usagef("--fail-on %q: not a verdict threshold; use drop (fail on dropped servers) or fix (fail on servers to fix or drop)", f.failOn)
+	if err := checkFailOn(f.failOn); err != nil {
+		return err
 	}
 	if f.concurrency < 0 {
 		return usagef("--concurrency %d: must be at least 1", f.concurrency)
@@ -86,11 +84,6 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if err != nil {
 		return err
 	}
-	policy, err := loadPolicy(f.policy)
-	if err != nil {
-		return err
-	}
-	popts.Policy = policy
 
 	data, plans, err := readTriageConfig(config)
 	if err != nil {
@@ -105,7 +98,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	src := "config:" + config
 	optsJSON, _ := json.Marshal(map[string]any{
 		"config": config, "sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "noInject": f.noInject,
-		"failOn": f.failOn, "policy": policy,
+		"failOn": f.failOn, "policy": popts.Policy,
 	})
 	o := &scan.Options{
 		Store:       st,
