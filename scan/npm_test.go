@@ -3,6 +3,9 @@ package scan
 import (
 	"context"
 	"encoding/json"
+	"flag"
+	"os"
+	"strings"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -135,7 +138,89 @@ func TestRealNPMServers(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %d tools, %d probes, score %.1f, verdict %s, %.0f ms", tt.plan.Name, len(res.Tools), len(res.Probes), *res.Score, res.Verdict.Decision, l.Timings.TotalMs)
+			checkGolden(t, filepath.Join("testdata", "real", strings.TrimPrefix(tt.plan.Name, "@modelcontextprotocol/")+".golden.json"), goldenOf(res))
 		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files of the real-server results")
+
+// golden is the stable part of a real server's result: what it offers, how
+// each probe was answered and graded, and the verdict with its trace.
+type golden struct {
+	Server          string         `json:"server"`
+	ProtocolVersion string         `json:"protocolVersion"`
+	Tools           []string       `json:"tools"`
+	Probes          []goldenProbe  `json:"probes"`
+	Score           float64        `json:"score"`
+	Verdict         string         `json:"verdict"`
+	Rules           []string       `json:"firedRules"`
+	Findings        map[string]int `json:"findings"`
+}
+
+type goldenProbe struct {
+	Kind   string   `json:"kind"`
+	Tool   string   `json:"tool,omitempty"`
+	Param  string   `json:"param,omitempty"`
+	Class  string   `json:"class"`
+	Score  float64  `json:"score"`
+	Failed []string `json:"failedElements,omitempty"`
+}
+
+func goldenOf(res *probe.Result) golden {
+	g := golden{Server: res.Liveness.ServerInfo.Name + " " + res.Liveness.ServerInfo.Version, ProtocolVersion: res.Liveness.ProtocolVersion,
+		Findings: map[string]int{}, Verdict: res.Verdict.Decision}
+	for _, t := range res.Tools {
+		g.Tools = append(g.Tools, t.Name)
+	}
+	for _, p := range res.Probes {
+		gp := goldenProbe{Kind: p.Kind, Tool: p.Tool, Param: p.Param, Class: p.Class}
+		if p.Score != nil {
+			gp.Score = *p.Score
+		}
+		for _, e := range p.Elements {
+			if !e.Pass {
+				gp.Failed = append(gp.Failed, e.Name)
+			}
+		}
+		g.Probes = append(g.Probes, gp)
+	}
+	if res.Score != nil {
+		g.Score = *res.Score
+	}
+	for _, r := range res.Verdict.Rules {
+		if r.Fired {
+			g.Rules = append(g.Rules, r.Name)
+		}
+	}
+	for _, f := range res.Findings {
+		g.Findings[f.Code]++
+	}
+	return g
+}
+
+func checkGolden(t *testing.T, path string, got golden) {
+	t.Helper()
+	data, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, '\n')
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (rerun with -update to record it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(data)); diff != "" {
+		t.Errorf("%s differs (-want +got); rerun with -update if the change is intended:\n%s", path, diff)
 	}
 }
 
