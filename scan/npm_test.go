@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"strings"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
