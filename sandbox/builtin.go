@@ -3,12 +3,15 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,9 +45,18 @@ var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // also count against the memory limit.
 const sandboxTmpfsSize = 256 << 20
 
-// sandboxUID is the unprivileged user the server runs as when mcpvet runs
-// as root without a user namespace (nobody).
+// sandboxUID is the user the server sees itself as inside bwrap's user
+// namespace (nobody).
 const sandboxUID = 65534
+
+// runUID returns the unprivileged host uid a builtin server runs as when
+// mcpvet runs as root: one per run (in 200000..999999, a range no distro
+// allocates), so that RLIMIT_NPROC, which counts per user, is per server
+// and servers cannot signal or trace each other.
+func runUID(runID string) int {
+	h := sha256.Sum256([]byte(runID))
+	return 200000 + int(binary.BigEndian.Uint32(h[:4])%800000)
+}
 
 // builtinBackend isolates with namespaces created by clone and an init
 // helper (the re-executed binary, see [Main]) that builds the root.
@@ -120,9 +132,11 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 	}
 	if os.Geteuid() == 0 {
 		// The helper keeps root to build the sandbox; the server runs as
-		// nobody, with no capabilities and no_new_privs.
-		cfg.UID, cfg.GID = sandboxUID, sandboxUID
-		p.mechanisms = append(p.mechanisms, "uid:nobody")
+		// an unprivileged uid of its own, with no capabilities and
+		// no_new_privs.
+		uid := runUID(s.runID)
+		cfg.UID, cfg.GID = uid, uid
+		p.mechanisms = append(p.mechanisms, "uid:"+strconv.Itoa(uid))
 	} else {
 		attr.Cloneflags |= syscall.CLONE_NEWUSER
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
@@ -131,7 +145,9 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 		p.mechanisms = append(p.mechanisms, "userns")
 	}
 	rl := rlimitsFor(s.opts.Limits, s.cg.limitsMemory(), s.cg.measuresCPU())
-	if s.opts.Limits.Processes > 0 && !s.cg.limitsProcesses() {
+	if s.opts.Limits.Processes > 0 && !s.cg.limitsProcesses() && cfg.UID != 0 {
+		// Only with a uid of the run's own: in a user namespace the
+		// count would include all of the invoking user's processes.
 		rl[unix.RLIMIT_NPROC] = uint64(s.opts.Limits.Processes)
 	}
 	cfg.Rlimits = rl

@@ -222,7 +222,7 @@ func TestHostile(t *testing.T) {
 				cs := clientSession(t, r.s)
 				start := time.Now()
 				cs.Close()
-				if d := time.Since(start); d > 3*time.Second {
+				if d := time.Since(start); d > 10*time.Second { // two grace periods and the kill, with room for a loaded machine
 					t.Errorf("closing took %v", d)
 				}
 				if info := r.s.Info(5 * time.Second); info.Signal != "SIGKILL" {

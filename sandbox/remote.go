@@ -165,15 +165,16 @@ func (t *remoteTransport) close() error {
 // remoteConn is the connection with the transport decided at the first
 // Write.
 type remoteConn struct {
-	t       *remoteTransport
-	mu      sync.Mutex
-	conn    mcp.Connection
-	decided chan struct{} // closed once conn is final
-	once    sync.Once
-	closed  chan struct{}
-	closeMu sync.Once
-	wall    *time.Timer
-	cancel  context.CancelFunc // ends the SSE stream's context, if any
+	t        *remoteTransport
+	decideMu sync.Mutex // serializes Writes until the transport is decided
+	mu       sync.Mutex // guards conn and cancel
+	conn     mcp.Connection
+	decided  chan struct{} // closed once conn is final
+	once     sync.Once
+	closed   chan struct{}
+	closeMu  sync.Once
+	wall     *time.Timer
+	cancel   context.CancelFunc // ends the SSE stream's context, if any
 }
 
 func (c *remoteConn) decide(warning string) {
@@ -215,28 +216,41 @@ func (c *remoteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.current().Write(ctx, msg)
 	default:
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	// Deciding Writes are serialized by decideMu; c.mu only guards the
+	// swap, so Close never waits for the network.
+	c.decideMu.Lock()
+	defer c.decideMu.Unlock()
 	select {
 	case <-c.decided:
-		return c.conn.Write(ctx, msg)
+		return c.current().Write(ctx, msg)
 	case <-c.closed:
 		return mcp.ErrConnectionClosed
 	default:
 	}
-	err := c.conn.Write(ctx, msg)
+	streamable := c.current()
+	err := streamable.Write(ctx, msg)
 	status := c.t.rt.firstStatus()
 	if err == nil || status < 400 || status >= 500 {
 		c.decide("transport: streamable-http")
 		return err
 	}
-	_ = c.conn.Close()
+	_ = streamable.Close()
 	sse, cancel, serr := c.t.connectSSE(ctx)
 	if serr != nil {
 		c.decide(fmt.Sprintf("transport: streamable-http (POST answered %d; legacy SSE fallback failed: %v)", status, serr))
 		return fmt.Errorf("%w (legacy SSE fallback: %v)", err, serr)
 	}
+	c.mu.Lock()
 	c.conn, c.cancel = sse, cancel
+	c.mu.Unlock()
+	select {
+	case <-c.closed:
+		// Closed while we connected: do not leak the stream.
+		_ = sse.Close()
+		cancel()
+		return mcp.ErrConnectionClosed
+	default:
+	}
 	c.decide(fmt.Sprintf("transport: legacy SSE (streamable-http POST answered %d)", status))
 	return sse.Write(ctx, msg)
 }

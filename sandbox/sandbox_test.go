@@ -358,6 +358,7 @@ func TestShutdownEscalation(t *testing.T) {
 			{"daemon", ""},            // exits on stdin close; its grandchild must die too
 		} {
 			t.Run(backend+"/"+tc.fake, func(t *testing.T) {
+				t.Parallel() // mostly waiting out the grace periods
 				plan, marker := fakePlan(t, tc.fake)
 				opts := testOptions(backend)
 				opts.TerminateGrace = 2 * time.Second // room for the race detector's slowness
