@@ -332,7 +332,7 @@ type stackChart struct {
 
 type stackPart struct {
 	Class, Label string
-	X, W, TextX  float64
+	X, W, TextY  float64
 	P            Proportion
 }
 
@@ -348,7 +348,7 @@ func newStackChart(v VerdictFigures) stackChart {
 			w = p.p.Rate * chartW
 		}
 		c.Parts = append(c.Parts, stackPart{Class: p.class, Label: p.class + " " + p.p.Percent(), X: x, W: w,
-			TextX: float64(i) * chartW / 3, P: p.p})
+			TextY: 44 + 18*float64(i), P: p.p})
 		x += w
 	}
 	return c
@@ -542,12 +542,12 @@ const htmlTemplate = `
 {{- end}}
 
 {{- define "stack" -}}
-<svg viewBox="0 0 400 50" role="img" aria-label="keep, fix and drop shares">
+<svg viewBox="0 0 400 84" role="img" aria-label="keep, fix and drop shares">
 {{- range .Parts}}
 <rect class="{{.Class}}" x="{{f1 .X}}" y="0" width="{{f1 .W}}" height="22"></rect>
 {{- end}}
 {{- range .Parts}}
-<rect class="{{.Class}}" x="{{f1 .TextX}}" y="32" width="10" height="10"></rect><text x="{{f1 .TextX}}" dx="14" y="41">{{.Label}} ({{int .P.Count}})</text>
+<rect class="{{.Class}}" x="0" y="{{f1 .TextY}}" width="10" height="10" transform="translate(0 -9)"></rect><text x="14" y="{{f1 .TextY}}">{{.Label}} ({{int .P.Count}} of {{int .P.Total}})</text>
 {{- end}}
 </svg>
 {{- end}}
