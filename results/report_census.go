@@ -21,6 +21,12 @@ type Census struct {
 	Servers int `json:"servers"`
 	// Handshake is the servers that completed the handshake, of Servers.
 	Handshake Proportion `json:"handshakeCompleted"`
+	// HandshakeOfLaunched is the servers that completed the handshake, of
+	// those launched: installed, configured and started (or reached).
+	// Where many packages cannot be installed (a partial mirror, yanked
+	// versions) it separates the servers' behaviour from their
+	// availability.
+	HandshakeOfLaunched Proportion `json:"handshakeCompletedOfLaunched"`
 	// Liveness partitions Servers into [LivenessGroups].
 	Liveness []GroupFigure `json:"liveness"`
 	// Statuses counts each liveness status, of Servers.
@@ -206,6 +212,7 @@ type BreakdownRow struct {
 // not safe for concurrent use.
 type Tally struct {
 	servers, handshake int
+	launched           int // runs that got past install and configuration
 	groups             map[string]int
 	statuses           map[probe.Status]*[2]int // runs, of which handshake completed
 
@@ -257,10 +264,24 @@ func NewTally() *Tally {
 	return t
 }
 
+// launched reports whether a run with status s got as far as starting the
+// server: every status but the pre-launch ones.
+func launched(s probe.Status) bool {
+	switch s {
+	case probe.StatusNeedsConfiguration, probe.StatusRuntimeUnavailable, probe.StatusPackageNotFound,
+		probe.StatusVersionNotFound, probe.StatusInstallFailed, probe.StatusInvalidPlan:
+		return false
+	}
+	return true
+}
+
 // Add counts one run's result.
 func (t *Tally) Add(res *probe.Result) {
 	l := &res.Liveness
 	t.servers++
+	if launched(l.Status) {
+		t.launched++
+	}
 	t.groups[GroupOf(*l)]++
 	st := t.statuses[l.Status]
 	if st == nil {
@@ -468,7 +489,7 @@ func (t *Tally) addFindings(fs []probe.Finding) {
 
 // Census returns the figures of the results added so far.
 func (t *Tally) Census() *Census {
-	c := &Census{Servers: t.servers, Handshake: Prop(t.handshake, t.servers)}
+	c := &Census{Servers: t.servers, Handshake: Prop(t.handshake, t.servers), HandshakeOfLaunched: Prop(t.handshake, t.launched)}
 	for _, g := range LivenessGroups {
 		c.Liveness = append(c.Liveness, GroupFigure{Group: g.Group, Label: g.Label, Statuses: g.Statuses,
 			Share: Prop(t.groups[g.Group], t.servers)})

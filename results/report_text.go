@@ -162,6 +162,7 @@ func headlines(c *Census) []headline {
 	}
 	h := []headline{
 		{"completed the handshake", "servers", c.Handshake},
+		{"completed the handshake, of servers launched", "servers launched", c.HandshakeOfLaunched},
 		{"never started (spawn failed, exited early)", "servers", group(GroupNeverStarted)},
 		{"missing credentials", "servers", group(GroupMissingCredentials)},
 		{"handshake timed out", "servers", group(GroupTimeout)},
