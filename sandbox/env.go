@@ -27,6 +27,11 @@ func newCanary() string {
 
 // validEnvName reports whether name can be an environment variable name:
 // non-empty, without '=' or NUL.
+// SecretHeaderPrefix starts a [Plan.Secrets] entry that names an HTTP
+// header of a remote plan ("header:Authorization") rather than an
+// environment variable.
+const SecretHeaderPrefix = "header:"
+
 func validEnvName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, "=\x00")
 }
@@ -61,6 +66,9 @@ func buildEnv(plan *Plan, pkgEnv, user map[string]string, home string) ([]string
 	}
 	canaries := map[string]string{}
 	for _, k := range plan.Secrets {
+		if strings.HasPrefix(k, SecretHeaderPrefix) {
+			continue // a header, filled in by the remote transport
+		}
 		if !validEnvName(k) {
 			return nil, nil, launchErrorf(StatusInvalidPlan, "invalid secret name %q", k)
 		}

@@ -40,10 +40,32 @@ func newRemoteTransport(s *Server, plan *Plan) (*remoteTransport, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, launchErrorf(StatusInvalidPlan, "remote URL %q is not an http(s) URL", plan.URL)
 	}
+	headers := map[string]string{}
 	for k, v := range plan.Headers {
 		if !validHeaderName(k) || strings.ContainsAny(v, "\r\n\x00") {
 			return nil, launchErrorf(StatusInvalidPlan, "invalid header %q", k)
 		}
+		headers[k] = v
+	}
+	// Secret headers ("header:NAME" in plan.Secrets) the plan leaves empty
+	// get a canary, like secret environment variables do.
+	for _, sec := range plan.Secrets {
+		name, ok := strings.CutPrefix(sec, SecretHeaderPrefix)
+		if !ok {
+			continue
+		}
+		if !validHeaderName(name) {
+			return nil, launchErrorf(StatusInvalidPlan, "invalid secret header %q", name)
+		}
+		if headers[name] != "" {
+			continue
+		}
+		c := newCanary()
+		headers[name] = c
+		if s.canaries == nil {
+			s.canaries = map[string]string{}
+		}
+		s.canaries[sec] = c
 	}
 	lim := s.opts.Limits
 	base := &http.Transport{
@@ -55,7 +77,7 @@ func newRemoteTransport(s *Server, plan *Plan) (*remoteTransport, error) {
 		IdleConnTimeout:        30 * time.Second,
 		ForceAttemptHTTP2:      true,
 	}
-	rt := &remoteRoundTripper{base: base, headers: plan.Headers, s: s, maxBody: int64(lim.MessageBytes), maxTotal: lim.StdoutBytes}
+	rt := &remoteRoundTripper{base: base, headers: headers, s: s, maxBody: int64(lim.MessageBytes), maxTotal: lim.StdoutBytes}
 	client := &http.Client{
 		Transport: rt,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {

@@ -30,7 +30,7 @@ const (
 
 // SecretHeaderPrefix starts a [sandbox.Plan.Secrets] entry that names a
 // header ("header:Authorization") rather than an environment variable.
-const SecretHeaderPrefix = "header:"
+const SecretHeaderPrefix = sandbox.SecretHeaderPrefix
 
 // PlanOptions configure [Plans] and [Planner].
 type PlanOptions struct {
