@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ import (
 func BenchmarkScan(b *testing.B) {
 	for _, inject := range []bool{false, true} {
 		b.Run(fmt.Sprintf("inject=%v", inject), func(b *testing.B) {
-			bin := testfixture.Path(b, "wellbehaved")
+			bin := testfixture.Path(b, benchFixture)
 			st, err := results.Open(context.Background(), filepath.Join(b.TempDir(), "b.db"), nil)
 			if err != nil {
 				b.Fatal(err)
@@ -47,4 +48,12 @@ func BenchmarkScan(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchFixture is the server BenchmarkScan launches; -bench-fixture picks
+// another fixture from testdata/servers.
+var benchFixture = "wellbehaved"
+
+func init() {
+	flag.StringVar(&benchFixture, "bench-fixture", benchFixture, "fixture server BenchmarkScan launches")
 }
