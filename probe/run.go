@@ -130,19 +130,26 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	pages = append(pages, listAll(ctx, s, res, o)...)
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
+	probeStart := time.Now()
+	s = injectFailures(ctx, s, res, o)
+	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
+
+	// Shut the server down while the conformance checks run: a server that
+	// does not exit on end of input costs the sandbox's stdin grace, and
+	// the checks need nothing from it.
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		if s != nil {
+			_ = s.cs.Close()
+		}
+	}()
 	checker := o.Checker
 	if checker == nil {
 		checker = NewChecker()
 	}
 	res.Findings = append(res.Findings, checker.Check(res, pages)...)
-
-	probeStart := time.Now()
-	s = injectFailures(ctx, s, res, o)
-	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
-
-	if s != nil {
-		_ = s.cs.Close()
-	}
+	<-closed
 	rec.abandon("closed")
 	if first := rec.firstByte(); !first.IsZero() {
 		res.Liveness.Timings.StartMs = Ms(first.Sub(start))

@@ -40,8 +40,13 @@ const (
 	DefaultStdoutBytes  = 64 << 20
 	DefaultStderrBytes  = 1 << 20
 	DefaultMessageBytes = 16 << 20
-	// DefaultTerminateGrace is how long each step of the shutdown
-	// escalation waits.
+	// DefaultStdinGrace is how long shutdown waits after closing stdin
+	// before SIGTERM. Servers that exit on end of input do so well within
+	// it; the rest get SIGTERM, which they handle as gracefully, so a scan
+	// does not spend seconds per server waiting.
+	DefaultStdinGrace = 100 * time.Millisecond
+	// DefaultTerminateGrace is how long shutdown waits after SIGTERM
+	// before SIGKILL.
 	DefaultTerminateGrace = 2 * time.Second
 )
 
@@ -60,8 +65,10 @@ type Options struct {
 	Env map[string]string
 	// Limits bounds the server; zero fields take the defaults.
 	Limits Limits
-	// TerminateGrace is the wait between the shutdown steps: close stdin,
-	// wait, SIGTERM, wait, SIGKILL. Default [DefaultTerminateGrace].
+	// StdinGrace and TerminateGrace are the waits of the shutdown steps:
+	// close stdin, wait StdinGrace, SIGTERM, wait TerminateGrace, SIGKILL.
+	// Defaults [DefaultStdinGrace] and [DefaultTerminateGrace].
+	StdinGrace     time.Duration
 	TerminateGrace time.Duration
 }
 
@@ -125,6 +132,9 @@ func (opts *Options) resolve() Options {
 	}
 	if o.TerminateGrace <= 0 {
 		o.TerminateGrace = DefaultTerminateGrace
+	}
+	if o.StdinGrace <= 0 {
+		o.StdinGrace = min(DefaultStdinGrace, o.TerminateGrace)
 	}
 	o.Limits = o.Limits.withDefaults()
 	return o

@@ -295,7 +295,7 @@ func (s *Server) Info(wait time.Duration) Info {
 }
 
 // Close shuts the server down and removes its temporary files. Shutdown
-// escalates: close stdin, wait TerminateGrace, SIGTERM the process group,
+// escalates: close stdin, wait StdinGrace, SIGTERM the process group,
 // wait, then SIGKILL the process group and every process left in the run's
 // cgroups or pid namespace, daemonized ones included. Close is idempotent.
 func (s *Server) Close() error {
@@ -769,11 +769,10 @@ func (s *Server) terminate() {
 		if !live {
 			return
 		}
-		grace := s.opts.TerminateGrace
 		_ = s.stdin.Close()
-		if !waitFor(s.exitedCh, grace) {
+		if !waitFor(s.exitedCh, s.opts.StdinGrace) {
 			s.signalTree(syscall.SIGTERM)
-			waitFor(s.exitedCh, grace)
+			waitFor(s.exitedCh, s.opts.TerminateGrace)
 		}
 		// Always: the main process may be gone while descendants live on.
 		s.killTree()
