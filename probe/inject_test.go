@@ -662,8 +662,9 @@ func TestInjectWellbehaved(t *testing.T) {
 	}
 }
 
-// everythingBin is the reference server of the speed target.
-const everythingBin = "/tmp/npmtest/node_modules/.bin/mcp-server-everything"
+// everythingBin is the reference server of the speed target, as the
+// real-server tests in scan install it into the repository cache.
+const everythingBin = "../.cache/mcpvet/npm/@modelcontextprotocol+server-everything@2026.1.26/node_modules/.bin/mcp-server-everything"
 
 // TestInjectEverythingTiming logs (does not assert) how long failure
 // injection with default caps takes against server-everything.
