@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,22 +15,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvet/mcpvet/internal/golden"
 )
 
-// The -update flag rewrites golden files. Other test files of the package
-// may define it too (as a package-level flag.Bool, which runs before any
-// init): whoever comes first defines it, and updateGolden reads it by name.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-// updateGolden reports whether -update was given.
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// updateGolden reports whether -update was given (see internal/golden).
+func updateGolden() bool { return golden.Update() }
 
 // rawServer is a server process spoken to in raw newline-delimited
 // JSON-RPC over stdio, so that tests see exactly what it sends.

@@ -7,9 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,21 +16,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpvet/mcpvet/internal/golden"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 )
-
-// The -update flag rewrites the golden files. Another test file of the
-// package may define it first; then that definition is used.
-var updateFlag = func() flag.Value {
-	if f := flag.Lookup("update"); f != nil {
-		return f.Value
-	}
-	flag.Bool("update", false, "rewrite golden files")
-	return flag.Lookup("update").Value
-}()
-
-func updating() bool { return updateFlag.String() == "true" }
 
 var reportTime = time.Date(2026, 10, 1, 8, 30, 0, 0, time.UTC)
 
@@ -66,23 +53,7 @@ func TestReportGolden(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			out, path := writeFixtureReport(t, format, 0)
 			got := normalise(out, path)
-			golden := filepath.Join("testdata", "report", "fixture."+format+".golden")
-			if updating() {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./results -run TestReportGolden -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s report differs from %s (-want +got):\n%s", format, golden, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "report", "fixture."+format+".golden"), []byte(got))
 		})
 	}
 }

@@ -4,53 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/mcpvet/mcpvet/internal/golden"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 )
-
-// The golden files of the triage and diff reports are rewritten with
-// `go test ./results -run 'Triage|Diff' -update`.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func triageUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // triageGolden compares got with testdata/<path>, or rewrites the file with
 // -update.
 func triageGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	file := filepath.Join("testdata", filepath.FromSlash(path))
-	if triageUpdating() {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("reading golden file (rerun with -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", file, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", filepath.FromSlash(path)), got)
 }
 
 // triageNormalise replaces the test's temporary directories with $TMP, so

@@ -3,8 +3,6 @@ package scan
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	goldenfile "github.com/mcpvet/mcpvet/internal/golden"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 )
@@ -143,8 +142,6 @@ func TestRealNPMServers(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the golden files of the real-server results")
-
 // golden is the stable part of a real server's result: what it offers, how
 // each probe was answered and graded, and the verdict with its trace.
 type golden struct {
@@ -205,23 +202,7 @@ func checkGolden(t *testing.T, path string, got golden) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = append(data, '\n')
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (rerun with -update to record it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(data)); diff != "" {
-		t.Errorf("%s differs (-want +got); rerun with -update if the change is intended:\n%s", path, diff)
-	}
+	goldenfile.Check(t, path, append(data, '\n'))
 }
 
 func hasReadOnly(t probe.Tool) bool {
