@@ -196,3 +196,30 @@ func hasFinding(res *probe.Result, code string) bool {
 	}
 	return false
 }
+
+// TestWellbehavedKeep: the exemplary fixture scores at least 90, gets keep,
+// and has no finding above info, with failure injection on.
+func TestWellbehavedKeep(t *testing.T) {
+	plan := stdio(testfixture.Path(t, "wellbehaved"))
+	opts := fastOptions("none")
+	opts.Probe.Inject = nil
+	res, err := Probe(context.Background(), &plan, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Score == nil || *res.Score < 90 {
+		t.Errorf("score = %v, want at least 90", res.Score)
+	}
+	if res.Verdict == nil || res.Verdict.Decision != "keep" {
+		t.Errorf("verdict = %+v, want keep", res.Verdict)
+	}
+	if len(res.Probes) < 20 {
+		t.Errorf("%d probes, want the full injection", len(res.Probes))
+	}
+	for _, f := range res.Findings {
+		if f.Severity.Rank() > probe.SeverityInfo.Rank() {
+			t.Errorf("finding above info: %s %s: %s", f.Code, f.Subject, f.Message)
+		}
+	}
+	t.Logf("score %.1f over %d probes", *res.Score, len(res.Probes))
+}

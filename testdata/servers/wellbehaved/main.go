@@ -82,19 +82,88 @@ func newServer(tr *tracker) *mcp.Server {
 		Description: "One project with its tasks, as JSON.", MIMEType: "application/json",
 	}, tr.readResource)
 
-	// The SDK answers an unregistered URI with -32602; this server uses the
-	// dedicated resource-not-found code so clients can tell the two apart.
+	// Protocol errors get the same actionable payload as tool errors, in
+	// the JSON-RPC error's data: the SDK's defaults only say what is wrong.
+	// An unregistered URI also gets the dedicated resource-not-found code
+	// instead of the SDK's -32602, so clients can tell the two apart.
+	var toolNames []string
+	for _, spec := range toolSpecs(tr) {
+		toolNames = append(toolNames, spec.tool.Name)
+	}
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
 			var werr *jsonrpc.Error
-			if method == "resources/read" && errors.As(err, &werr) && werr.Message == "Resource not found" {
+			if !errors.As(err, &werr) {
+				return res, err
+			}
+			if method == "resources/read" && werr.Message == "Resource not found" {
 				werr.Code = codeResourceNotFound
+			}
+			if te := protocolError(method, req, werr, toolNames); te != nil {
+				werr.Message = te.Message
+				werr.Data, _ = json.Marshal(te)
 			}
 			return res, err
 		}
 	})
 	return server
+}
+
+// protocolError describes a failed request as an agent can act on it, or
+// returns nil for errors it does not know.
+func protocolError(method string, req mcp.Request, werr *jsonrpc.Error, toolNames []string) *toolError {
+	switch method {
+	case "tools/call":
+		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+		if !ok || !strings.HasPrefix(werr.Message, "unknown tool") {
+			return nil
+		}
+		name, _ := json.Marshal(p.Name)
+		matches := closest(p.Name, toolNames)
+		next := "call tools/list to see the tools this server has"
+		if len(matches) > 0 {
+			next = fmt.Sprintf("call %s instead, or call tools/list to see every tool", matches[0])
+		}
+		return &toolError{Code: "unknown_tool", Message: fmt.Sprintf("unknown tool %q", p.Name), Param: "name", Received: name,
+			Expected: "one of " + strings.Join(toolNames, ", "), ClosestMatches: matches, NextAction: next, Retryable: "with_different_arguments"}
+	case "resources/read":
+		p, ok := req.GetParams().(*mcp.ReadResourceParams)
+		if !ok {
+			return nil
+		}
+		uri, _ := json.Marshal(p.URI)
+		uris := []string{"tracker://projects", "tracker://about"}
+		return &toolError{Code: "resource_not_found", Message: fmt.Sprintf("no resource %q", p.URI), Param: "uri", Received: uri,
+			Expected: "a URI from resources/list, or tracker://projects/{project_id}", ClosestMatches: closest(p.URI, uris),
+			NextAction: "call resources/list to see the resource URIs", Retryable: "with_different_arguments"}
+	case "prompts/get":
+		p, ok := req.GetParams().(*mcp.GetPromptParams)
+		if !ok || !strings.Contains(werr.Message, "unknown prompt") {
+			return nil
+		}
+		name, _ := json.Marshal(p.Name)
+		return &toolError{Code: "unknown_prompt", Message: fmt.Sprintf("unknown prompt %q", p.Name), Param: "name", Received: name,
+			Expected: "summarize_project", ClosestMatches: closest(p.Name, []string{"summarize_project"}),
+			NextAction: "call prompts/list to see the prompts, or get summarize_project", Retryable: "with_different_arguments"}
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		var cursor string
+		switch p := req.GetParams().(type) {
+		case *mcp.ListToolsParams:
+			cursor = p.Cursor
+		case *mcp.ListPromptsParams:
+			cursor = p.Cursor
+		case *mcp.ListResourcesParams:
+			cursor = p.Cursor
+		case *mcp.ListResourceTemplatesParams:
+			cursor = p.Cursor
+		}
+		received, _ := json.Marshal(cursor)
+		return &toolError{Code: "invalid_cursor", Message: fmt.Sprintf("cursor %q was not issued by this server", cursor), Param: "cursor",
+			Received: received, Expected: "a nextCursor from an earlier " + method + " page",
+			NextAction: "call " + method + " again without a cursor", Retryable: "with_different_arguments"}
+	}
+	return nil
 }
 
 // A toolSpec is a tool with its parameters; the input schema is generated
