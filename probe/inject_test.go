@@ -115,15 +115,6 @@ func rpcErrors(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments for " + req.Params.Name}
 }
 
-// classesByKind summarises probes as "kind tool param => class".
-func probeLines(ps []ProbeCall) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, fmt.Sprintf("%s %s %s => %s", p.Kind, p.Tool, p.Param, p.Class))
-	}
-	return out
-}
-
 func codesOf(fs []Finding, prefix string) []string {
 	var out []string
 	for _, f := range fs {

@@ -219,7 +219,6 @@ type Tally struct {
 	toolsPer                      []float64
 	tools, prompts, res, tmpls    int
 	schemaFatalTools, schemaSoft  int
-	schemaFatalN, schemaSoftN     int
 	schemaFatalServers            int
 	annChecked, annLegacy, annNo  int
 	annAny                        int

@@ -142,15 +142,15 @@ var fakes = map[string]func(args []string) int{
 		time.Sleep(time.Hour)
 		return 0
 	},
-	// alloc allocates and touches memory without end.
+	// alloc allocates and touches memory without end, keeping it reachable
+	// through allocSink.
 	"alloc": func([]string) int {
-		var keep [][]byte
 		for {
 			b := make([]byte, 1<<20)
 			for i := 0; i < len(b); i += 4096 {
 				b[i] = 1
 			}
-			keep = append(keep, b)
+			allocSink = append(allocSink, b)
 		}
 	},
 	// forkbomb starts sleeping children without end.
@@ -202,3 +202,6 @@ func serveMCP() int {
 	}
 	return 0
 }
+
+// allocSink keeps the "alloc" fake's memory reachable.
+var allocSink [][]byte
