@@ -17,63 +17,32 @@ func stripJSONC(src []byte) []byte {
 		return src
 	}
 	out := bytes.Clone(src)
-	inString := false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
+	outsideStrings(out, func(i int) int {
+		if out[i] != '/' || i+1 >= len(out) {
+			return i
 		}
-		switch c {
-		case '"':
-			inString = true
+		switch out[i+1] {
 		case '/':
-			if i+1 >= len(out) {
-				continue
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
 			}
-			switch out[i+1] {
-			case '/':
-				for ; i < len(out) && out[i] != '\n'; i++ {
+		case '*':
+			out[i], out[i+1] = ' ', ' '
+			for i += 2; i < len(out); i++ {
+				if out[i] == '*' && i+1 < len(out) && out[i+1] == '/' {
+					out[i], out[i+1] = ' ', ' '
+					return i + 1
+				}
+				if out[i] != '\n' {
 					out[i] = ' '
 				}
-			case '*':
-				out[i], out[i+1] = ' ', ' '
-				i += 2
-				for ; i < len(out); i++ {
-					if out[i] == '*' && i+1 < len(out) && out[i+1] == '/' {
-						out[i], out[i+1] = ' ', ' '
-						i++
-						break
-					}
-					if out[i] != '\n' {
-						out[i] = ' '
-					}
-				}
 			}
 		}
-	}
+		return i
+	})
 	// Trailing commas, now that comments are blank.
-	inString = false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case ',':
+	outsideStrings(out, func(i int) int {
+		if out[i] == ',' {
 			j := i + 1
 			for j < len(out) && isJSONSpace(out[j]) {
 				j++
@@ -82,8 +51,30 @@ func stripJSONC(src []byte) []byte {
 				out[i] = ' '
 			}
 		}
-	}
+		return i
+	})
 	return out
+}
+
+// outsideStrings calls visit with the index of every byte of b that is not
+// inside a JSON string literal (quotes excluded); visit returns the index
+// of the last byte it consumed.
+func outsideStrings(b []byte, visit func(i int) int) {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		default:
+			i = visit(i)
+		}
+	}
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
