@@ -1,10 +1,8 @@
 package scan
 
 import (
-	"bufio"
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -136,14 +134,13 @@ func TestLivenessDetails(t *testing.T) {
 // TestHTTPTransports probes the streamable-HTTP fixture and its SSE-only
 // mode, the latter through the streamable client's fallback.
 func TestHTTPTransports(t *testing.T) {
-	bins := testfixture.Build(t, "http")
 	for _, mode := range []string{"streamable", "sse"} {
 		t.Run(mode, func(t *testing.T) {
-			args := []string{"-addr", "127.0.0.1:0"}
+			var args []string
 			if mode == "sse" {
 				args = append(args, "-sse")
 			}
-			url := startHTTPFixture(t, bins["http"], args...)
+			url := testfixture.StartHTTP(t, args...)
 			plan := sandbox.Plan{Key: mode, Name: mode, Transport: sandbox.TransportStreamable, URL: url}
 			res, err := Probe(context.Background(), &plan, fastOptions("none"))
 			if err != nil {
@@ -157,26 +154,6 @@ func TestHTTPTransports(t *testing.T) {
 			}
 		})
 	}
-}
-
-func startHTTPFixture(t *testing.T, bin string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	stdin, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "LISTENING ") {
-		t.Fatalf("fixture said %q, %v", line, err)
-	}
-	return strings.TrimSpace(strings.TrimPrefix(line, "LISTENING "))
 }
 
 func stdio(bin string) sandbox.Plan {
