@@ -87,9 +87,6 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	first := current
 	info := first.Info(0)
 	target.Sandbox = info.Backend
-	if plan.Transport == sandbox.TransportStdio {
-		target.Isolation = isolationOf(info)
-	}
 
 	po := o.Probe
 	po.Target = target
@@ -101,6 +98,11 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	}
 	po.Relaunch = launch
 	res := probe.Run(ctx, t, &po)
+	if plan.Transport == sandbox.TransportStdio {
+		// Read after the run: the mechanisms are known once the process
+		// has been started.
+		res.Target.Isolation = isolationOf(first.Info(0))
+	}
 	if len(plan.ServerJSON) > 0 {
 		res.Findings = append(res.Findings, probe.CheckDeclared(res, plan.ServerJSON)...)
 	}

@@ -49,11 +49,12 @@ func TestProbeCommand(t *testing.T) {
 		var res struct {
 			Target struct {
 				Isolation struct {
-					Backend     string `json:"backend"`
-					MemoryBytes int64  `json:"memoryBytes"`
-					Processes   int    `json:"processes"`
-					CPUTimeMs   int64  `json:"cpuTimeMs"`
-					WallMs      int64  `json:"wallMs"`
+					Backend     string   `json:"backend"`
+					Mechanisms  []string `json:"mechanisms"`
+					MemoryBytes int64    `json:"memoryBytes"`
+					Processes   int      `json:"processes"`
+					CPUTimeMs   int64    `json:"cpuTimeMs"`
+					WallMs      int64    `json:"wallMs"`
 				} `json:"isolation"`
 			} `json:"target"`
 		}
@@ -61,7 +62,7 @@ func TestProbeCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		iso := res.Target.Isolation
-		if iso.Backend != "none" || iso.MemoryBytes != 512<<20 || iso.Processes != 64 || iso.CPUTimeMs != 30000 || iso.WallMs != 45000 {
+		if iso.Backend != "none" || iso.MemoryBytes != 512<<20 || iso.Processes != 64 || iso.CPUTimeMs != 30000 || iso.WallMs != 45000 || len(iso.Mechanisms) == 0 {
 			t.Errorf("isolation = %+v", iso)
 		}
 	})
