@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -106,6 +107,9 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if len(plan.ServerJSON) > 0 {
 		res.Findings = append(res.Findings, probe.CheckDeclared(res, plan.ServerJSON)...)
 	}
+	if hint := fetcherHint(plan, res, o.Sandbox); hint != "" {
+		res.Liveness.Detail += "; " + hint
+	}
 	for _, w := range info.Warnings {
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
 	}
@@ -131,6 +135,24 @@ func grade(res *probe.Result, canaries map[string]string, policy *scoring.Policy
 	v := scoring.Decide(res, policy)
 	res.Verdict = &v
 	return res
+}
+
+// fetchers download the package they run on every start.
+// The value is the target that installs the package before launch instead.
+var fetchers = map[string]string{"npx": "npm:NAME@VERSION", "bunx": "npm:NAME@VERSION", "uvx": "pypi:NAME==VERSION", "pipx": "pypi:NAME==VERSION"}
+
+// fetcherHint explains a failed start of a command such as `npx -y pkg`
+// in a sandbox without network: the fetch cannot work there.
+func fetcherHint(plan *sandbox.Plan, res *probe.Result, so *sandbox.Options) string {
+	if res.Liveness.HandshakeCompleted || plan.Command == "" || (so != nil && so.AllowNetwork) {
+		return ""
+	}
+	target, ok := fetchers[filepath.Base(plan.Command)]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s fetches its package at run time and the sandbox has no network: probe %s (installed before launch) or pass --allow-network",
+		filepath.Base(plan.Command), target)
 }
 
 // TargetOf describes a plan for the result.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 )
 
@@ -40,6 +41,32 @@ func TestParseTarget(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFetcherHint(t *testing.T) {
+	failed := &probe.Result{}
+	ok := &probe.Result{Liveness: probe.Liveness{HandshakeCompleted: true}}
+	npx := &sandbox.Plan{Command: "/usr/bin/npx", Args: []string{"-y", "pkg"}}
+	tests := []struct {
+		name string
+		plan *sandbox.Plan
+		res  *probe.Result
+		opts *sandbox.Options
+		want string
+	}{
+		{"npx without network", npx, failed, nil, "npx fetches its package at run time and the sandbox has no network: probe npm:NAME@VERSION (installed before launch) or pass --allow-network"},
+		{"npx with network", npx, failed, &sandbox.Options{AllowNetwork: true}, ""},
+		{"npx that started", npx, ok, nil, ""},
+		{"uvx", &sandbox.Plan{Command: "uvx"}, failed, nil, "uvx fetches its package at run time and the sandbox has no network: probe pypi:NAME==VERSION (installed before launch) or pass --allow-network"},
+		{"node", &sandbox.Plan{Command: "node"}, failed, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fetcherHint(tt.plan, tt.res, tt.opts); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}
