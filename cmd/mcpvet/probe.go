@@ -173,7 +173,7 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probe [flags] (-- COMMAND [ARGS...] | URL | npm:NAME@VERSION | pypi:NAME==VERSION | oci:IMAGE)",
 		Short: "Probe one MCP server and store the result",
-		Example: `  mcpvet probe -- npx -y @modelcontextprotocol/server-everything
+		Example: `  mcpvet probe --allow-network -- npx -y @modelcontextprotocol/server-everything
   mcpvet probe npm:@modelcontextprotocol/server-memory@2026.1.26
   mcpvet probe https://example.com/mcp
   mcpvet probe --json --db results.db --env API_KEY=x --timeout 30s -- node server.js`,
