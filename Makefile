@@ -1,0 +1,27 @@
+# Development shortcuts. The README's two commands need none of this.
+
+.PHONY: help build test race lint bench-probe bench-scan bench-sandbox
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+build: ## build bin/mcpvet with the version from git
+	scripts/build.sh
+
+test: ## the README's test command
+	go test -race ./...
+
+lint: ## gofmt, go vet, staticcheck (go install honnef.co/go/tools/cmd/staticcheck@latest), go mod tidy -diff
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	go vet ./...
+	staticcheck ./...
+	go mod tidy -diff
+
+bench-probe: ## probe speed vs the bare handshake and the Inspector CLI (needs hyperfine)
+	bench/probe.sh
+
+bench-scan: ## scan throughput and peak memory over 1,000 fixture targets
+	N=1000 FIXTURE=oldversion bench/scan.sh
+
+bench-sandbox: ## sandbox start overhead and warm npm launches
+	bench/sandbox.sh
