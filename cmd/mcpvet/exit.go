@@ -35,6 +35,13 @@ var errFindings = errors.New("verdict at or below --fail-on")
 // results.
 var errPartial = errors.New("scan interrupted; results so far are stored, rerun with --resume to finish")
 
+// partialError is an interruption with its own message; it exits like
+// [errPartial].
+type partialError string
+
+func (e partialError) Error() string        { return string(e) }
+func (e partialError) Is(target error) bool { return target == errPartial }
+
 // exitCode maps an error to the process exit code, printing it as one line.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {

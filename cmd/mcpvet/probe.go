@@ -253,7 +253,7 @@ func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, 
 	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil {
 		return nil, err
 	}
-	return res, writeOutput(output, stdout, func(w io.Writer) error {
+	err = writeOutput(output, stdout, func(w io.Writer) error {
 		if asJSON {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
@@ -261,7 +261,16 @@ func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, 
 		}
 		return results.WriteSummary(w, res)
 	})
+	if err == nil && status == results.ScanInterrupted {
+		// The result shows what the server did before the interrupt; it
+		// is stored, but it is not a whole probe.
+		err = errProbeInterrupted
+	}
+	return res, err
 }
+
+// errProbeInterrupted is a probe cut short by Ctrl-C or --timeout (exit 4).
+var errProbeInterrupted error = partialError("the probe was interrupted; the partial result is stored and printed")
 
 // writeOutput writes to stdout for "-" or creates the file.
 func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) (err error) {

@@ -152,3 +152,16 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("corrupt database was modified: %q, %v", after, err)
 	}
 }
+
+// TestProbeTimeoutIsPartial: a probe cut short by --timeout stores and
+// prints what it saw and exits 4.
+func TestProbeTimeoutIsPartial(t *testing.T) {
+	bin := testfixture.Path(t, "hang")
+	code, stdout, stderr := runCLI("probe", "--sandbox", "none", "--db", filepath.Join(t.TempDir(), "r.db"), "--timeout", "1s", "--", bin)
+	if code != exitPartial {
+		t.Errorf("exit %d, want %d (stderr %q)", code, exitPartial, stderr)
+	}
+	if !strings.Contains(stdout, "liveness") || !strings.Contains(stderr, "the probe was interrupted") {
+		t.Errorf("stdout:\n%s\nstderr: %q", stdout, stderr)
+	}
+}
