@@ -8,7 +8,20 @@ import (
 
 // ---- 1. channel -------------------------------------------------------------
 
-// gradeChannel judges the channel by kind, class and protocol revision.
+// JSON-RPC error codes the channel rule reads.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternalError  = -32603
+	// codeResourceNotFound is the resources page's "Resource not found"
+	// code before SEP-2164 moved it to -32602.
+	codeResourceNotFound = -32002
+)
+
+// gradeChannel judges the channel by kind, class, error code and protocol
+// revision (docs/rubric.md quotes the revision's text for each row).
 func gradeChannel(in *input) (bool, string) {
 	r := in.r
 	pv := r.ProtocolVersion
@@ -35,28 +48,90 @@ func gradeChannel(in *input) (bool, string) {
 		if r.Class == ClassToolError {
 			return true, at + " for an input validation error"
 		}
-		if pv == "" || pv < ChannelCutover {
-			return true, fmt.Sprintf("%s for an input validation error; either channel is acceptable before %s (negotiated %q)", at, ChannelCutover, pv)
+		if pv != "" && pv >= ChannelCutover {
+			return false, fmt.Sprintf("%s for an input validation error; since %s it belongs in a tool execution error (isError: true) the model can read (negotiated %s)", at, ChannelCutover, pv)
 		}
-		return false, fmt.Sprintf("%s for an input validation error; since %s it belongs in a tool execution error (isError: true) the model can read (negotiated %s)", at, ChannelCutover, pv)
+		if ok, why := protocolCode(r, []int64{codeInvalidParams}, "invalid arguments are -32602 (invalid params)"); !ok {
+			return false, at + " for an input validation error; " + why
+		}
+		return true, fmt.Sprintf("%s for an input validation error; either channel is acceptable before %s (negotiated %q)", at, ChannelCutover, pv)
 	case r.Kind == KindUnknownTool:
-		if r.Class == ClassProtocolError {
-			return true, at + " for an unknown tool"
+		if r.Class != ClassProtocolError {
+			return false, at + " for an unknown tool; an unknown tool is a protocol error (JSON-RPC error -32602)"
 		}
-		return false, at + " for an unknown tool; an unknown tool is a protocol error (JSON-RPC error)"
+		if ok, why := protocolCode(r, []int64{codeInvalidParams}, "an unknown tool is -32602 (invalid params)"); !ok {
+			return false, at + " for an unknown tool; " + why
+		}
+		return true, at + " for an unknown tool"
 	case r.Kind == KindUnknownID || r.Kind == KindRuntime:
-		if r.Method != "tools/call" || r.Class == ClassToolError {
-			return true, at
+		if r.Method == "tools/call" && r.Class != ClassToolError {
+			return false, at + " for an error that originates in the tool; it belongs in a tool execution error (isError: true)"
 		}
-		return false, at + " for an error that originates in the tool; it belongs in a tool execution error (isError: true)"
-	default:
-		// unknown_method, unknown_resource, unknown_prompt, bad_cursor: no
-		// tool result exists for these methods, so a JSON-RPC error it is.
-		if r.Class == ClassProtocolError {
-			return true, at
-		}
+		return true, at
+	}
+	// unknown_method, unknown_resource, unknown_prompt, bad_cursor: no tool
+	// result exists for these methods, so a JSON-RPC error it is, with the
+	// code that says what went wrong.
+	if r.Class != ClassProtocolError {
 		return false, at + "; " + r.Kind + " is a protocol error (JSON-RPC error)"
 	}
+	var want []int64
+	var rule string
+	switch r.Kind {
+	case KindUnknownMethod:
+		want, rule = []int64{codeMethodNotFound}, "an unknown method is -32601 (method not found)"
+	case KindUnknownResource:
+		want, rule = []int64{codeResourceNotFound, codeInvalidParams}, "an unknown resource is -32002 (resource not found) or, since SEP-2164, -32602"
+		if !in.declares("resources") {
+			want = append(want, codeMethodNotFound)
+		}
+	case KindUnknownPrompt:
+		want, rule = []int64{codeInvalidParams}, "an unknown prompt is -32602 (invalid params)"
+		if !in.declares("prompts") {
+			want = append(want, codeMethodNotFound)
+		}
+	case KindBadCursor:
+		want, rule = []int64{codeInvalidParams}, "an invalid cursor is -32602 (invalid params)"
+	}
+	if ok, why := protocolCode(r, want, rule); !ok {
+		return false, at + "; " + why
+	}
+	return true, at
+}
+
+// declares reports whether the server declared capability name; when that
+// is unknown the server gets the benefit of the doubt.
+func (in *input) declares(name string) bool {
+	yes, known := in.c.declares(name)
+	return yes || !known
+}
+
+// protocolCode checks a protocol error's code. The standard codes that
+// mean something else fail: -32603 tells the client the server broke,
+// -32601 that the method does not exist, -32700 and -32600 that the
+// request was malformed. A code in want passes; any other code (a
+// server-defined one) passes too, since it says nothing false.
+func protocolCode(r *Response, want []int64, rule string) (bool, string) {
+	if r.Class != ClassProtocolError || r.ErrorCode == nil {
+		return true, ""
+	}
+	c := *r.ErrorCode
+	for _, w := range want {
+		if c == w {
+			return true, ""
+		}
+	}
+	switch c {
+	case codeInternalError:
+		return false, "-32603 (internal error) says the server broke, not that the request was wrong; " + rule
+	case codeMethodNotFound:
+		return false, "-32601 (method not found) says the method does not exist; " + rule
+	case codeParseError, codeInvalidRequest:
+		return false, fmt.Sprintf("%d says the JSON-RPC message was malformed; %s", c, rule)
+	case codeInvalidParams:
+		return false, "-32602 (invalid params); " + rule
+	}
+	return true, ""
 }
 
 // ---- 2. param ----------------------------------------------------------------
@@ -530,7 +605,36 @@ func gradeCode(in *input) (bool, string) {
 			return true, span(seg, i, j)
 		}
 	}
+	for _, seg := range in.text {
+		if i, j, ok := pydanticType(seg.s); ok {
+			return true, span(seg, i, j)
+		}
+	}
 	return false, "no stable machine-readable code"
+}
+
+// pydanticType finds the error type of a pydantic validation error, the
+// stable code its documentation is keyed by: "Field required
+// [type=missing, input_value={...}, input_type=dict]" (the Python SDK's and
+// FastMCP's argument errors).
+func pydanticType(s string) (int, int, bool) {
+	const key = "[type="
+	for from := 0; from < len(s); {
+		k := strings.Index(s[from:], key)
+		if k < 0 {
+			return 0, 0, false
+		}
+		i := from + k + len(key)
+		j := i
+		for j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] == '_') {
+			j++
+		}
+		if j > i && j < len(s) && (s[j] == ',' || s[j] == ']') {
+			return i, j, true
+		}
+		from = i
+	}
+	return 0, 0, false
 }
 
 // maybeErrno reports whether s has an 'E' followed by three capitals, the
@@ -703,6 +807,11 @@ func codePosition(low string, i int) bool {
 	if low[q-1] == ':' || low[q-1] == '=' {
 		q--
 		for q > 0 && (low[q-1] == ' ' || low[q-1] == '\t') {
+			q--
+		}
+		// A quoted key: "code": "invalid_type" in JSON the grader could
+		// not parse (cut off, or embedded mid-text).
+		if q > 0 && low[q-1] == '"' {
 			q--
 		}
 	}
@@ -933,18 +1042,15 @@ func measure(in *input) (tokens, enum int) {
 	}
 	tokens = (n + BytesPerToken - 1) / BytesPerToken
 	enum = in.maxArray
-	for _, seg := range in.raw {
-		if lines := strings.Count(seg.s, "\n") + 1; lines > enum && lines > MaxEnumeration {
-			// Count only non-empty lines.
-			k := 0
-			for _, l := range strings.Split(seg.s, "\n") {
-				if strings.TrimSpace(l) != "" {
-					k++
-				}
-			}
-			if k > enum {
-				enum = k
-			}
+	for i, seg := range in.raw {
+		// A parsed JSON payload enumerates its arrays (counted in
+		// maxArray); its lines are layout: pretty-printed, three
+		// alternatives take fifteen lines.
+		if i < len(in.rawJSON) && in.rawJSON[i] {
+			continue
+		}
+		if k := itemLines(seg.s); k > enum {
+			enum = k
 		}
 	}
 	for _, seg := range in.text {
@@ -976,6 +1082,49 @@ func measure(in *input) (tokens, enum int) {
 		}
 	}
 	return tokens, enum
+}
+
+// itemLines counts the non-empty lines of s that can be list items, when
+// there are more than MaxEnumeration lines at all: a line holding only JSON
+// punctuation ("{", "],") or a "key": value member of JSON the grader could
+// not parse is layout, not an item. It reads at most maxScanBytes, without
+// allocating: a 10 MB response is over the token budget anyway, and its
+// first 64 KiB say whether it enumerates.
+func itemLines(s string) int {
+	if len(s) > maxScanBytes {
+		s = s[:maxScanBytes]
+	}
+	if strings.Count(s, "\n") < MaxEnumeration {
+		return 0
+	}
+	k := 0
+	for s != "" {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if isItemLine(strings.TrimSpace(line)) {
+			k++
+		}
+	}
+	return k
+}
+
+func isItemLine(l string) bool {
+	if l == "" {
+		return false
+	}
+	if strings.Trim(l, "{}[],") == "" {
+		return false
+	}
+	if l[0] == '"' {
+		if j := strings.IndexByte(l[1:], '"'); j >= 0 && strings.HasPrefix(strings.TrimLeft(l[j+2:], " \t"), ":") {
+			return false
+		}
+	}
+	return true
 }
 
 // longestCommaList counts the items of the longest comma-separated list in

@@ -50,7 +50,7 @@ func TestFindings(t *testing.T) {
 				{Code: CodeLeaksSecret, Severity: probe.SeverityFatal, Subject: "server", Pointer: "text[15:37]", Value: "canary value of API_KEY",
 					Message: "the tool_error response to an unknown_tool probe leaks a secret: canary value of API_KEY"},
 				{Code: CodeWrongChannel, Severity: probe.SeverityWarn, Subject: "server", Value: "unknown_tool",
-					Message: "result.isError=true for an unknown tool; an unknown tool is a protocol error (JSON-RPC error)"},
+					Message: "result.isError=true for an unknown tool; an unknown tool is a protocol error (JSON-RPC error -32602)"},
 			},
 		},
 	}

@@ -3,6 +3,7 @@ package scoring
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +63,9 @@ type input struct {
 	sentType byte
 	// maxArray is the longest JSON array in any payload.
 	maxArray int
+	// rawJSON marks the raw segments that held a JSON payload: their lines
+	// are JSON layout, not enumerated items.
+	rawJSON []bool
 }
 
 func newInput(r *Response, c *Context) *input {
@@ -84,8 +88,9 @@ func newInput(r *Response, c *Context) *input {
 	// Nothing is read for meaning when no error was signalled: only leaks
 	// and size are judged then.
 	if !noSignal(r.Class) {
-		for _, seg := range in.raw {
-			in.splitPayload(seg)
+		in.rawJSON = make([]bool, len(in.raw))
+		for i := range in.raw {
+			in.splitPayload(i)
 		}
 	}
 	return in
@@ -109,9 +114,15 @@ func truncateBytes(s string, n int) string {
 	return s[:n]
 }
 
-// splitPayload adds seg to in.text, replacing a JSON document (or a JSON
-// object embedded after a prefix such as "Error: ") by its string leaves.
-func (in *input) splitPayload(seg segment) {
+// splitPayload adds seg to in.text, replacing a JSON document, or a JSON
+// object or array embedded after a prose prefix, by its string leaves. The
+// TypeScript SDK writes zod's issue array after "MCP error -32602: Input
+// validation error: Invalid arguments for tool X: "; FastMCP and
+// hand-written servers put a JSON object after "Error: ". The payload must
+// run to the end of the text, so a bracket inside the prose ("[0]") is not
+// taken for one.
+func (in *input) splitPayload(i int) {
+	seg := in.raw[i]
 	s := seg.s
 	if len(s) > maxParseBytes {
 		in.addText(seg.label, s)
@@ -121,29 +132,47 @@ func (in *input) splitPayload(seg segment) {
 	if t == "" {
 		return
 	}
-	start := -1
-	switch {
-	case t[0] == '{' || t[0] == '[':
-		start = strings.Index(s, t[:1])
-	case strings.HasSuffix(t, "}"):
-		start = strings.IndexByte(s, '{')
+	last := t[len(t)-1]
+	if last != '}' && last != ']' {
+		in.addText(seg.label, s)
+		return
 	}
-	if start >= 0 {
-		end := strings.LastIndexAny(s, "}]")
-		if end > start {
-			var v any
-			d := json.NewDecoder(strings.NewReader(s[start : end+1]))
-			d.UseNumber()
-			if d.Decode(&v) == nil && !d.More() {
-				if pre := strings.TrimSpace(s[:start]); pre != "" {
-					in.addText(seg.label, pre)
-				}
-				in.walk(seg.label, "", v, 0)
-				return
-			}
+	// Try the openers in order; prose rarely holds more than a few.
+	for start, tries := 0, 0; tries < 8; tries++ {
+		k := strings.IndexAny(s[start:], "{[")
+		if k < 0 {
+			break
 		}
+		start += k
+		if v, ok := decodeTail(s[start:]); ok {
+			if pre := strings.TrimSpace(s[:start]); pre != "" {
+				in.addText(seg.label, pre)
+			}
+			in.rawJSON[i] = true
+			in.walk(seg.label, "", v, 0)
+			return
+		}
+		start++
 	}
 	in.addText(seg.label, s)
+}
+
+// decodeTail decodes s as exactly one JSON value followed by white space.
+func decodeTail(s string) (any, bool) {
+	var v any
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, false
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		return v, true
+	}
+	return nil, false
 }
 
 func (in *input) walk(path, key string, v any, depth int) {

@@ -148,6 +148,35 @@ type Context struct {
 	// allowed directory argument); mentioning them, or anything below them,
 	// is not a leak.
 	PublicPaths []string `json:"publicPaths,omitempty"`
+	// Capabilities is the capabilities object the server declared in its
+	// initialize result; empty when unknown. It decides whether -32601
+	// (method not found) is the right answer to resources/read or
+	// prompts/get.
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+}
+
+// declares reports whether the server declared capability name, and
+// whether that is known at all.
+func (c *Context) declares(name string) (yes, known bool) {
+	switch name {
+	case "resources":
+		if len(c.ResourceURIs) > 0 {
+			return true, true
+		}
+	case "prompts":
+		if len(c.PromptNames) > 0 {
+			return true, true
+		}
+	}
+	if len(bytes.TrimSpace(c.Capabilities)) == 0 {
+		return false, false
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(c.Capabilities, &caps) != nil {
+		return false, false
+	}
+	v, ok := caps[name]
+	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null")), true
 }
 
 // FromProbeCall converts a recorded probe call into a [Response]. The

@@ -24,7 +24,7 @@ func ContextFor(res *probe.Result, tool string, opts *Options) Context {
 	if opts == nil {
 		opts = &Options{}
 	}
-	c := Context{Canaries: opts.Canaries, PublicPaths: opts.PublicPaths}
+	c := Context{Canaries: opts.Canaries, PublicPaths: opts.PublicPaths, Capabilities: res.Liveness.Capabilities}
 	for _, t := range res.Tools {
 		c.ToolNames = append(c.ToolNames, t.Name)
 		if t.Name == tool && tool != "" {

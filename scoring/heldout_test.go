@@ -1,0 +1,193 @@
+package scoring
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/errors/counts.json with the current confusion counts")
+
+// heldoutFile holds the held-out split: responses recorded from real
+// servers in `mcpvet grade` input form, labelled by hand before the grader
+// was first run on them, and never tuned on.
+const heldoutFile = "../testdata/errors/heldout/responses.jsonl"
+
+// countsFile pins the exact per-element confusion counts of both splits,
+// so any change of the grader's behaviour on the corpus shows in review.
+// Rewrite it with go test ./scoring -run 'Corpus|Heldout' -update.
+const countsFile = "../testdata/errors/counts.json"
+
+// heldoutCase is one line of the held-out split: a [Recorded] plus labels.
+type heldoutCase struct {
+	Recorded
+	Source string          `json:"source"`
+	Note   string          `json:"note,omitempty"`
+	Expect map[string]bool `json:"expect"`
+	line   int
+}
+
+func loadHeldout(t testing.TB) []heldoutCase {
+	t.Helper()
+	f, err := os.Open(heldoutFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []heldoutCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var c heldoutCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("%s:%d: %v", heldoutFile, n, err)
+		}
+		c.line = n
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// labelled is one graded response with its labels, for [tally].
+type labelled struct {
+	name   string
+	expect map[string]bool
+	g      Graded
+}
+
+// tally compares grades with labels per element. A difference in which
+// elements apply is an error: applicability is a rule, not a heuristic.
+func tally(t *testing.T, cases []labelled) map[string]*confusion {
+	t.Helper()
+	conf := map[string]*confusion{}
+	for _, w := range Weights {
+		conf[w.Element] = &confusion{}
+	}
+	for _, c := range cases {
+		got := map[string]bool{}
+		for _, e := range c.g.Elements {
+			got[e.Name] = e.Pass
+		}
+		if diff := cmp.Diff(keys(c.expect), keys(got)); diff != "" {
+			t.Errorf("%s: applicable elements differ from the labels (-want +got):\n%s", c.name, diff)
+			continue
+		}
+		for _, e := range c.g.Elements {
+			want := c.expect[e.Name]
+			k := conf[e.Name]
+			switch {
+			case want && e.Pass:
+				k.tp++
+			case !want && e.Pass:
+				k.fp++
+				t.Logf("false pass %s %s: %s", c.name, e.Name, e.Evidence)
+			case want && !e.Pass:
+				k.fn++
+				t.Logf("false fail %s %s: %s", c.name, e.Name, e.Evidence)
+			default:
+				k.tn++
+			}
+		}
+	}
+	return conf
+}
+
+// prTable renders the confusion counts as the Markdown table of
+// docs/rubric.md; "–" marks a ratio with no denominator.
+func prTable(conf map[string]*confusion) string {
+	var b strings.Builder
+	b.WriteString("| element | tp | fp | fn | tn | precision | recall |\n|---|---|---|---|---|---|---|\n")
+	r := func(a, n int) string {
+		if n == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.3f", float64(a)/float64(n))
+	}
+	for _, w := range Weights {
+		k := conf[w.Element]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s |\n", w.Element, k.tp, k.fp, k.fn, k.tn, r(k.tp, k.tp+k.fp), r(k.tp, k.tp+k.fn))
+	}
+	return b.String()
+}
+
+// TestHeldoutPrecisionRecall grades the held-out split through the same
+// path as `mcpvet grade` and requires precision and recall of at least 0.9
+// for every element, and no false pass for an element the labels never
+// pass.
+func TestHeldoutPrecisionRecall(t *testing.T) {
+	cases := loadHeldout(t)
+	if len(cases) < 60 {
+		t.Fatalf("held-out split has %d responses, want at least 60", len(cases))
+	}
+	var ls []labelled
+	for _, c := range cases {
+		r, ctx, err := c.Prepare()
+		if err != nil {
+			t.Fatalf("line %d: %v", c.line, err)
+		}
+		ls = append(ls, labelled{name: fmt.Sprintf("%s (line %d)", string(c.ID), c.line), expect: c.Expect, g: Grade(r, ctx)})
+	}
+	conf := tally(t, ls)
+	t.Log("\nheld-out split:\n" + prTable(conf))
+	checkCounts(t, "heldout", conf)
+	for _, w := range Weights {
+		k := conf[w.Element]
+		if k.tp+k.fn == 0 {
+			if k.fp > 0 {
+				t.Errorf("%s: %d false passes where the labels have no positive", w.Element, k.fp)
+			}
+			continue
+		}
+		if k.precision() < minPR || k.recall() < minPR {
+			t.Errorf("%s: precision %.3f, recall %.3f; want both >= %.2f", w.Element, k.precision(), k.recall(), minPR)
+		}
+	}
+}
+
+// counts is the committed form of the confusion counts: split → element
+// → [tp, fp, fn, tn].
+type counts map[string]map[string][4]int
+
+// checkCounts compares conf with the split's entry in countsFile, or
+// rewrites that entry with -update.
+func checkCounts(t *testing.T, split string, conf map[string]*confusion) {
+	t.Helper()
+	all := counts{}
+	if b, err := os.ReadFile(countsFile); err == nil {
+		if err := json.Unmarshal(b, &all); err != nil {
+			t.Fatalf("%s: %v", countsFile, err)
+		}
+	}
+	got := map[string][4]int{}
+	for name, k := range conf {
+		got[name] = [4]int{k.tp, k.fp, k.fn, k.tn}
+	}
+	if *update {
+		all[split] = got
+		b, err := json.MarshalIndent(all, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Clean(countsFile), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(all[split], got); diff != "" {
+		t.Errorf("%s confusion counts [tp fp fn tn] changed (-%s +got); rerun with -update if intended:\n%s", split, countsFile, diff)
+	}
+}
