@@ -1,6 +1,10 @@
 package scoring
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // benchResponses is the corpus repeated to 10,000 responses.
 func benchResponses(b *testing.B) []corpusCase {
@@ -24,4 +28,27 @@ func BenchmarkGrade(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/10k")
+}
+
+// largeResponse is a 10 MB tool error: an upstream dump proxied verbatim,
+// one numbered line per record.
+func largeResponse() Response {
+	var b strings.Builder
+	for i := 0; b.Len() < 10<<20; i++ {
+		fmt.Fprintf(&b, "Record %d: Status=FAILED Reason=Upstream timeout after 30 seconds\n", i)
+	}
+	return Response{Kind: KindRuntime, Method: "tools/call", Tool: "export", Class: ClassToolError,
+		ProtocolVersion: "2025-11-25", Text: b.String()}
+}
+
+// BenchmarkGradeLarge grades one 10 MB response per operation; the
+// targets are under 20 ms and under 30 MB allocated.
+func BenchmarkGradeLarge(b *testing.B) {
+	r := largeResponse()
+	c := Context{ToolNames: []string{"export"}}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(r.Text)))
+	for b.Loop() {
+		Grade(r, c)
+	}
 }

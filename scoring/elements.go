@@ -305,7 +305,7 @@ var (
 
 // formKeys are JSON keys that carry the received value or permitted form.
 var formKeys = []string{
-	"received", "got", "given", "actual", "expected", "allowed", "allowedvalues",
+	"expected", "allowed", "allowedvalues", "options", "values", "validation",
 	"enum", "validvalues", "permitted", "pattern", "format", "minimum", "maximum", "min", "max",
 	"minlength", "maxlength", "expectedtype", "constraint", "oneof",
 }
@@ -322,7 +322,61 @@ func valueOrFormApplies(r *Response, c *Context) bool {
 	return r.Param != ""
 }
 
-func gradeValueOrForm(in *input) (bool, string) {
+// valueKeys are JSON keys that carry the received value.
+var valueKeys = []string{"received", "got", "given", "actual", "input", "inputvalue", "value"}
+
+// gradeValueOrForm passes when the response states the received value or
+// the permitted form, and gives full credit only when it states both: "Tool
+// ech not found" tells the agent what it sent, "Expected 'Text' | 'Blob',
+// received 'Image'" also what would work.
+func gradeValueOrForm(in *input) (bool, float64, string) {
+	value, vok := valueStated(in)
+	form, fok := formStated(in)
+	switch {
+	case vok && fok:
+		if value == form {
+			return true, 1, value
+		}
+		return true, 1, value + "; " + form
+	case vok:
+		return true, 0.5, value + " (half credit: the received value without the permitted form)"
+	case fok:
+		return true, 0.5, form + " (half credit: the permitted form without the received value)"
+	}
+	return false, 0, "neither the received value nor the permitted form is stated"
+}
+
+func valueStated(in *input) (string, bool) {
+	for _, f := range in.fieldsWithKey(valueKeys...) {
+		if f.val == nil {
+			continue
+		}
+		if s, ok := f.val.(string); ok && s == "" {
+			continue
+		}
+		return fieldEvidence(f), true
+	}
+	if ev, ok := findSent(in); ok {
+		return ev, true
+	}
+	if ev, ok := findSentPart(in); ok {
+		return ev, true
+	}
+	res := []guarded{reRecvType}
+	if missingKinds[in.r.Kind] {
+		// For a missing argument "required" states the received value:
+		// nothing.
+		res = append(res, reMissing)
+	}
+	for _, re := range res {
+		if ev, ok := firstMatchOutside(in.text, re, reRuntimePanic); ok {
+			return ev, true
+		}
+	}
+	return "", false
+}
+
+func formStated(in *input) (string, bool) {
 	for _, f := range in.fieldsWithKey(formKeys...) {
 		if f.val == nil {
 			continue
@@ -330,32 +384,30 @@ func gradeValueOrForm(in *input) (bool, string) {
 		if s, ok := f.val.(string); ok && s == "" {
 			continue
 		}
-		return true, fieldEvidence(f)
+		return fieldEvidence(f), true
 	}
-	if ev, ok := findSent(in); ok {
-		return true, ev
-	}
-	if ev, ok := findSentPart(in); ok {
-		return true, ev
-	}
-	res := []guarded{reTypeForm, reRecvType, reEnumForm, reRange, rePattern, reLength, reConstr, reNameList, reCountForm}
-	switch {
-	case missingKinds[in.r.Kind]:
-		res = append(res, reMissing)
-	case in.r.Kind == KindUnknownProperty:
+	res := []guarded{reTypeForm, reEnumForm, reRange, rePattern, reLength, reConstr, reNameList, reCountForm}
+	if in.r.Kind == KindUnknownProperty {
 		res = append(res, reUnknProp)
 	}
 	for _, re := range res {
 		if ev, ok := firstMatchOutside(in.text, re, reRuntimePanic); ok {
-			return true, ev
+			return ev, true
 		}
 	}
 	if nameKinds[in.r.Kind] {
 		if ev, ok := realNameMention(in); ok {
-			return true, ev
+			return ev, true
+		}
+		for _, f := range in.fields {
+			if isMatchKey(f.key) {
+				if n, ok := f.val.(int); ok && n > 0 {
+					return fieldEvidence(f), true
+				}
+			}
 		}
 	}
-	return false, "neither the received value nor the permitted form is stated"
+	return "", false
 }
 
 // reRuntimePanic matches runtime messages about the server's own data, not
@@ -450,6 +502,16 @@ func hasCue(low string) bool {
 			j++
 		}
 		w := low[i:j]
+		if inIdentifier(low, i, j) {
+			// "pick" in git_cherry_pick, "include" in include_hidden,
+			// "set" in config.set: part of a name, not an instruction.
+			prev2, prev1 = prev1, ""
+			i = j
+			for i < len(low) && (isWordByte(low[i]) || low[i] == '_') {
+				i++
+			}
+			continue
+		}
 		cue := cueWords[w] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
 		if cue && !negatedAt(low, i) {
 			return true
@@ -458,6 +520,19 @@ func hasCue(low string) bool {
 		i = j
 	}
 	return false
+}
+
+// inIdentifier reports whether the word low[i:j] is part of an identifier:
+// joined to another word by '_', '.', '/' or ':', or to a digit.
+func inIdentifier(low string, i, j int) bool {
+	joined := func(k int) bool {
+		c := low[k]
+		return c == '_' || c == '/' || (c == '.' || c == ':') && k+1 < len(low) && k > 0 && isDigitOrLetter(low[k+1]) && isDigitOrLetter(low[k-1])
+	}
+	if i > 0 && joined(i-1) {
+		return true
+	}
+	return j < len(low) && joined(j)
 }
 
 // cueWords are the one-word instructions of reCue.
@@ -520,7 +595,15 @@ func gradeNextAction(in *input) (bool, string) {
 			if !strings.ContainsAny(low, "0123456789abcdefghijklmnopqrstuvwxyz") {
 				continue
 			}
-			wait := reWaitFor.find(low)
+			var wait []int
+			if reWaitFor.possible(low) {
+				for _, loc := range reWaitFor.re.FindAllStringIndex(low, -1) {
+					if !waitIsNoun(low, loc) {
+						wait = loc
+						break
+					}
+				}
+			}
 			if wait == nil && !hasCue(low) {
 				continue
 			}
@@ -885,6 +968,92 @@ var (
 	reDiff  = guard(`\b(retry|try again|call again|call it again|repeat the call|resend|re-send)\b[^.\n]*?\b(with|using)\b|\b(correct|fix|change|adjust|update)\b[^.\n]*?\b(and|then)\b[^.\n]*?\b(retry|try again|call again|resend|repeat)\b|\bcall \S+ again with\b`, "retr", "try again", "call again", "call it again", "repeat", "resend", "re-send", "again with")
 )
 
+// firstMatchWhere is firstMatch taking only matches ok accepts (all when
+// ok is nil).
+func firstMatchWhere(segs []segment, re guarded, ok func(low string, loc []int) bool) (string, bool) {
+	for _, seg := range segs {
+		if !re.hit(seg.lower, seg.hints) {
+			continue
+		}
+		for _, loc := range re.re.FindAllStringIndex(seg.lower, -1) {
+			if ok == nil || ok(seg.lower, loc) {
+				return span(seg, loc[0], loc[1]), true
+			}
+		}
+	}
+	return "", false
+}
+
+// waitIsNoun reports whether a match starting with "wait" uses it as a
+// noun ("wait time 5 seconds", "the average wait is 30 s"): a fact, not
+// an instruction to wait.
+func waitIsNoun(low string, loc []int) bool {
+	if !strings.HasPrefix(low[loc[0]:], "wait") {
+		return false
+	}
+	next := nextWord(low, loc[0]+len("wait"))
+	switch next {
+	case "time", "times", "period", "list", "queue", "state", "status", "duration":
+		return true
+	}
+	switch prevWordApos(low, loc[0]) {
+	case "the", "a", "an", "your", "our", "average", "estimated", "expected", "current", "long", "short", "no", "typical":
+		return true
+	}
+	return false
+}
+
+// nextWord returns the word starting at the first letter at or after i.
+func nextWord(s string, i int) string {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(s) && (isIdent(s[j]) || s[j] == '\'') {
+		j++
+	}
+	return s[i:j]
+}
+
+// neverAddressed reports whether a "do not retry"/"never retry" match
+// tells the agent about this call: not when the server describes its own
+// policy ("We never retry failed charges") or the object is something
+// other than the call ("do not retry the payment").
+func neverAddressed(low string, loc []int) bool {
+	m := low[loc[0]:loc[1]]
+	neg := false
+	for _, p := range []string{"do not ", "don't ", "never ", "must not ", "should not "} {
+		if strings.HasPrefix(m, p) {
+			neg = true
+		}
+	}
+	if !neg {
+		return true
+	}
+	switch prevWordApos(low, loc[0]) {
+	case "we", "i", "they", "server", "system", "service", "it", "which", "that", "who":
+		return false
+	}
+	i := loc[1]
+	for i < len(low) && (low[i] == ' ' || low[i] == '\t') {
+		i++
+	}
+	if i == len(low) || strings.IndexByte(".,;:!)-\n", low[i]) >= 0 {
+		return true
+	}
+	w := nextWord(low, i)
+	switch w {
+	case "it", "again", "later", "with", "until", "unless", "automatically", "immediately", "now", "before", "after", "blindly", "without", "or", "and", "as", "because", "since", "if", "when":
+		return true
+	case "the", "this", "that":
+		switch nextWord(low, i+len(w)) {
+		case "call", "request", "tool", "operation", "query", "command", "same", "action", "invocation", "":
+			return true
+		}
+	}
+	return false
+}
+
 // retryValues are the accepted values of a "retryable" field.
 var retryValues = map[string]bool{
 	"never": true, "no": true, "false": true, "none": true,
@@ -919,8 +1088,16 @@ func gradeRetryable(in *input) (bool, string) {
 	if hasDelay != "" {
 		return true, hasDelay
 	}
-	for _, re := range []guarded{reNever, reDelay, reDiff} {
-		if ev, ok := firstMatch(in.text, re); ok {
+	checks := []struct {
+		re guarded
+		ok func(low string, loc []int) bool
+	}{
+		{reNever, neverAddressed},
+		{reDelay, func(low string, loc []int) bool { return !waitIsNoun(low, loc) }},
+		{reDiff, nil},
+	}
+	for _, c := range checks {
+		if ev, ok := firstMatchWhere(in.text, c.re, c.ok); ok {
 			return true, ev
 		}
 	}

@@ -3,6 +3,7 @@ package scoring
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
 )
@@ -22,6 +23,11 @@ type Graded struct {
 	NotApplicable []string `json:"notApplicable,omitempty"`
 	// Score is the actionability score, 0 to 100.
 	Score float64 `json:"score"`
+	// Credits holds, for each of Elements, the share of its weight the
+	// response earned: 1 for a pass, 0 for a failure, and 0.5 for a
+	// value_or_form that states the received value or the permitted form
+	// but not both.
+	Credits []float64 `json:"credits"`
 	// Tokens is the estimated token cost of the response.
 	Tokens int `json:"tokens"`
 	// Enumeration is the largest list the response enumerates.
@@ -85,13 +91,19 @@ func Grade(r Response, c Context) Graded {
 	g.Tokens, g.Enumeration = tokens, enum
 
 	var got, total float64
-	add := func(name string, pass bool, ev string) {
+	addCredit := func(name string, pass bool, credit float64, ev string) {
 		g.Elements = append(g.Elements, probe.Element{Name: name, Pass: pass, Evidence: ev})
+		g.Credits = append(g.Credits, credit)
 		w := weightOf(name)
 		total += w
+		got += w * credit
+	}
+	add := func(name string, pass bool, ev string) {
+		credit := 0.0
 		if pass {
-			got += w
+			credit = 1
 		}
+		addCredit(name, pass, credit, ev)
 	}
 	na := func(name string) { g.NotApplicable = append(g.NotApplicable, name) }
 	message := func(name string, applies bool, grade func() (bool, string)) {
@@ -112,12 +124,35 @@ func Grade(r Response, c Context) Graded {
 	}
 	add(ElemChannel, pass, ev)
 	message(ElemParam, paramApplies, func() (bool, string) { return gradeParam(in, names) })
-	message(ElemValueOrForm, valueOrFormApplies(&r, &c), func() (bool, string) { return gradeValueOrForm(in) })
+	switch {
+	case !valueOrFormApplies(&r, &c):
+		na(ElemValueOrForm)
+	case silent:
+		add(ElemValueOrForm, false, "no error was signalled ("+r.Class+")")
+	default:
+		pass, credit, ev := gradeValueOrForm(in)
+		addCredit(ElemValueOrForm, pass, credit, ev)
+	}
 	message(ElemNextAction, true, func() (bool, string) { return gradeNextAction(in) })
 	message(ElemCode, true, func() (bool, string) { return gradeCode(in) })
 	message(ElemRetryable, true, func() (bool, string) { return gradeRetryable(in) })
 	message(ElemClosestMatches, nameKinds[r.Kind], func() (bool, string) { return gradeClosestMatches(in) })
 	pass, ev, leaks := gradeNoLeak(in)
+	if extra := keyedSecrets(in, in.echoes()); len(extra) > 0 {
+		// Credentials known only by their key: kept apart from the
+		// shape-based scan of gradeNoLeak.
+		var evs []string
+		for _, l := range extra {
+			evs = append(evs, fmt.Sprintf("%s at %s: %s", l.Kind, l.Where, l.Evidence))
+		}
+		if pass {
+			ev = ""
+		} else {
+			ev += "; "
+		}
+		pass, ev = false, ev+strings.Join(evs, "; ")
+		leaks = append(leaks, extra...)
+	}
 	g.Leaks = leaks
 	add(ElemNoLeak, pass, ev)
 	pass, ev = gradeBounded(tokens, enum)
