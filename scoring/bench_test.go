@@ -52,3 +52,16 @@ func BenchmarkGradeLarge(b *testing.B) {
 		Grade(r, c)
 	}
 }
+
+// BenchmarkGradeLargeLines grades a 10 MB response of five million
+// two-byte lines, the worst case for counting enumerated lines.
+func BenchmarkGradeLargeLines(b *testing.B) {
+	r := Response{Kind: KindRuntime, Method: "tools/call", Tool: "export", Class: ClassToolError,
+		ProtocolVersion: "2025-11-25", Text: strings.Repeat("X\n", 5<<20)}
+	c := Context{ToolNames: []string{"export"}}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(r.Text)))
+	for b.Loop() {
+		Grade(r, c)
+	}
+}

@@ -1,6 +1,9 @@
 package scoring
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCodeTokens(t *testing.T) {
 	for text, want := range map[string]bool{
@@ -40,6 +43,30 @@ func TestHasCue(t *testing.T) {
 	} {
 		if got := hasCue(text); got != want {
 			t.Errorf("hasCue(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestASCIILower(t *testing.T) {
+	for _, s := range []string{"", "abc", "ABC", "Hello, World! 123 @[`{ ZZ AA", "ÄÖÜ Straße MIXED ascii", "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ@[\x7f\x80\xff"} {
+		want := []byte(s)
+		for i, c := range want {
+			if c >= 'A' && c <= 'Z' {
+				want[i] = c + 'a' - 'A'
+			}
+		}
+		if got := asciiLower(s); got != string(want) {
+			t.Errorf("asciiLower(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		s := strings.Repeat(string([]byte{byte(c)}), 17)
+		want := s
+		if c >= 'A' && c <= 'Z' {
+			want = strings.Repeat(string([]byte{byte(c + 32)}), 17)
+		}
+		if got := asciiLower("A" + s); got != "a"+want {
+			t.Errorf("byte %#x: got %q, want %q", c, got, "a"+want)
 		}
 	}
 }

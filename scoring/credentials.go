@@ -14,9 +14,10 @@ import (
 var reKeyedSecret = regexp.MustCompile(`(?i)\baws_secret_access_key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)
 
 // keyedSecrets finds credentials known by their key in the model-visible
-// segments; anything in echo (what the caller sent) is not a leak.
-func keyedSecrets(in *input, echo string) []Leak {
+// segments; anything the caller sent is not a leak.
+func keyedSecrets(in *input) []Leak {
 	var out []Leak
+	echo, echoed := "", false
 	for _, seg := range in.raw {
 		s := seg.s
 		if len(s) > maxScanBytes {
@@ -27,6 +28,9 @@ func keyedSecrets(in *input, echo string) []Leak {
 		}
 		for _, m := range reKeyedSecret.FindAllStringSubmatchIndex(s, 4) {
 			v := s[m[2]:m[3]]
+			if !echoed {
+				echo, echoed = in.echoes(), true
+			}
 			if echo != "" && strings.Contains(echo, v) {
 				continue
 			}

@@ -138,7 +138,7 @@ func Grade(r Response, c Context) Graded {
 	message(ElemRetryable, true, func() (bool, string) { return gradeRetryable(in) })
 	message(ElemClosestMatches, nameKinds[r.Kind], func() (bool, string) { return gradeClosestMatches(in) })
 	pass, ev, leaks := gradeNoLeak(in)
-	if extra := keyedSecrets(in, in.echoes()); len(extra) > 0 {
+	if extra := keyedSecrets(in); len(extra) > 0 {
 		// Credentials known only by their key: kept apart from the
 		// shape-based scan of gradeNoLeak.
 		var evs []string

@@ -1,9 +1,11 @@
 package scoring
 
 import (
+	"encoding/binary"
 	"fmt"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/mcpvet/mcpvet/probe"
 )
@@ -256,18 +258,35 @@ func firstMatch(segs []segment, re guarded) (string, bool) {
 // asciiLower lowercases ASCII letters only, so byte offsets into the
 // result are offsets into s.
 func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
+	i := 0
+	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {
+		i++
 	}
-	return s
+	if i == len(s) {
+		return s
+	}
+	// One allocation, eight bytes at a time: a 10 MB response is lowered
+	// in a few milliseconds.
+	b := make([]byte, len(s))
+	copy(b, s[:i])
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	j := i
+	for ; j+8 <= len(s); j += 8 {
+		x := binary.LittleEndian.Uint64([]byte(s[j : j+8]))
+		h := x &^ highs
+		ge := h + ones*(0x80-'A')
+		gt := h + ones*(0x80-'Z'-1)
+		upper := ge &^ gt &^ x & highs
+		binary.LittleEndian.PutUint64(b[j:], x|upper>>2)
+	}
+	for ; j < len(s); j++ {
+		c := s[j]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[j] = c
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // guarded is a regular expression that only runs when one of the literal
