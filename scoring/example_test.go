@@ -30,13 +30,13 @@ func ExampleGrade() {
 	// Output:
 	// channel       true  result.isError=true for an input validation error
 	// param         true  text[111:118] "message"
-	// value_or_form true  text[75:90] "Expected string"
+	// value_or_form true  text[92:107] "received number"; text[75:90] "Expected string"
 	// next_action   false no executable next action (a tool of this server, an argument to change, a value to use)
 	// code          false no stable machine-readable code
 	// retryable     false does not say whether retrying can help (never / after a stated delay / with different arguments)
 	// no_leak       true  no stack trace, host path, connection string, internal host, credential or canary
 	// bounded       true  ~30 tokens, largest enumeration 0
-	// score 63.2 rubric errors-v1
+	// score 63.2 rubric errors-v2
 }
 
 // Decide a verdict from a policy file.

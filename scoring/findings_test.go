@@ -141,9 +141,10 @@ func TestScoreResult(t *testing.T) {
 			t.Errorf("probe %d not updated: %+v", i, pc)
 		}
 	}
-	// wrong_type: 60 of 95 -> 63.2; unknown_tool: 60 of 100.
-	if res.Score == nil || *res.Score != 61.6 {
-		t.Errorf("res.Score = %v, want 61.6", res.Score)
+	// wrong_type: 60 of 95 -> 63.2; unknown_tool: 55 of 100 (the name
+	// echoed earns half of value_or_form).
+	if res.Score == nil || *res.Score != 59.1 {
+		t.Errorf("res.Score = %v, want 59.1", *res.Score)
 	}
 	if res.RubricVersion != RubricVersion {
 		t.Errorf("RubricVersion = %q", res.RubricVersion)

@@ -53,8 +53,9 @@ func TestGrade(t *testing.T) {
 			c: projCtx,
 			want: map[string]bool{ElemChannel: true, ElemParam: true, ElemValueOrForm: true, ElemNextAction: false, ElemCode: false,
 				ElemRetryable: false, ElemClosestMatches: false, ElemNoLeak: true, ElemBounded: true},
-			// 60 of 100: channel, param, value_or_form, no_leak, bounded.
-			wantScore: 60,
+			// 55 of 100: channel, param, no_leak, bounded, and half of
+			// value_or_form (the value echoed, no permitted form).
+			wantScore: 55,
 		},
 		{
 			name: "generic 500 text: only channel, no_leak and bounded",
@@ -187,7 +188,7 @@ func TestGradeEvidence(t *testing.T) {
 	want := []probe.Element{
 		{Name: ElemChannel, Pass: true, Evidence: "result.isError=true for an input validation error"},
 		{Name: ElemParam, Pass: true, Evidence: `text[0:5] "units"`},
-		{Name: ElemValueOrForm, Pass: true, Evidence: `text[43:49] "kelvin"`},
+		{Name: ElemValueOrForm, Pass: true, Evidence: `text[43:49] "kelvin"; text[14:20] "one of"`},
 		{Name: ElemNextAction, Pass: true, Evidence: `text[51:100] "Set units to \"metric\" and call get_forecast again"`},
 		{Name: ElemCode, Pass: true, Evidence: `structuredContent.code = "invalid_argument"`},
 		{Name: ElemRetryable, Pass: true, Evidence: `structuredContent.retryable = "with_different_arguments"`},

@@ -3,7 +3,7 @@ package scoring
 // RubricVersion identifies the element definitions, detection heuristics,
 // weights and budgets below. It is stored with every graded result; any
 // change that can move a score bumps it.
-const RubricVersion = "errors-v1"
+const RubricVersion = "errors-v2"
 
 // Element names, in rubric order. They are stored in databases; a name never
 // changes meaning once shipped.

@@ -13,7 +13,7 @@ import (
 // Exit codes (STYLE.md section 6).
 const (
 	exitOK       = 0
-	exitFindings = 1 // a verdict at or below --fail-on
+	exitFindings = 1 // a verdict at or below --fail-on; grade: a malformed line or a score below --min-score
 	exitUsage    = 2
 	exitFailed   = 3 // infrastructure failure: database, registry, sandbox
 	exitPartial  = 4 // the scan stopped early; results so far are stored
@@ -47,7 +47,8 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	if errors.Is(err, errFindings) {
+	if errors.Is(err, errFindings) || errors.Is(err, errGradeInput) {
+		// Reported already: the report, or each bad line on stderr.
 		return exitFindings
 	}
 	line := safe.Line(strings.TrimSpace(err.Error()))

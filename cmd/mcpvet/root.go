@@ -56,6 +56,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newTriageCmd(stdout, stderr, g),
 		newDiffCmd(stdout, stderr, g),
 		newReportCmd(stdout, stderr, g),
+		newGradeCmd(stdout, stderr),
 	)
 	return root
 }
