@@ -127,6 +127,7 @@ func TestCorpusPrecisionRecall(t *testing.T) {
 			k.precision(), k.recall(), k.failPrecision(), k.failRecall())
 	}
 	t.Log("\n" + b.String())
+	checkCounts(t, "tuned", conf)
 	for _, w := range Weights {
 		k := conf[w.Element]
 		if k.tp+k.fn < 3 || k.tn+k.fp < 3 {

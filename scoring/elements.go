@@ -512,7 +512,9 @@ func hasCue(low string) bool {
 			}
 			continue
 		}
-		cue := cueWords[w] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
+		// After a determiner a cue word is a noun: "this call", "the
+		// pick", "a retry".
+		cue := cueWords[w] && !determiners[prev1] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
 		if cue && !negatedAt(low, i) {
 			return true
 		}
@@ -533,6 +535,12 @@ func inIdentifier(low string, i, j int) bool {
 		return true
 	}
 	return j < len(low) && joined(j)
+}
+
+// determiners make the word after them a noun.
+var determiners = map[string]bool{
+	"the": true, "this": true, "that": true, "a": true, "an": true, "each": true, "every": true, "your": true,
+	"my": true, "our": true, "its": true, "next": true, "same": true, "previous": true, "last": true, "first": true, "any": true,
 }
 
 // cueWords are the one-word instructions of reCue.

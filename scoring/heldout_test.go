@@ -8,13 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/errors/counts.json with the current confusion counts")
+var update = flag.Bool("update", false, "rewrite testdata/errors/counts/confusion.json with the current confusion counts")
 
 // heldoutFile holds the held-out split: responses recorded from real
 // servers in `mcpvet grade` input form, labelled by hand before the grader
@@ -24,7 +25,7 @@ const heldoutFile = "../testdata/errors/heldout/responses.jsonl"
 // countsFile pins the exact per-element confusion counts of both splits,
 // so any change of the grader's behaviour on the corpus shows in review.
 // Rewrite it with go test ./scoring -run 'Corpus|Heldout' -update.
-const countsFile = "../testdata/errors/counts.json"
+const countsFile = "../testdata/errors/counts/confusion.json"
 
 // heldoutCase is one line of the held-out split: a [Recorded] plus labels.
 type heldoutCase struct {
@@ -35,9 +36,12 @@ type heldoutCase struct {
 	line   int
 }
 
-func loadHeldout(t testing.TB) []heldoutCase {
+func loadHeldout(t testing.TB) []heldoutCase { return loadCases(t, heldoutFile) }
+
+// loadCases reads labelled recorded responses, one JSON object a line.
+func loadCases(t testing.TB, file string) []heldoutCase {
 	t.Helper()
-	f, err := os.Open(heldoutFile)
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +55,7 @@ func loadHeldout(t testing.TB) []heldoutCase {
 		}
 		var c heldoutCase
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("%s:%d: %v", heldoutFile, n, err)
+			t.Fatalf("%s:%d: %v", file, n, err)
 		}
 		c.line = n
 		out = append(out, c)
@@ -162,6 +166,36 @@ func TestHeldoutPrecisionRecall(t *testing.T) {
 // → [tp, fp, fn, tn].
 type counts map[string]map[string][4]int
 
+// marshal writes the counts one element a line, splits and elements in a
+// stable order, so a change shows as a one-line diff.
+func (c counts) marshal() []byte {
+	var b strings.Builder
+	b.WriteString("{\n")
+	splits := make([]string, 0, len(c))
+	for s := range c {
+		splits = append(splits, s)
+	}
+	sort.Strings(splits)
+	for i, s := range splits {
+		fmt.Fprintf(&b, "  %q: {\n", s)
+		for j, w := range Weights {
+			v := c[s][w.Element]
+			fmt.Fprintf(&b, "    %q: [%d, %d, %d, %d]", w.Element, v[0], v[1], v[2], v[3])
+			if j < len(Weights)-1 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("  }")
+		if i < len(splits)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
 // checkCounts compares conf with the split's entry in countsFile, or
 // rewrites that entry with -update.
 func checkCounts(t *testing.T, split string, conf map[string]*confusion) {
@@ -178,11 +212,7 @@ func checkCounts(t *testing.T, split string, conf map[string]*confusion) {
 	}
 	if *update {
 		all[split] = got
-		b, err := json.MarshalIndent(all, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Clean(countsFile), append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Clean(countsFile), all.marshal(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
