@@ -605,7 +605,7 @@ func gradeNextAction(in *input) (bool, string) {
 			}
 			var wait []int
 			if reWaitFor.possible(low) {
-				for _, loc := range reWaitFor.re.FindAllStringIndex(low, -1) {
+				for _, loc := range reWaitFor.re.FindAllStringIndex(low, 4) {
 					if !waitIsNoun(low, loc) {
 						wait = loc
 						break
@@ -983,8 +983,14 @@ func firstMatchWhere(segs []segment, re guarded, ok func(low string, loc []int) 
 		if !re.hit(seg.lower, seg.hints) {
 			continue
 		}
-		for _, loc := range re.re.FindAllStringIndex(seg.lower, -1) {
-			if ok == nil || ok(seg.lower, loc) {
+		if ok == nil {
+			if loc := re.re.FindStringIndex(seg.lower); loc != nil {
+				return span(seg, loc[0], loc[1]), true
+			}
+			continue
+		}
+		for _, loc := range re.re.FindAllStringIndex(seg.lower, 4) {
+			if ok(seg.lower, loc) {
 				return span(seg, loc[0], loc[1]), true
 			}
 		}
