@@ -386,7 +386,9 @@ func formStated(in *input) (string, bool) {
 		}
 		return fieldEvidence(f), true
 	}
-	res := []guarded{reTypeForm, reEnumForm, reRange, rePattern, reLength, reConstr, reNameList, reCountForm}
+	// Cheapest first: the first that matches decides, and the enum and
+	// pattern expressions cost ten times the others per run.
+	res := []guarded{reTypeForm, reNameList, reLength, reConstr, reCountForm, reRange, reEnumForm, rePattern}
 	if in.r.Kind == KindUnknownProperty {
 		res = append(res, reUnknProp)
 	}
