@@ -1,6 +1,9 @@
+"""Record the held-out batch: BIN=path/to/node_modules/.bin python3 heldout.py
+> responses.jsonl (before labelling). The servers are the npm packages named
+in each entry; nothing is passed through a shell."""
 # Records invalid calls against real servers into mcpvet grade input JSONL.
 import json,sys,os
-sys.path.insert(0,'/work/wt-13/testdata/errors/record')
+sys.path.insert(0,os.path.dirname(os.path.abspath(__file__)))
 import drive
 B=os.environ.get("BIN","node_modules/.bin")+"/"
 env=dict(os.environ)
