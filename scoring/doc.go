@@ -15,6 +15,13 @@
 // them into a 0-100 score. docs/rubric.md explains every element and the
 // [RubricVersion] stored with each result.
 //
+// # Grading a recorded exchange
+//
+// [Recorded] is one line of `mcpvet grade` input: the JSON-RPC request and
+// response as they went over the wire, plus what the grader needs to know
+// about the server. [Recorded.Prepare] classifies the answer as a probe
+// does and returns the [Response] and [Context] for [Grade].
+//
 // # Grading a server
 //
 // [ScoreResult] grades every probe of a probe.Result in place, sets its
@@ -31,6 +38,8 @@
 // # Corpus
 //
 // testdata/errors holds hand-labelled error responses, published, recorded
-// from real servers and synthetic; the tests report per-element precision
-// and recall on it and fail below 0.9.
+// from real servers and synthetic, and a held-out split recorded from real
+// servers and labelled before the grader ever saw it; the tests report
+// per-element precision and recall on each, pin the exact confusion
+// counts, and fail below 0.9.
 package scoring
