@@ -49,3 +49,32 @@ func ExampleDecide() {
 	// <nil> policy: "minScore": 140 is out of range; use 0 to 100
 	// 60 [error warn]
 }
+
+// Grade an exchange as recorded on the wire: betterprompt-mcp@0.2.1 (SDK
+// 1.18) embeds zod's issue array, whose "code" is a stable code.
+func ExampleRecorded_Prepare() {
+	line := `{"id": 1, "kind": "enum_violation", "param": "category", "protocolVersion": "2025-06-18",
+	  "request": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+	    "params": {"name": "get-template", "arguments": {"category": "nope"}}},
+	  "response": {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602,
+	    "message": "MCP error -32602: Invalid arguments for tool get-template: [\n  {\n    \"received\": \"nope\",\n    \"code\": \"invalid_enum_value\",\n    \"options\": [\n      \"code-generation\",\n      \"technical-analysis\"\n    ],\n    \"path\": [\n      \"category\"\n    ],\n    \"message\": \"Invalid enum value. Expected 'code-generation' | 'technical-analysis', received 'nope'\"\n  }\n]"}}}`
+	var rec scoring.Recorded
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
+		panic(err)
+	}
+	r, c, err := rec.Prepare()
+	if err != nil {
+		panic(err)
+	}
+	g := scoring.Grade(r, c)
+	fmt.Println(g.Class, g.Score)
+	for _, e := range g.Elements {
+		if e.Name == scoring.ElemCode || e.Name == scoring.ElemBounded {
+			fmt.Printf("%s %v: %s\n", e.Name, e.Pass, e.Evidence)
+		}
+	}
+	// Output:
+	// protocol_error 73.7
+	// code true: error.message[0].code = "invalid_enum_value"
+	// bounded true: ~87 tokens, largest enumeration 2
+}
