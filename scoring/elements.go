@@ -303,6 +303,82 @@ var (
 	reNameList  = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
 )
 
+// phrases are lowercase phrases that count only as whole words.
+type phrases []string
+
+// find returns the leftmost phrase standing as whole words in low (an
+// ASCII-lowered text), the first listed on a tie: what `\b(a|b|c)\b`
+// matches, without running a regexp from every position.
+func (p phrases) find(low string) (int, int, bool) {
+	best, end := -1, 0
+	for _, ph := range p {
+		for from := 0; from < len(low); {
+			k := strings.Index(low[from:], ph)
+			if k < 0 {
+				break
+			}
+			i, j := from+k, from+k+len(ph)
+			if best >= 0 && i >= best {
+				break
+			}
+			if (i == 0 || !isRegexpWord(low[i-1])) && (j == len(low) || !isRegexpWord(low[j])) {
+				best, end = i, j
+				break
+			}
+			from = i + 1
+		}
+	}
+	return best, end, best >= 0
+}
+
+// isRegexpWord is \b's notion of a word byte.
+func isRegexpWord(c byte) bool { return isDigitOrLetter(c) || c == '_' }
+
+// patternPhrases are rePattern's alternatives.
+var patternPhrases = phrases{"pattern", "regular expression", "regex", "must match", "does not match", "doesn't match", "format",
+	"invalid url", "invalid uri", "invalid email", "invalid date", "invalid uuid", "invalid path", "invalid identifier"}
+
+// enumPhrases are reEnumForm's whole-word alternatives; reExpectedList is
+// its other one, a quoted value followed by a list separator.
+var (
+	enumPhrases = phrases{"one of", "any of", "must be either", "valid values", "allowed values", "possible values", "valid options",
+		"allowed options", "supported values", "accepted values", "permitted values"}
+	reExpectedList = regexp.MustCompile(`expected\s+['"` + "`" + `][^'"` + "`" + `]+?['"` + "`" + `]\s*(\||,|or)`)
+)
+
+// rangePhrases are reRange's whole-word alternatives; reRangeRest holds
+// the ones with numbers.
+var (
+	rangePhrases = phrases{"less than", "greater than", "more than", "fewer than", "at least", "at most", "no more than", "no less than",
+		"not exceed", "exceed", "exceeds", "maximum", "minimum", "too large", "too small", "too big", "too long", "too short",
+		"too many", "too few", "out of range"}
+	reRangeRest = regexp.MustCompile(`\b(between -?\d+(\.\d+)? and|up to -?\d)\b|[<>]=\s*-?\d`)
+)
+
+// findRange is reRange by phrase search, with the regexp only where a
+// number may follow "between", "up to", ">=" or "<=".
+func findRange(low string) (int, int, bool) {
+	i, j, ok := rangePhrases.find(low)
+	if strings.Contains(low, "between") || strings.Contains(low, "up to") || strings.Contains(low, "=") {
+		if loc := reRangeRest.FindStringIndex(low); loc != nil && (!ok || loc[0] < i) {
+			return loc[0], loc[1], true
+		}
+	}
+	return i, j, ok
+}
+
+// findEnumForm is reEnumForm by phrase search, with the regexp only for
+// "expected 'a' | ...".
+func findEnumForm(low string) (int, int, bool) {
+	i, j, ok := enumPhrases.find(low)
+	if strings.Contains(low, "expected") {
+		if loc := reExpectedList.FindStringIndex(low); loc != nil && (!ok || loc[0] < i) {
+			return loc[0], loc[1], true
+		}
+	}
+	return i, j, ok
+}
+
 // formKeys are JSON keys that carry the received value or permitted form.
 var formKeys = []string{
 	"expected", "allowed", "allowedvalues", "options", "values", "validation",
@@ -386,15 +462,39 @@ func formStated(in *input) (string, bool) {
 		}
 		return fieldEvidence(f), true
 	}
-	// Cheapest first: the first that matches decides, and the enum and
-	// pattern expressions cost ten times the others per run.
-	res := []guarded{reTypeForm, reNameList, reLength, reConstr, reCountForm, reRange, reEnumForm, rePattern}
+	// Cheapest first: the first that matches decides. The enum and pattern
+	// expressions are mostly whole-word phrases, found by string search;
+	// as regexps they cost ten times the others.
+	res := []guarded{reTypeForm, reNameList, reLength, reConstr, reCountForm}
 	if in.r.Kind == KindUnknownProperty {
 		res = append(res, reUnknProp)
 	}
 	for _, re := range res {
 		if ev, ok := firstMatchOutside(in.text, re, reRuntimePanic); ok {
 			return ev, true
+		}
+	}
+	for _, f := range []struct {
+		g    guarded
+		fast func(low string) (int, int, bool)
+	}{
+		{reRange, findRange},
+		{reEnumForm, findEnumForm},
+		{rePattern, patternPhrases.find},
+	} {
+		for _, seg := range in.text {
+			if !f.g.hit(seg.lower, seg.hints) {
+				continue
+			}
+			if reRuntimePanic.hit(seg.lower, seg.hints) {
+				if ev, ok := firstMatchOutside([]segment{seg}, f.g, reRuntimePanic); ok {
+					return ev, true
+				}
+				continue
+			}
+			if i, j, ok := f.fast(seg.lower); ok {
+				return span(seg, i, j), true
+			}
 		}
 	}
 	if nameKinds[in.r.Kind] {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // maxParseBytes bounds the payloads the grader parses as JSON; larger ones
@@ -159,6 +160,11 @@ func (in *input) splitPayload(i int) {
 
 // decodeTail decodes s as exactly one JSON value followed by white space.
 func decodeTail(s string) (any, bool) {
+	// Validate first, without allocating: most candidates ("[0]" in
+	// "entities[0].name") fail at once, and a Decoder costs a buffer.
+	if s == "" || s[0] != '{' && s[0] != '[' || !json.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		return nil, false
+	}
 	var v any
 	d := json.NewDecoder(strings.NewReader(s))
 	d.UseNumber()
