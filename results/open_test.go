@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -194,9 +196,13 @@ func TestOpenRefusesPaths(t *testing.T) {
 	}
 }
 
+// TestOpenRefusesUnreadable checks the permission errors of Open. Root
+// ignores file permissions, so when the suite runs as root the test runs
+// itself again as an unprivileged user (nobody) in a helper process.
 func TestOpenRefusesUnreadable(t *testing.T) {
 	if os.Geteuid() == 0 {
-		t.Skip("root ignores file permissions")
+		runAsNobody(t, "TestOpenRefusesUnreadable")
+		return
 	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "x.db")
@@ -518,5 +524,39 @@ func TestOpenMutatedDatabases(t *testing.T) {
 	t.Logf("%d opened, %d refused", opened, refused)
 	if opened == 0 || refused == 0 {
 		t.Errorf("%d opened, %d refused: the mutations should exercise both paths", opened, refused)
+	}
+}
+
+// runAsNobody runs the named test of this binary again as the user nobody
+// and fails t unless it ran and passed there. The binary is copied into a
+// folder nobody may read, since go test keeps it in a private one.
+func runAsNobody(t *testing.T, test string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "mcpvet-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "results.test")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + os.TempDir()}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s as nobody: %v\n%s", test, err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: "+test) {
+		t.Fatalf("%s as nobody did not pass:\n%s", test, out)
 	}
 }

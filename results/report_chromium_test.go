@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/results"
 )
 
@@ -66,10 +67,7 @@ func consoleProblems(stderr string) []string {
 func TestReportChromium(t *testing.T) {
 	bin := chromiumPath()
 	if bin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; .ci/run installs it (apt-get install -y chromium)")
-		}
-		t.Skip("chromium is not installed (apt-get install -y chromium); CI installs it and runs this test")
+		testenv.Need(t, "chromium is not installed (apt-get install -y chromium); CI installs it and runs this test")
 	}
 	if testing.Short() {
 		t.Skip("skipping the browser test in -short mode")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 )
 
@@ -144,7 +145,7 @@ func TestHostile(t *testing.T) {
 		}
 	}
 	if len(backends) == 0 {
-		t.Skip("no isolating backend works here")
+		testenv.Need(t, "no isolating backend works here")
 	}
 	bins := testfixture.Build(t, hostileFixtures...)
 	host := plantHost(t)

@@ -25,6 +25,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpvet/mcpvet/internal/testenv"
 )
 
 // npmRegistry is a loopback npm registry serving packuments and tarballs
@@ -117,7 +119,7 @@ func (r *npmRegistry) serve(w http.ResponseWriter, req *http.Request) {
 // npmEnv isolates npm from the user's cache and config.
 func npmEnv(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
+		testenv.Need(t, "npm is not installed")
 	}
 	dir := t.TempDir()
 	t.Setenv("npm_config_cache", filepath.Join(dir, "npm-cache"))

@@ -18,6 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/internal/testenv"
 )
 
 // testBackends are the backends tests run against; isolating ones are
@@ -28,7 +30,7 @@ func testBackends(t *testing.T) []string {
 		if err := b.available(); err != nil {
 			// CI installs bubblewrap and has namespaces: there, a missing
 			// backend must fail the suite rather than shrink it.
-			if os.Getenv("CI") != "" {
+			if testenv.InCI() {
 				t.Errorf("backend %s unavailable on CI: %v", b.name(), err)
 			} else {
 				t.Logf("backend %s unavailable: %v", b.name(), err)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	goldenfile "github.com/mcpvet/mcpvet/internal/golden"
+	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 )
@@ -23,7 +24,7 @@ import (
 func npmCache(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed; the real-server tests need Node.js and npm")
+		testenv.Need(t, "npm is not installed; the real-server tests need Node.js and npm")
 	}
 	dir, err := filepath.Abs(filepath.Join("..", ".cache", "mcpvet"))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 )
 
@@ -338,7 +339,7 @@ func TestTriageEndToEnd(t *testing.T) {
 	t.Run("sandbox auto", func(t *testing.T) {
 		code, stdout, stderr := runReportCLI("triage", config, "--sandbox", "auto", "--db", db, "-q", "--format", "json", "--fail-on", "drop")
 		if code == exitFailed {
-			t.Skipf("the auto sandbox is not available here: %s", strings.TrimSpace(stderr))
+			testenv.Need(t, "the auto sandbox is not available here: "+strings.TrimSpace(stderr))
 		}
 		if code != exitFindings {
 			t.Errorf("exit %d, want %d; stderr:\n%s", code, exitFindings, stderr)

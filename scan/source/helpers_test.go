@@ -2,10 +2,13 @@ package source
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/mcpvet/mcpvet/internal/testenv"
 )
 
 // sharedRegistryPath returns the path of a file in the shared registry dump,
@@ -23,13 +26,13 @@ func sharedRegistryPath(t testing.TB, name string) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skipf("no go.mod above the test directory; cannot find ../shared/registry/%s", name)
+			testenv.Need(t, "no go.mod above the test directory; cannot find ../shared/registry/"+name)
 		}
 		dir = parent
 	}
 	p := filepath.Join(dir, "..", "shared", "registry", name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("registry dump not present (%v); it is expected at ../shared/registry relative to the module root", err)
+		testenv.Need(t, fmt.Sprintf("registry dump not present (%v); it is expected at ../shared/registry relative to the module root", err))
 	}
 	return p
 }
