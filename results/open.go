@@ -156,7 +156,7 @@ func checkFile(path, abs string, readOnly bool) error {
 			return &OpenError{Path: path, Err: fs.ErrInvalid,
 				Reason: fmt.Sprintf("%q is not a directory", filepath.Dir(path))}
 		}
-		f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			// Another process created it since the Stat: check it as found.
 			return checkFile(path, abs, readOnly)
@@ -277,6 +277,9 @@ func open(ctx context.Context, path, abs string, o Options, ms []migration) (_ *
 		s.version = ver
 		return s, nil
 	}
+	if err := quickCheck(ctx, path, w); err != nil {
+		return nil, err
+	}
 	if err := setWAL(ctx, w, o.BusyTimeout); err != nil {
 		return nil, sqliteOpenError(path, err)
 	}
@@ -348,6 +351,23 @@ func validate(ctx context.Context, path string, db *sql.DB, known int) (int, err
 			Reason: fmt.Sprintf("database schema version %d is newer than this mcpvet supports (%d); upgrade mcpvet or pass another --db", ver, known)}
 	}
 	return ver, nil
+}
+
+// quickCheck runs SQLite's quick_check on a database about to be written
+// to, so that corruption deep in the file is refused before anything is
+// written (the README promises a corrupt file is left as it was). quick_check
+// reads every page once but skips the index-to-table cross checks of
+// integrity_check: its cost is one sequential read of the file (about 10 ms
+// per 10 MB, see BenchmarkOpenQuickCheck). It stops at the first problem.
+func quickCheck(ctx context.Context, path string, db *sql.DB) error {
+	var res string
+	if err := db.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&res); err != nil {
+		return sqliteOpenError(path, err)
+	}
+	if res != "ok" {
+		return notDatabase(path, fmt.Errorf("quick_check: %s", oneLine(errors.New(res))))
+	}
+	return nil
 }
 
 // sqliteOpenError classifies an SQLite error met while opening.

@@ -272,12 +272,14 @@ func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, 
 // errProbeInterrupted is a probe cut short by Ctrl-C or --timeout (exit 4).
 var errProbeInterrupted error = partialError("the probe was interrupted; the partial result is stored and printed")
 
-// writeOutput writes to stdout for "-" or creates the file.
+// writeOutput writes to stdout for "-" or creates the file, readable by
+// its owner only (a report names servers, hosts and findings of the user's
+// own configuration).
 func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) (err error) {
 	if path == "" || path == "-" {
 		return write(stdout)
 	}
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return usagef("--output %q: %v; give a writable file path or - for stdout", path, err)
 	}
