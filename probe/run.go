@@ -62,6 +62,14 @@ type ProcessInfo struct {
 	LimitExceeded string
 	// Started is when the process was started.
 	Started time.Time
+	// HTTPStatus is the first HTTP status a remote server answered (the
+	// first error status when an earlier answer succeeded), 0 for stdio.
+	HTTPStatus int
+	// HTTPContentType is the media type of that answer.
+	HTTPContentType string
+	// OAuthMetadata reports whether a 401 answer's WWW-Authenticate header
+	// advertised OAuth protected-resource metadata.
+	OAuthMetadata bool
 }
 
 func (o *Options) withDefaults() Options {

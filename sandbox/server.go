@@ -59,6 +59,12 @@ type Info struct {
 	Mechanisms []string
 	// Limits are the limits in force, defaults filled in.
 	Limits Limits
+	// Redirects describes cross-origin redirects a remote answered and
+	// that were not followed because the plan's headers belong to its
+	// origin.
+	Redirects []string
+	// HTTP is the first HTTP answer of a remote server, nil before one.
+	HTTP *HTTPOutcome
 }
 
 // A Server is one launched (or launchable) MCP server. Its methods are safe
@@ -88,6 +94,8 @@ type Server struct {
 	noise      []byte
 	warnings   []string
 	mechanisms []string
+	redirects  []string
+	http       *HTTPOutcome
 
 	proc       *process
 	cg         *cgroupSet
@@ -133,7 +141,7 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	s.initChannels()
 	switch plan.Transport {
 	case TransportStreamable, TransportSSE:
-		rt, err := newRemoteTransport(s, plan)
+		rt, err := newRemoteTransport(ctx, s, plan)
 		if err != nil {
 			return nil, err
 		}
@@ -277,6 +285,8 @@ func (s *Server) Info(wait time.Duration) Info {
 		Warnings:      append([]string(nil), s.warnings...),
 		Mechanisms:    append([]string(nil), s.mechanisms...),
 		Limits:        s.opts.Limits,
+		Redirects:     append([]string(nil), s.redirects...),
+		HTTP:          s.http,
 	}
 	for k, v := range s.canaries {
 		info.Canaries[k] = v

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"sync"
 	"time"
@@ -113,6 +114,9 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	for _, w := range info.Warnings {
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
 	}
+	for _, r := range current.Info(0).Redirects {
+		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeCrossOriginRedirect, "server", "http", r, "%s", r))
+	}
 	// Every launch (relaunches included) had its own canaries; a leak of
 	// any of them counts.
 	canaries := map[string]string{}
@@ -162,7 +166,7 @@ func TargetOf(plan *sandbox.Plan) probe.Target {
 		Version:   plan.Version,
 		Source:    plan.Source,
 		Transport: plan.Transport,
-		URL:       plan.URL,
+		URL:       withoutUserinfo(plan.URL),
 	}
 	if plan.Command != "" {
 		t.Command = append([]string{plan.Command}, plan.Args...)
@@ -170,6 +174,17 @@ func TargetOf(plan *sandbox.Plan) probe.Target {
 		t.Command = append([]string{plan.Package.RegistryType + ":" + plan.Package.Identifier + versionSuffix(plan.Package)}, plan.Args...)
 	}
 	return t
+}
+
+// withoutUserinfo drops user:password@ from a URL (such URLs are refused
+// before launch, but the result still names the target).
+func withoutUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
 }
 
 func versionSuffix(p *sandbox.Package) string {
@@ -216,7 +231,7 @@ func isolationOf(in sandbox.Info) *probe.Isolation {
 }
 
 func processInfo(in sandbox.Info) probe.ProcessInfo {
-	return probe.ProcessInfo{
+	pi := probe.ProcessInfo{
 		SpawnError:    in.SpawnError,
 		Exited:        in.Exited,
 		ExitCode:      in.ExitCode,
@@ -226,4 +241,8 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 		LimitExceeded: in.LimitExceeded,
 		Started:       in.Started,
 	}
+	if in.HTTP != nil {
+		pi.HTTPStatus, pi.HTTPContentType, pi.OAuthMetadata = in.HTTP.Status, in.HTTP.ContentType, in.HTTP.ResourceMetadata
+	}
+	return pi
 }
