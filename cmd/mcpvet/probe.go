@@ -25,6 +25,7 @@ type runFlags struct {
 	headers          []string
 	sandbox          string
 	allowNetwork     bool
+	allowPrivate     bool
 	serverTimeout    time.Duration
 	handshakeTimeout time.Duration
 	protocolVersion  string
@@ -45,6 +46,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.headers, "header", nil, "KEY=VALUE HTTP header for URL targets (repeatable)")
 	fl.StringVar(&f.sandbox, "sandbox", "auto", "isolation backend: auto, builtin, bwrap or none")
 	fl.BoolVar(&f.allowNetwork, "allow-network", false, "let servers reach the network at run time (recorded with the results)")
+	fl.BoolVar(&f.allowPrivate, "allow-private-network", false, "let URL targets from a registry or snapshot connect to loopback, private, link-local and metadata addresses (recorded with the results)")
 	fl.DurationVar(&f.serverTimeout, "server-timeout", 2*time.Minute, "deadline for one server from launch to teardown")
 	fl.DurationVar(&f.handshakeTimeout, "handshake-timeout", 20*time.Second, "deadline for launch plus handshake")
 	fl.StringVar(&f.protocolVersion, "protocol-version", "", "protocol version to ask for (default: the newest, with fallback)")
@@ -92,10 +94,11 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 	return &scan.ProbeOptions{
 		Policy: policy,
 		Sandbox: &sandbox.Options{
-			Backend:      f.sandbox,
-			AllowNetwork: f.allowNetwork,
-			CacheDir:     f.cacheDir,
-			Env:          env,
+			Backend:             f.sandbox,
+			AllowNetwork:        f.allowNetwork,
+			AllowPrivateNetwork: f.allowPrivate,
+			CacheDir:            f.cacheDir,
+			Env:                 env,
 			Limits: sandbox.Limits{
 				MemoryBytes:  f.memory << 20,
 				Processes:    f.processes,

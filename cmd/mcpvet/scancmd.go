@@ -147,7 +147,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		optsJSON, _ := json.Marshal(map[string]any{
 			"registry": f.registry, "from": f.from, "config": f.config, "limit": f.limit,
 			"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
-			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allVersions": f.allVersions,
+			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "allVersions": f.allVersions,
 			"sourceStats": stats, "policy": popts.Policy,
 		})
 		o.Plans = plans
