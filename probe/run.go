@@ -123,6 +123,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		rec.abandon(abandonOutcome(ctx, err))
 		classifyFailure(ctx, res, err, rec, o)
 		res.Calls = rec.telemetry()
+		res.Received, res.ReceivedDropped = rec.messages()
 		res.Liveness.Timings.TotalMs = Ms(time.Since(start))
 		return res
 	}
@@ -166,6 +167,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	// final only once the process is gone.
 	checkProcess(res, o)
 	res.Calls = rec.telemetry()
+	res.Received, res.ReceivedDropped = rec.messages()
 	sortFindings(res.Findings)
 	res.Liveness.Timings.TotalMs = Ms(time.Since(start))
 	return res
