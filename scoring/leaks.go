@@ -754,6 +754,13 @@ func maskCanaries(fs []probe.Finding, canaries map[string]string) {
 // maxChannelsNamed bounds the channels one finding lists.
 const maxChannelsNamed = 8
 
+// SecretLeaks returns the findings of [ScoreResult]'s secret search alone:
+// every message of res and, apart, its stderr, searched for every canary
+// in every form. It is exported for benchmarks.
+func SecretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding {
+	return secretLeaks(res, canaries)
+}
+
 // secretLeaks searches every message the server sent, and separately its
 // stderr and non-protocol stdout, for the canaries. It returns one finding
 // per subject and code, naming each channel and encoding and the
