@@ -28,7 +28,8 @@ const (
 	// during the handshake. Liveness.HandshakeCompleted tells whether the
 	// handshake succeeded anyway.
 	StatusStdoutPollution Status = "stdout_pollution"
-	// StatusUnreachable: a URL target could not be connected to.
+	// StatusUnreachable: a URL target could not be connected to, or
+	// answered HTTP 404, 405 or 410 (no MCP endpoint) or 5xx.
 	StatusUnreachable Status = "unreachable"
 
 	// StatusNeedsConfiguration: the plan has required inputs without a value.
@@ -63,16 +64,16 @@ var Statuses = []StatusInfo{
 	{StatusStdoutPollution, "non-protocol bytes on stdout before or during the handshake (liveness.handshakeCompleted says whether it completed anyway)"},
 	{StatusSpawnFailed, "the executable is missing or cannot be run"},
 	{StatusExitedEarly, "the process ended before the handshake; exit code and the last 4 KiB of stderr are kept"},
-	{StatusMissingCredentials, "the server exited or refused with a message naming a key, token or environment variable"},
+	{StatusMissingCredentials, "the server exited or refused with a message naming a key, token or environment variable; for a URL target, HTTP 401 or 403 (with \"requires OAuth authorization\" when the 401 advertises OAuth resource metadata)"},
 	{StatusHandshakeTimeout, "no answer to the handshake within the deadline"},
-	{StatusProtocolError, "invalid JSON-RPC, a malformed result, or an unsupported protocol version"},
-	{StatusUnreachable, "a URL target could not be connected to"},
+	{StatusProtocolError, "invalid JSON-RPC, a malformed result, or an unsupported protocol version; for a URL target, also HTTP 200 with a body that is not MCP"},
+	{StatusUnreachable, "a URL target could not be connected to, or answered HTTP 404, 405 or 410 (no MCP endpoint) or 5xx (the status is in the detail)"},
 	{StatusNeedsConfiguration, "the launch plan has required inputs without a value"},
 	{StatusRuntimeUnavailable, "the runtime the package needs (uvx, docker, dnx, ...) is not available"},
 	{StatusPackageNotFound, "the package registry does not know the package name"},
 	{StatusVersionNotFound, "the package exists but not at the requested version"},
 	{StatusInstallFailed, "the package could not be installed"},
-	{StatusInvalidPlan, "the plan was refused before launch (invalid package name, injected option)"},
+	{StatusInvalidPlan, "the plan was refused before launch (invalid package name, injected option, a URL with user info, a registry or snapshot URL on a private address)"},
 	{StatusLimitExceeded, "the sandbox killed the server for exceeding a resource limit before the handshake completed"},
 }
 
