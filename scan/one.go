@@ -130,7 +130,13 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 		}
 	}
 	mu.Unlock()
-	return grade(res, canaries, policy), nil
+	// The user's own values: a server echoing one leaks a real secret,
+	// and none may be stored.
+	mask, detect := configuredSecrets(plan, o.Sandbox)
+	for k, v := range detect {
+		canaries[k] = v
+	}
+	return maskResult(grade(res, canaries, policy), mask), nil
 }
 
 // grade scores the error responses of res and decides its verdict.

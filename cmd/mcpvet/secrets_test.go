@@ -204,3 +204,35 @@ func TestResumeObtainsSecretsAgain(t *testing.T) {
 		}
 	})
 }
+
+// TestEchoedSecretMasked: a server that echoes the token it was given in
+// its tool listing and on stderr gets errors/leaks_secret naming the
+// variable, and the token is masked in everything stored and reported.
+func TestEchoedSecretMasked(t *testing.T) {
+	dir := t.TempDir()
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"listing": map[string]any{"command": testfixture.Path(t, "leaky"), "env": map[string]string{"LEAKY_TOKEN": envToken, "LEAKY_MODE": "description"}},
+		"stderr":  map[string]any{"command": testfixture.Path(t, "leaky"), "env": map[string]string{"LEAKY_TOKEN": otherToken, "LEAKY_MODE": "stderr"}},
+	}}
+	b, _ := json.Marshal(cfg)
+	p := filepath.Join(dir, "claude_desktop_config.json")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "r.db")
+	code, stdout, stderr := runCLI("triage", p, "--db", db, "--sandbox", "none", "--no-inject", "--format", "json")
+	if code != 0 || !strings.Contains(stderr, "drop listing") {
+		t.Fatalf("triage exit %d, want 0 with a drop of the listing server: %s", code, stderr)
+	}
+	grepTokens(t, "triage output", []byte(stdout+stderr))
+	for _, want := range []string{"tools[0].description: LEAKY_TOKEN (configured)", "stderr/leaks_secret"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("triage output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, format := range []string{"md", "html", "json", "csv"} {
+		_, out, errOut := runCLI("report", "--db", db, "--format", format)
+		grepTokens(t, "report --format "+format, []byte(out+errOut))
+	}
+	grepDB(t, db)
+}
