@@ -129,6 +129,8 @@ func classifyRemote(ctx context.Context, err error, msg string, pi ProcessInfo, 
 	switch {
 	case strings.Contains(ev, "private address:"):
 		return StatusInvalidPlan, "the target was refused: " + ev, ev
+	case strings.Contains(ev, "cross-origin redirect not followed"):
+		return StatusProtocolError, "the server redirected to another origin; the redirect was not followed, since the headers given for the URL belong to its origin", ev
 	case pi.LimitExceeded != "":
 		return StatusLimitExceeded, "a response of the server exceeded the " + pi.LimitExceeded + " limit", pi.LimitExceeded
 	case code == 401 && pi.OAuthMetadata:

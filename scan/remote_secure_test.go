@@ -143,6 +143,9 @@ func TestRemoteHeadersStayWithOrigin(t *testing.T) {
 	if !hasFinding(res, probe.CodeCrossOriginRedirect) {
 		t.Errorf("no %s finding: %+v", probe.CodeCrossOriginRedirect, res.Findings)
 	}
+	if l := res.Liveness; l.Status != probe.StatusProtocolError || !strings.Contains(l.Detail, "redirected to another origin") {
+		t.Errorf("status %s, detail %q; want protocol_error naming the redirect", l.Status, l.Detail)
+	}
 
 	t.Run("same origin", func(t *testing.T) {
 		var keys sync.Map
