@@ -131,3 +131,40 @@ func TestReadOnlyCommandsOnReadOnlyMount(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeRefusesDeepCorruption: probe on a database whose pages deep in
+// the file are corrupt exits 3 naming the file, before writing anything
+// (issue 11, item 6: it committed a scan row with status running first).
+func TestProbeRefusesDeepCorruption(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "r.db")
+	bin := testfixture.Path(t, "wellbehaved")
+	for range 4 {
+		if code, _, stderr := runCLI("probe", "--db", db, "--sandbox", "none", "--", bin); code != 0 {
+			t.Fatalf("probe: exit %d: %s", code, stderr)
+		}
+	}
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	n := len(b) / page
+	if n < 12 {
+		t.Fatalf("database has only %d pages", n)
+	}
+	for k := n * 2 / 3; k < n*2/3+2; k++ {
+		for i := range 64 {
+			b[k*page+i] = 0xA5
+		}
+	}
+	if err := os.WriteFile(db, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("probe", "--db", db, "--sandbox", "none", "--", bin)
+	if code != 3 || stdout != "" || !strings.Contains(stderr, "r.db") || !strings.Contains(stderr, "corrupt") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 3 naming the corrupt file", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(db); string(after) != string(b) {
+		t.Error("the corrupt database was modified")
+	}
+}
