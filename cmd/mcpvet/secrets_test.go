@@ -236,3 +236,34 @@ func TestEchoedSecretMasked(t *testing.T) {
 	}
 	grepDB(t, db)
 }
+
+// TestProbeFlagsNotStored: values given with --header and --env reach the
+// server but not the database, the output or stderr.
+func TestProbeFlagsNotStored(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	var got sync.Map
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("X-Api-Key"), true)
+		http.Error(w, "Forbidden", http.StatusForbidden)
+	}))
+	defer hs.Close()
+	code, stdout, stderr := runCLI("probe", "--db", db, "--json", "--header", "X-Api-Key="+headerToken, hs.URL+"/mcp")
+	if code != 0 {
+		t.Fatalf("probe URL: exit %d: %s", code, stderr)
+	}
+	if _, ok := got.Load(headerToken); !ok {
+		t.Error("the server did not get the --header value")
+	}
+	grepTokens(t, "probe URL output", []byte(stdout+stderr))
+	code, stdout, stderr = runCLI("probe", "--db", db, "--json", "--sandbox", "none", "--no-inject", "--env", "FIXTURE_API_KEY="+envToken, "--", testfixture.Path(t, "needsenv"))
+	if code != 0 || !strings.Contains(stdout, `"status": "ok"`) {
+		t.Fatalf("probe with --env: exit %d (want ok): %s", code, stderr)
+	}
+	grepTokens(t, "probe --env output", []byte(stdout+stderr))
+	for _, format := range []string{"md", "html", "json", "csv"} {
+		_, out, errOut := runCLI("report", "--db", db, "--format", format)
+		grepTokens(t, "report --format "+format, []byte(out+errOut))
+	}
+	grepDB(t, db)
+}
