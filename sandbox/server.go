@@ -65,6 +65,9 @@ type Info struct {
 	Redirects []string
 	// HTTP is the first HTTP answer of a remote server, nil before one.
 	HTTP *HTTPOutcome
+	// StderrSecrets names the canaries seen anywhere on stderr (not just
+	// in StderrTail), as "NAME" or "NAME (encoding)"; never the values.
+	StderrSecrets []string
 }
 
 // A Server is one launched (or launchable) MCP server. Its methods are safe
@@ -95,7 +98,9 @@ type Server struct {
 	warnings   []string
 	mechanisms []string
 	redirects  []string
-	http       *HTTPOutcome
+	// stderrWatch searches all of stderr for the canaries.
+	stderrWatch *stderrWatch
+	http        *HTTPOutcome
 
 	proc       *process
 	cg         *cgroupSet
@@ -221,6 +226,7 @@ func (s *Server) prepare(ctx context.Context) error {
 		return err
 	}
 	s.env, s.canaries = env, canaries
+	s.stderrWatch = newStderrWatch(canaries)
 	return nil
 }
 
@@ -286,6 +292,7 @@ func (s *Server) Info(wait time.Duration) Info {
 		Mechanisms:    append([]string(nil), s.mechanisms...),
 		Limits:        s.opts.Limits,
 		Redirects:     append([]string(nil), s.redirects...),
+		StderrSecrets: s.stderrWatch.names(),
 		HTTP:          s.http,
 	}
 	for k, v := range s.canaries {
@@ -456,6 +463,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 		for {
 			n, err := errR.Read(buf)
 			s.stderr.Write(buf[:n])
+			s.stderrWatch.Write(buf[:n])
 			if n > 0 && !s.sawOOM.Load() {
 				window := append(carry, buf[:n]...)
 				if outOfMemory(string(window)) {

@@ -66,6 +66,8 @@ func TestCanaryChannels(t *testing.T) {
 		{"description-percent-lower", probe.CodeLeaksSecret, "tools[0].description: LEAKY_TOKEN", "(percent-encoded)"},
 		{"description-split", probe.CodeLeaksSecret, "tools[0].description + tools[1].description: LEAKY_TOKEN", "(split)"},
 		{"stderr", probe.CodeLeaksSecretStderr, "stderr: LEAKY_TOKEN", ""},
+		{"stderr-early", probe.CodeLeaksSecretStderr, "stderr: LEAKY_TOKEN", ""},
+		{"stderr-base64", probe.CodeLeaksSecretStderr, "stderr: LEAKY_TOKEN", "(base64)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,16 +121,30 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	// Every launch (relaunches included) had its own canaries; a leak of
 	// any of them counts.
 	canaries := map[string]string{}
+	var onStderr []string
 	mu.Lock()
 	for i, srv := range servers {
-		for k, v := range srv.Info(0).Canaries {
+		in := srv.Info(0)
+		for k, v := range in.Canaries {
 			if i > 0 {
 				k = fmt.Sprintf("%s (launch %d)", k, i+1)
 			}
 			canaries[k] = v
 		}
+		for _, name := range in.StderrSecrets {
+			if i > 0 {
+				name = fmt.Sprintf("%s (launch %d)", name, i+1)
+			}
+			onStderr = append(onStderr, "stderr: "+name)
+		}
 	}
 	mu.Unlock()
+	if len(onStderr) > 0 {
+		// The sandbox searched all of stderr; the grader sees only its tail.
+		list := strings.Join(onStderr, "; ")
+		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeLeaksSecretStderr, "server", "stderr", list,
+			"the server wrote the value of a secret it was given to its logs: %s", list))
+	}
 	// The user's own values: a server echoing one leaks a real secret,
 	// and none may be stored.
 	mask, detect := configuredSecrets(plan, o.Sandbox)

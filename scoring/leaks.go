@@ -2,8 +2,6 @@ package scoring
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -11,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/canary"
 	"github.com/mcpvet/mcpvet/probe"
 )
 
@@ -335,49 +334,19 @@ func gradeNoLeak(in *input) (bool, string, []Leak) {
 	return false, strings.Join(ev, "; "), leaks
 }
 
-// A canary needle is one form in which a canary may appear in server text:
-// verbatim, hex, or base64 at one of the three byte alignments.
+// needle is one searched form of a canary.
 type needle struct {
 	text string
 	name string // the canary's variable
 	enc  string // "", "hex", "base64", "base64url"
 }
 
-// canaryNeedles returns every searched form of every canary of at least
-// six bytes. A base64 form is the part of the encoding that depends only on
-// the canary, whatever precedes it: for the alignment of k preceding bytes,
-// the characters after the first ceil(8k/6) and before the last partial
-// one. Searching those fixed strings finds the canary inside any base64
-// text without decoding it at every offset.
+// canaryNeedles returns every searched form of every canary (see
+// [canary.Needles]).
 func canaryNeedles(canaries map[string]string) []needle {
-	names := make([]string, 0, len(canaries))
-	for name := range canaries {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	var out []needle
-	seen := map[string]bool{}
-	add := func(text, name, enc string) {
-		if len(text) >= 6 && !seen[text] {
-			seen[text] = true
-			out = append(out, needle{text, name, enc})
-		}
-	}
-	for _, name := range names {
-		v := canaries[name]
-		if len(v) < 6 {
-			continue
-		}
-		add(v, name, "")
-		h := hex.EncodeToString([]byte(v))
-		add(h, name, "hex")
-		add(strings.ToUpper(h), name, "hex")
-		for k := 0; k < 3; k++ {
-			buf := append(make([]byte, k), v...)
-			lo, hi := (8*k+5)/6, 8*(k+len(v))/6
-			add(base64.StdEncoding.EncodeToString(buf)[lo:hi], name, "base64")
-			add(base64.URLEncoding.EncodeToString(buf)[lo:hi], name, "base64url")
-		}
+	for _, n := range canary.Needles(canaries) {
+		out = append(out, needle{n.Text, n.Name, n.Enc})
 	}
 	return out
 }

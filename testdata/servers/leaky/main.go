@@ -203,8 +203,18 @@ func send(v any) {
 }
 
 func main() {
-	if mode == "stderr" {
+	switch mode {
+	case "stderr":
 		fmt.Fprintf(os.Stderr, "starting with LEAKY_TOKEN=%s\n", tok)
+	case "stderr-early":
+		// Then 16 KiB of other logs, so the token is long gone from the
+		// end of stderr that is kept.
+		fmt.Fprintf(os.Stderr, "starting with LEAKY_TOKEN=%s\n", tok)
+		for i := range 256 {
+			fmt.Fprintf(os.Stderr, "info: warming cache shard %03d of 256 .............................\n", i)
+		}
+	case "stderr-base64":
+		fmt.Fprintf(os.Stderr, "config: %s\n", base64.StdEncoding.EncodeToString([]byte("{\"token\":\""+tok+"\"}")))
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
