@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -17,6 +18,9 @@ func (p Plan) Stored() Plan {
 	if u, err := url.Parse(p.URL); err == nil && u.User != nil {
 		u.User = nil
 		p.URL = u.String()
+	}
+	if len(p.ServerJSON) > 0 && userinfo.Match(p.ServerJSON) {
+		p.ServerJSON = userinfo.ReplaceAll(p.ServerJSON, []byte("://"))
 	}
 	if Untrusted(&p) || (len(p.Env) == 0 && len(p.Headers) == 0) {
 		return p
@@ -52,6 +56,9 @@ func (p Plan) Stored() Plan {
 	p.SecretFrom = from
 	return p
 }
+
+// userinfo matches the user info of a URL inside JSON text.
+var userinfo = regexp.MustCompile(`://[^/@\s"\\]+@`)
 
 func flagSource(src, flag string) string {
 	if src == "flag" {
