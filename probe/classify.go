@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"regexp"
 	"strings"
 	"syscall"
@@ -48,6 +49,11 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 	}
 	closed := errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)
 	switch {
+	case remote:
+		// A URL target has no process: no exit, stdout or spawn outcome
+		// applies, whatever the transport error says.
+		st, detail, ev := classifyRemote(ctx, err, msg, pi, timedOut, o)
+		set(st, detail, ev)
 	case pi.SpawnError != "":
 		set(StatusSpawnFailed, "the server could not be started: "+pi.SpawnError, pi.SpawnError)
 	case !remote && o.Process == nil && isSpawnError(err):
@@ -98,6 +104,57 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		res.Findings = append(res.Findings, NewFinding(CodeStdoutPollution, "server", "stdout", pi.StdoutNoise,
 			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))
 	}
+}
+
+// classifyRemote decides the status of a URL target whose handshake
+// failed, from the HTTP answer first (each status maps to one documented
+// liveness status), then the transport error.
+func classifyRemote(ctx context.Context, err error, msg string, pi ProcessInfo, timedOut bool, o Options) (Status, string, string) {
+	code := pi.HTTPStatus
+	if code == 0 {
+		// An answer the transport saw before the sandbox did (or a test
+		// transport): the go-sdk names the status in its error.
+		for _, c := range []int{401, 403, 404, 405, 410, 500, 501, 502, 503, 504} {
+			if httpStatusIn(err.Error(), c) {
+				code = c
+				break
+			}
+		}
+	}
+	answered := fmt.Sprintf("the server answered HTTP %d", code)
+	if t := http.StatusText(code); t != "" {
+		answered += " " + t
+	}
+	ev := err.Error()
+	switch {
+	case strings.Contains(ev, "private address:"):
+		return StatusInvalidPlan, "the target was refused: " + ev, ev
+	case strings.Contains(ev, "cross-origin redirect not followed"):
+		return StatusProtocolError, "the server redirected to another origin; the redirect was not followed, since the headers given for the URL belong to its origin", ev
+	case pi.LimitExceeded != "":
+		return StatusLimitExceeded, "a response of the server exceeded the " + pi.LimitExceeded + " limit", pi.LimitExceeded
+	case code == 401 && pi.OAuthMetadata:
+		return StatusMissingCredentials, answered + "; requires OAuth authorization (WWW-Authenticate names resource_metadata)", ev
+	case code == 401 || code == 403:
+		return StatusMissingCredentials, answered + "; pass the credentials it needs with --header", ev
+	case code == 404 || code == 405 || code == 410:
+		return StatusUnreachable, answered + ": no MCP endpoint at this URL", ev
+	case code >= 500:
+		return StatusUnreachable, answered, ev
+	case isUnreachable(err):
+		return StatusUnreachable, "the server could not be reached: " + ev, ev
+	case timedOut || ctx.Err() != nil:
+		return StatusHandshakeTimeout, "no answer to the handshake within " + o.HandshakeTimeout.String(), ""
+	case credentialEvidence(msg) != "":
+		return StatusMissingCredentials, "the server refused the handshake with a message naming a credential", credentialEvidence(msg)
+	case code >= 200 && code < 300 && pi.HTTPContentType != "" && pi.HTTPContentType != "application/json" && pi.HTTPContentType != "text/event-stream":
+		return StatusProtocolError, fmt.Sprintf("%s with a %s body, not MCP", answered, pi.HTTPContentType), ev
+	case code >= 400:
+		return StatusProtocolError, answered + ": the handshake was refused", ev
+	case code >= 200 && code < 300:
+		return StatusProtocolError, answered + " with a body that is not an MCP answer: " + ev, ev
+	}
+	return StatusProtocolError, "the handshake failed: " + ev, msg
 }
 
 // credentialWord matches the names of credentials in prose and in

@@ -9,13 +9,25 @@ const (
 	CodeLeaksInternalHost     = "errors/leaks_internal_host"
 	CodeLeaksStackTrace       = "errors/leaks_stack_trace"
 	CodeLeaksHostPath         = "errors/leaks_host_path"
+	// CodeLeaksSecretStderr: a canary on stderr, which reaches logs, not
+	// the model; reported apart from the model-visible channels.
+	CodeLeaksSecretStderr = "stderr/leaks_secret"
+	// CodeCrossOriginRedirect: a remote redirected a request that carried
+	// the plan's headers to another origin.
+	CodeCrossOriginRedirect = "transport/cross_origin_redirect"
 )
 
 func init() {
 	register(
 		CatalogEntry{CodeLeaksSecret, SeverityFatal,
-			"an error response contains the value of a secret environment variable",
-			"compose error text from a fixed template with bounded, interpolated values; never echo configuration or upstream request headers"},
+			"a message of the server (server info, instructions, a listing, a notification, a result or an error) contains the value of a secret it was given, verbatim or encoded",
+			"never put configuration values in what the server sends: compose text from fixed templates with bounded, interpolated values; never echo configuration or upstream request headers"},
+		CatalogEntry{CodeLeaksSecretStderr, SeverityError,
+			"the server's stderr contains the value of a secret it was given, verbatim or encoded",
+			"do not log configuration values; stderr ends up in the logs of every MCP client"},
+		CatalogEntry{CodeCrossOriginRedirect, SeverityError,
+			"a remote server redirected a request carrying credentials to another origin",
+			"serve MCP at the URL you publish, or redirect within the same origin; clients must not send credentials to another origin"},
 		CatalogEntry{CodeLeaksCredential, SeverityError,
 			"an error response contains a credential-shaped token (API key, bearer token, JWT, private key)",
 			"redact tokens before building error text; do not proxy upstream error bodies verbatim"},

@@ -37,6 +37,10 @@ type recorder struct {
 	serverRequests map[string]int
 	// conn is the connection of the most recent session, for raw calls.
 	conn *recordingConn
+	// received keeps every message of the server for the canary search.
+	kept            []Message
+	receivedBytes   int
+	receivedDropped int
 }
 
 type pendingCall struct {
@@ -140,6 +144,11 @@ func (r *recorder) received(msg jsonrpc.Message) {
 	defer r.mu.Unlock()
 	if r.firstRead.IsZero() {
 		r.firstRead = time.Now()
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		r.keep(msg, r.pending[resp.ID])
+	} else {
+		r.keep(msg, nil)
 	}
 	switch m := msg.(type) {
 	case *jsonrpc.Request:

@@ -27,6 +27,13 @@ type Result struct {
 	Verdict *Verdict `json:"verdict,omitempty"`
 	// RubricVersion identifies the grading rubric used for Probes and Score.
 	RubricVersion string `json:"rubricVersion,omitempty"`
+
+	// Received holds every message the server sent, in arrival order, for
+	// the grader's secret search; it is not stored.
+	Received []Message `json:"-"`
+	// ReceivedDropped counts messages not kept in Received because of its
+	// memory bound.
+	ReceivedDropped int `json:"-"`
 }
 
 // Target says what was probed and how.

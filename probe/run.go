@@ -62,6 +62,14 @@ type ProcessInfo struct {
 	LimitExceeded string
 	// Started is when the process was started.
 	Started time.Time
+	// HTTPStatus is the first HTTP status a remote server answered (the
+	// first error status when an earlier answer succeeded), 0 for stdio.
+	HTTPStatus int
+	// HTTPContentType is the media type of that answer.
+	HTTPContentType string
+	// OAuthMetadata reports whether a 401 answer's WWW-Authenticate header
+	// advertised OAuth protected-resource metadata.
+	OAuthMetadata bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -115,6 +123,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		rec.abandon(abandonOutcome(ctx, err))
 		classifyFailure(ctx, res, err, rec, o)
 		res.Calls = rec.telemetry()
+		res.Received, res.ReceivedDropped = rec.messages()
 		res.Liveness.Timings.TotalMs = Ms(time.Since(start))
 		return res
 	}
@@ -158,6 +167,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	// final only once the process is gone.
 	checkProcess(res, o)
 	res.Calls = rec.telemetry()
+	res.Received, res.ReceivedDropped = rec.messages()
 	sortFindings(res.Findings)
 	res.Liveness.Timings.TotalMs = Ms(time.Since(start))
 	return res

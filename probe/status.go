@@ -28,7 +28,8 @@ const (
 	// during the handshake. Liveness.HandshakeCompleted tells whether the
 	// handshake succeeded anyway.
 	StatusStdoutPollution Status = "stdout_pollution"
-	// StatusUnreachable: a URL target could not be connected to.
+	// StatusUnreachable: a URL target could not be connected to, or
+	// answered HTTP 404, 405 or 410 (no MCP endpoint) or 5xx.
 	StatusUnreachable Status = "unreachable"
 
 	// StatusNeedsConfiguration: the plan has required inputs without a value.

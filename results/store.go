@@ -261,7 +261,9 @@ func (s *Store) AddTargets(ctx context.Context, scanID int64, plans []sandbox.Pl
 			if p.Key == "" {
 				return fmt.Errorf("plan %d (%q) has an empty key", i, p.Name)
 			}
-			b, err := json.Marshal(p)
+			// Secret values of the user's own plans are not stored: the
+			// plan records where to obtain them again.
+			b, err := json.Marshal(p.Stored())
 			if err != nil {
 				return fmt.Errorf("encoding plan %q: %w", p.Key, err)
 			}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -57,6 +58,13 @@ type Options struct {
 	// AllowNetwork gives the server network access at run time. Install
 	// steps always have network.
 	AllowNetwork bool
+	// AllowPrivateNetwork lets remote targets from a registry or snapshot
+	// (see [Untrusted]) connect to loopback, private, link-local and cloud
+	// metadata addresses, which they are refused otherwise.
+	AllowPrivateNetwork bool
+	// Resolver resolves the host names of remote targets; nil uses
+	// net.DefaultResolver.
+	Resolver *net.Resolver
 	// CacheDir holds installed packages; default $XDG_CACHE_HOME/mcpvet or
 	// $HOME/.cache/mcpvet.
 	CacheDir string
@@ -119,6 +127,13 @@ func (l Limits) withDefaults() Limits {
 }
 
 // resolve returns a copy of opts (which may be nil) with defaults filled in.
+func (o *Options) resolver() *net.Resolver {
+	if o.Resolver != nil {
+		return o.Resolver
+	}
+	return net.DefaultResolver
+}
+
 func (opts *Options) resolve() Options {
 	var o Options
 	if opts != nil {

@@ -51,6 +51,11 @@ type Plan struct {
 	// ServerJSON is the registry's server.json for declared-vs-observed
 	// checks, when known.
 	ServerJSON json.RawMessage `json:"serverJson,omitempty"`
+
+	// SecretFrom is set on a plan as stored (see [Plan.Stored]): for each
+	// value removed from Env ("env:NAME") and Headers ("header:NAME"), where
+	// it is to be obtained again ("config:FILE", "flag:--header", ...).
+	SecretFrom map[string]string `json:"secretFrom,omitempty"`
 }
 
 // Package is a registry package to install before launch.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -35,10 +34,13 @@ type remoteTransport struct {
 	used bool
 }
 
-func newRemoteTransport(s *Server, plan *Plan) (*remoteTransport, error) {
+func newRemoteTransport(ctx context.Context, s *Server, plan *Plan) (*remoteTransport, error) {
 	u, err := url.Parse(plan.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, launchErrorf(StatusInvalidPlan, "remote URL %q is not an http(s) URL", plan.URL)
+		return nil, launchErrorf(StatusInvalidPlan, "remote URL %q is not an http(s) URL", redactUserinfo(plan.URL))
+	}
+	if err := checkRemoteURL(ctx, plan, s.opts.AllowPrivateNetwork, s.opts.resolver()); err != nil {
+		return nil, err
 	}
 	headers := map[string]string{}
 	for k, v := range plan.Headers {
@@ -70,22 +72,18 @@ func newRemoteTransport(s *Server, plan *Plan) (*remoteTransport, error) {
 	lim := s.opts.Limits
 	base := &http.Transport{
 		Proxy:                  http.ProxyFromEnvironment,
-		DialContext:            (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:            guardedDial(plan, s.opts.AllowPrivateNetwork, s.opts.resolver()),
 		TLSHandshakeTimeout:    10 * time.Second,
 		ResponseHeaderTimeout:  30 * time.Second,
 		MaxResponseHeaderBytes: 1 << 20,
 		IdleConnTimeout:        30 * time.Second,
 		ForceAttemptHTTP2:      true,
 	}
-	rt := &remoteRoundTripper{base: base, headers: headers, s: s, maxBody: int64(lim.MessageBytes), maxTotal: lim.StdoutBytes}
+	home := origin(u)
+	rt := &remoteRoundTripper{base: base, headers: headers, home: home, s: s, maxBody: int64(lim.MessageBytes), maxTotal: lim.StdoutBytes}
 	client := &http.Client{
-		Transport: rt,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
-				return errors.New("stopped after 5 redirects")
-			}
-			return nil
-		},
+		Transport:     rt,
+		CheckRedirect: checkRedirect(s, home, len(headers) > 0),
 	}
 	return &remoteTransport{s: s, plan: plan, client: client, rt: rt}, nil
 }
@@ -300,6 +298,7 @@ func (c *remoteConn) Close() error {
 type remoteRoundTripper struct {
 	base     http.RoundTripper
 	headers  map[string]string
+	home     string // origin the headers belong to
 	s        *Server
 	maxBody  int64 // one JSON body
 	maxTotal int64 // all bodies together
@@ -314,8 +313,9 @@ func (r *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	req = req.Clone(req.Context())
 	for k, v := range r.headers {
 		// The transport's own headers win: a plan must not be able to
-		// break the protocol (Content-Type, Accept, session id).
-		if req.Header.Get(k) == "" {
+		// break the protocol (Content-Type, Accept, session id). The
+		// plan's headers go to the plan's origin only.
+		if req.Header.Get(k) == "" && origin(req.URL) == r.home {
 			req.Header.Set(k, v)
 		}
 	}
@@ -328,6 +328,7 @@ func (r *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	if err != nil {
 		return nil, err
 	}
+	r.s.noteHTTP(resp)
 	if req.Method == http.MethodPost {
 		r.mu.Lock()
 		if r.first == 0 {

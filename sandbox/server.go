@@ -59,6 +59,15 @@ type Info struct {
 	Mechanisms []string
 	// Limits are the limits in force, defaults filled in.
 	Limits Limits
+	// Redirects describes cross-origin redirects a remote answered and
+	// that were not followed because the plan's headers belong to its
+	// origin.
+	Redirects []string
+	// HTTP is the first HTTP answer of a remote server, nil before one.
+	HTTP *HTTPOutcome
+	// StderrSecrets names the canaries seen anywhere on stderr (not just
+	// in StderrTail), as "NAME" or "NAME (encoding)"; never the values.
+	StderrSecrets []string
 }
 
 // A Server is one launched (or launchable) MCP server. Its methods are safe
@@ -88,6 +97,10 @@ type Server struct {
 	noise      []byte
 	warnings   []string
 	mechanisms []string
+	redirects  []string
+	// stderrWatch searches all of stderr for the canaries.
+	stderrWatch *stderrWatch
+	http        *HTTPOutcome
 
 	proc       *process
 	cg         *cgroupSet
@@ -133,7 +146,7 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	s.initChannels()
 	switch plan.Transport {
 	case TransportStreamable, TransportSSE:
-		rt, err := newRemoteTransport(s, plan)
+		rt, err := newRemoteTransport(ctx, s, plan)
 		if err != nil {
 			return nil, err
 		}
@@ -213,6 +226,7 @@ func (s *Server) prepare(ctx context.Context) error {
 		return err
 	}
 	s.env, s.canaries = env, canaries
+	s.stderrWatch = newStderrWatch(canaries)
 	return nil
 }
 
@@ -277,6 +291,9 @@ func (s *Server) Info(wait time.Duration) Info {
 		Warnings:      append([]string(nil), s.warnings...),
 		Mechanisms:    append([]string(nil), s.mechanisms...),
 		Limits:        s.opts.Limits,
+		Redirects:     append([]string(nil), s.redirects...),
+		StderrSecrets: s.stderrWatch.names(),
+		HTTP:          s.http,
 	}
 	for k, v := range s.canaries {
 		info.Canaries[k] = v
@@ -446,6 +463,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 		for {
 			n, err := errR.Read(buf)
 			s.stderr.Write(buf[:n])
+			s.stderrWatch.Write(buf[:n])
 			if n > 0 && !s.sawOOM.Load() {
 				window := append(carry, buf[:n]...)
 				if outOfMemory(string(window)) {

@@ -21,7 +21,7 @@ import (
 // npmCache is where the integration tests install the pinned npm servers,
 // through mcpvet's own installer: .cache/mcpvet in the repository, reused
 // across runs.
-func npmCache(t *testing.T) string {
+func npmCache(t testing.TB) string {
 	t.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
 		testenv.Need(t, "npm is not installed; the real-server tests need Node.js and npm")

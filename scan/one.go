@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,20 +115,43 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	for _, w := range info.Warnings {
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
 	}
+	for _, r := range current.Info(0).Redirects {
+		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeCrossOriginRedirect, "server", "http", r, "%s", r))
+	}
 	// Every launch (relaunches included) had its own canaries; a leak of
 	// any of them counts.
 	canaries := map[string]string{}
+	var onStderr []string
 	mu.Lock()
 	for i, srv := range servers {
-		for k, v := range srv.Info(0).Canaries {
+		in := srv.Info(0)
+		for k, v := range in.Canaries {
 			if i > 0 {
 				k = fmt.Sprintf("%s (launch %d)", k, i+1)
 			}
 			canaries[k] = v
 		}
+		for _, name := range in.StderrSecrets {
+			if i > 0 {
+				name = fmt.Sprintf("%s (launch %d)", name, i+1)
+			}
+			onStderr = append(onStderr, "stderr: "+name)
+		}
 	}
 	mu.Unlock()
-	return grade(res, canaries, policy), nil
+	if len(onStderr) > 0 {
+		// The sandbox searched all of stderr; the grader sees only its tail.
+		list := strings.Join(onStderr, "; ")
+		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeLeaksSecretStderr, "server", "stderr", list,
+			"the server wrote the value of a secret it was given to its logs: %s", list))
+	}
+	// The user's own values: a server echoing one leaks a real secret,
+	// and none may be stored.
+	mask, detect := configuredSecrets(plan, o.Sandbox)
+	for k, v := range detect {
+		canaries[k] = v
+	}
+	return maskResult(grade(res, canaries, policy), mask), nil
 }
 
 // grade scores the error responses of res and decides its verdict.
@@ -162,7 +187,7 @@ func TargetOf(plan *sandbox.Plan) probe.Target {
 		Version:   plan.Version,
 		Source:    plan.Source,
 		Transport: plan.Transport,
-		URL:       plan.URL,
+		URL:       withoutUserinfo(plan.URL),
 	}
 	if plan.Command != "" {
 		t.Command = append([]string{plan.Command}, plan.Args...)
@@ -170,6 +195,17 @@ func TargetOf(plan *sandbox.Plan) probe.Target {
 		t.Command = append([]string{plan.Package.RegistryType + ":" + plan.Package.Identifier + versionSuffix(plan.Package)}, plan.Args...)
 	}
 	return t
+}
+
+// withoutUserinfo drops user:password@ from a URL (such URLs are refused
+// before launch, but the result still names the target).
+func withoutUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
 }
 
 func versionSuffix(p *sandbox.Package) string {
@@ -216,7 +252,7 @@ func isolationOf(in sandbox.Info) *probe.Isolation {
 }
 
 func processInfo(in sandbox.Info) probe.ProcessInfo {
-	return probe.ProcessInfo{
+	pi := probe.ProcessInfo{
 		SpawnError:    in.SpawnError,
 		Exited:        in.Exited,
 		ExitCode:      in.ExitCode,
@@ -226,4 +262,8 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 		LimitExceeded: in.LimitExceeded,
 		Started:       in.Started,
 	}
+	if in.HTTP != nil {
+		pi.HTTPStatus, pi.HTTPContentType, pi.OAuthMetadata = in.HTTP.Status, in.HTTP.ContentType, in.HTTP.ResourceMetadata
+	}
+	return pi
 }

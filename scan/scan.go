@@ -41,6 +41,12 @@ type Options struct {
 	Info results.ScanInfo
 	// Resume continues the scan with this id instead of starting one.
 	Resume int64
+	// Restore obtains again the secret values a stored plan of a resumed
+	// scan lacks (see [sandbox.Plan.Stored]), filling them in place. It is
+	// called for every pending plan with SecretFrom before anything is
+	// written; an error stops the resume. Without it such a plan stops
+	// the resume with a [*sandbox.MissingSecretError].
+	Restore func(ctx context.Context, plan *sandbox.Plan) error
 	// Concurrency is how many servers run at once (default: CPUs).
 	Concurrency int
 	// Probe configures each server's run.
@@ -110,15 +116,34 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		if _, err := st.AddTargets(ctx, scanID, o.Plans); err != nil {
 			return sum, err
 		}
-	} else if err := st.ResumeScan(ctx, scanID); err != nil {
-		return sum, err
 	}
-	sum.ScanID = scanID
-	scanRow, err := st.Scan(ctx, scanID)
+	pending, err := st.PendingTargets(ctx, scanID)
 	if err != nil {
 		return sum, err
 	}
-	pending, err := st.PendingTargets(ctx, scanID)
+	if o.Resume == 0 {
+		// The stored plans lack the secret values; the given ones have them.
+		given := make(map[string]*sandbox.Plan, len(o.Plans))
+		for i := range o.Plans {
+			given[o.Plans[i].Key] = &o.Plans[i]
+		}
+		for i := range pending {
+			if g := given[pending[i].Key]; g != nil {
+				pending[i] = *g
+			}
+		}
+	} else {
+		for i := range pending {
+			if err := restoreSecrets(ctx, &pending[i], o.Restore); err != nil {
+				return sum, err
+			}
+		}
+		if err := st.ResumeScan(ctx, scanID); err != nil {
+			return sum, err
+		}
+	}
+	sum.ScanID = scanID
+	scanRow, err := st.Scan(ctx, scanID)
 	if err != nil {
 		return sum, err
 	}
@@ -208,4 +233,15 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		retErr = err
 	}
 	return sum, retErr
+}
+
+// restoreSecrets fills the secret values a stored plan lacks with restore.
+func restoreSecrets(ctx context.Context, p *sandbox.Plan, restore func(context.Context, *sandbox.Plan) error) error {
+	if len(p.SecretFrom) == 0 {
+		return nil
+	}
+	if restore == nil {
+		return p.Restore(&sandbox.Plan{})
+	}
+	return restore(ctx, p)
 }

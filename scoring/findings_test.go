@@ -149,12 +149,13 @@ func TestScoreResult(t *testing.T) {
 	if res.RubricVersion != RubricVersion {
 		t.Errorf("RubricVersion = %q", res.RubricVersion)
 	}
-	want := []probe.Finding{{Code: CodeLeaksSecret, Severity: probe.SeverityFatal, Subject: "server", Pointer: "stderr[18:40]",
-		Value: "canary value of KEY", Message: "the stderr contains the canary value of KEY"}}
+	// stderr reaches logs, not the model: reported apart (issue 11).
+	want := []probe.Finding{{Code: probe.CodeLeaksSecretStderr, Severity: probe.SeverityError, Subject: "server", Pointer: "stderr",
+		Value: "stderr: KEY", Message: "the server wrote the value of a secret it was given to its logs: stderr: KEY"}}
 	if diff := cmp.Diff(want, res.Findings); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
-	if v := Decide(res, nil); v.Decision != DecisionDrop {
-		t.Errorf("decision = %s, want drop", v.Decision)
+	if v := Decide(res, nil); v.Decision != DecisionFix {
+		t.Errorf("decision = %s, want fix", v.Decision)
 	}
 }

@@ -1,10 +1,16 @@
 package scoring
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/canary"
+	"github.com/mcpvet/mcpvet/probe"
 )
 
 // LeakKind names what an error response leaked.
@@ -326,4 +332,464 @@ func gradeNoLeak(in *input) (bool, string, []Leak) {
 		ev = append(ev, fmt.Sprintf("%s at %s: %s", l.Kind, l.Where, l.Evidence))
 	}
 	return false, strings.Join(ev, "; "), leaks
+}
+
+// needle is one searched form of a canary.
+type needle struct {
+	text string
+	name string // the canary's variable
+	enc  string // "", "hex", "base64", "base64url"
+}
+
+// canaryNeedles returns every searched form of every canary (see
+// [canary.Needles]).
+func canaryNeedles(canaries map[string]string) []needle {
+	var out []needle
+	for _, n := range canary.Needles(canaries) {
+		out = append(out, needle{n.Text, n.Name, n.Enc})
+	}
+	return out
+}
+
+// A strand is one server-controlled string of a message: a string value or
+// an object key, with its channel (the path that names where it was).
+type strand struct {
+	channel string
+	// group is the channel with array indices removed ("tools[*].description"),
+	// so strings of the same field across items can be joined.
+	group string
+	s     string
+}
+
+// maxWalkDepth bounds the nesting the message walker follows.
+const maxWalkDepth = 64
+
+// walkJSON appends the strings of raw (values and keys, in document order,
+// with JSON escapes decoded) to out. Top-level arrays of a list result are
+// indexed from offset[key], which is advanced, so items of later pages get
+// their position in the whole list.
+func walkJSON(raw []byte, prefix string, offset map[string]int, out []strand) []strand {
+	if len(raw) == 0 {
+		return out
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var walk func(path, group string, depth int) bool
+	walk = func(path, group string, depth int) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch t := tok.(type) {
+		case string:
+			out = append(out, strand{channel: path, group: group, s: t})
+		case json.Delim:
+			if depth > maxWalkDepth {
+				return false
+			}
+			switch t {
+			case '{':
+				for dec.More() {
+					kt, err := dec.Token()
+					if err != nil {
+						return false
+					}
+					k, _ := kt.(string)
+					p, g := joinPath(path, k), joinPath(group, k)
+					out = append(out, strand{channel: p + " (key)", group: g + " (key)", s: k})
+					if !walk(p, g, depth+1) {
+						return false
+					}
+				}
+			case '[':
+				base := 0
+				if depth == 1 && offset != nil {
+					base = offset[path]
+				}
+				i := 0
+				for ; dec.More(); i++ {
+					if !walk(fmt.Sprintf("%s[%d]", path, base+i), group+"[*]", depth+1) {
+						return false
+					}
+				}
+				if depth == 1 && offset != nil {
+					offset[path] = base + i
+				}
+			}
+			if _, err := dec.Token(); err != nil { // the closing delimiter
+				return false
+			}
+		}
+		return true
+	}
+	walk(prefix, prefix, 0)
+	return out
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	if strings.HasSuffix(path, " ") {
+		return path + key
+	}
+	return path + "." + key
+}
+
+// listMethods are the results whose channels are named from the list
+// itself ("tools[3].description"); the handshake's are named from the
+// result ("serverInfo.name", "instructions").
+var listMethods = map[string]bool{
+	"initialize": true, "server/discover": true, "tools/list": true, "prompts/list": true,
+	"resources/list": true, "resources/templates/list": true,
+}
+
+// messageStrands returns the strands of one message with their channels.
+func messageStrands(m probe.Message, offsets map[string]map[string]int) []strand {
+	var prefix string
+	switch {
+	case m.Kind == "result" && listMethods[m.Method]:
+	case m.Kind == "notification" || m.Kind == "request":
+		prefix = m.Method + " "
+	default:
+		prefix = m.Method
+		if prefix == "" {
+			prefix = "response"
+		}
+		if m.Name != "" {
+			prefix += "(" + m.Name + ")"
+		}
+		prefix += " "
+	}
+	var out []strand
+	if m.Kind == "error" {
+		out = append(out, strand{channel: prefix + "error.message", group: prefix + "error.message", s: m.ErrorMessage})
+		return walkJSON(m.ErrorData, prefix+"error.data", nil, out)
+	}
+	var off map[string]int
+	if listMethods[m.Method] {
+		var p struct {
+			Cursor *string `json:"cursor"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.Cursor == nil {
+			// A listing from its first page again: positions restart.
+			offsets[m.Method] = nil
+		}
+		if offsets[m.Method] == nil {
+			offsets[m.Method] = map[string]int{}
+		}
+		off = offsets[m.Method]
+	}
+	return walkJSON(m.Body, prefix, off, out)
+}
+
+// subjectOfMessage is the finding subject a leak in m belongs to.
+func subjectOfMessage(m probe.Message) string {
+	switch {
+	case m.Name == "" || m.Kind == "notification" || m.Kind == "request":
+		return "server"
+	case m.Method == "tools/call":
+		return "tool:" + m.Name
+	case m.Method == "prompts/get":
+		return "prompt:" + m.Name
+	case strings.HasPrefix(m.Method, "resources/"):
+		return "resource:" + m.Name
+	}
+	return "server"
+}
+
+// canaryHit is one canary found in one channel.
+type canaryHit struct {
+	name, channel, enc string
+}
+
+// searchStrands finds every needle in the strands: in each string and in
+// its decoded forms (JSON escapes left inside a string, percent-encoding,
+// line-wrapped encodings), and in the concatenation of adjacent strings
+// (in document order, and of the same field across items), so a canary
+// split over two strings is found too.
+func searchStrands(strands []strand, needles []needle, hit func(canaryHit)) {
+	if len(needles) == 0 || len(strands) == 0 {
+		return
+	}
+	for _, st := range strands {
+		for _, v := range decodedForms(st.s) {
+			for _, n := range needles {
+				if strings.Contains(v.s, n.text) {
+					hit(canaryHit{n.name, st.channel, joinEnc(v.enc, n.enc)})
+				}
+			}
+		}
+	}
+	searchJoined(strands, needles, hit)
+	groups := map[string][]strand{}
+	var order []string
+	for _, st := range strands {
+		if _, ok := groups[st.group]; !ok {
+			order = append(order, st.group)
+		}
+		groups[st.group] = append(groups[st.group], st)
+	}
+	for _, g := range order {
+		if len(groups[g]) > 1 && len(groups[g]) < len(strands) {
+			searchJoined(groups[g], needles, hit)
+		}
+	}
+}
+
+// searchJoined searches the concatenation of strands for needles that
+// span more than one of them (those within one were found already).
+func searchJoined(strands []strand, needles []needle, hit func(canaryHit)) {
+	var b strings.Builder
+	ends := make([]int, len(strands))
+	for i, st := range strands {
+		b.WriteString(st.s)
+		ends[i] = b.Len()
+	}
+	joined := b.String()
+	at := func(off int) int { return sort.SearchInts(ends, off+1) }
+	for _, n := range needles {
+		for from := 0; from < len(joined); {
+			i := strings.Index(joined[from:], n.text)
+			if i < 0 {
+				break
+			}
+			i += from
+			first, last := at(i), at(i+len(n.text)-1)
+			if first != last {
+				hit(canaryHit{n.name, strands[first].channel + " + " + strands[last].channel, joinEnc("split", n.enc)})
+			}
+			from = i + 1
+		}
+	}
+}
+
+func joinEnc(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + ", " + b
+}
+
+type form struct{ s, enc string }
+
+// decodedForms returns s and the forms a canary could hide in: JSON escapes
+// inside the string (JSON encoded twice), percent-encoding, and the string
+// without line breaks and spaces (wrapped base64 or hex).
+func decodedForms(s string) []form {
+	out := []form{{s, ""}}
+	if strings.IndexByte(s, '\\') >= 0 {
+		if u, ok := unescapeJSON(s); ok {
+			out = append(out, form{u, "JSON escapes"})
+		}
+	}
+	if strings.IndexByte(s, '%') >= 0 {
+		if u, ok := unescapePercent(s); ok {
+			out = append(out, form{u, "percent-encoded"})
+		}
+	}
+	if len(s) >= 16 && strings.ContainsAny(s, "\n\r\t ") {
+		out = append(out, form{strings.Map(func(r rune) rune {
+			if r == '\n' || r == '\r' || r == '\t' || r == ' ' {
+				return -1
+			}
+			return r
+		}, s), "wrapped"})
+	}
+	return out
+}
+
+// unescapeJSON decodes the JSON string escapes in s, leniently: invalid
+// escapes stay as they are.
+func unescapeJSON(s string) (string, bool) {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		switch e := s[i+1]; e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+			i++
+			changed = true
+		case 'n', 't', 'r', 'b', 'f':
+			b.WriteByte(map[byte]byte{'n': '\n', 't': '\t', 'r': '\r', 'b': '\b', 'f': '\f'}[e])
+			i++
+			changed = true
+		case 'u':
+			if i+6 <= len(s) {
+				if v, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
+					b.WriteRune(rune(v))
+					i += 5
+					changed = true
+					continue
+				}
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), changed
+}
+
+// unescapePercent decodes every valid %XX in s (and leaves invalid ones).
+func unescapePercent(s string) (string, bool) {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			b.WriteByte(byte(v))
+			i += 2
+			changed = true
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String(), changed
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// messagesOf returns the messages the server sent; for a result without
+// them (built by hand, or read back from a database) it rebuilds what the
+// result keeps: the handshake, the listings and the probe responses.
+func messagesOf(res *probe.Result) []probe.Message {
+	if len(res.Received) > 0 {
+		return res.Received
+	}
+	var out []probe.Message
+	items := func(method, key string, raws []json.RawMessage) {
+		for _, r := range raws {
+			out = append(out, probe.Message{Kind: "result", Method: method,
+				Body: json.RawMessage(`{"` + key + `":[` + string(r) + `]}`)})
+		}
+	}
+	var tools, prompts, resources []json.RawMessage
+	for _, t := range res.Tools {
+		tools = append(tools, nonEmpty(t.Raw))
+	}
+	for _, p := range res.Prompts {
+		prompts = append(prompts, nonEmpty(p.Raw))
+	}
+	for _, r := range res.Resources {
+		resources = append(resources, nonEmpty(r.Raw))
+	}
+	items("tools/list", "tools", tools)
+	items("prompts/list", "prompts", prompts)
+	items("resources/list", "resources", resources)
+	for _, pc := range res.Probes {
+		if len(pc.Response) > 0 {
+			out = append(out, probe.Message{Kind: "result", Method: pc.Method, Name: pc.Tool, Body: pc.Response})
+		}
+	}
+	return out
+}
+
+func nonEmpty(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("null")
+	}
+	return r
+}
+
+// maskCanaries replaces every canary value in the findings (other checks
+// quote what the server sent as evidence) with a mark naming its variable.
+func maskCanaries(fs []probe.Finding, canaries map[string]string) {
+	if len(canaries) == 0 {
+		return
+	}
+	var pairs []string
+	for name, v := range canaries {
+		if len(v) >= 6 {
+			pairs = append(pairs, v, "[secret "+name+"]")
+		}
+	}
+	r := strings.NewReplacer(pairs...)
+	for i := range fs {
+		f := &fs[i]
+		f.Subject, f.Pointer, f.Value, f.Message = r.Replace(f.Subject), r.Replace(f.Pointer), r.Replace(f.Value), r.Replace(f.Message)
+	}
+}
+
+// maxChannelsNamed bounds the channels one finding lists.
+const maxChannelsNamed = 8
+
+// SecretLeaks returns the findings of [ScoreResult]'s secret search alone:
+// every message of res and, apart, its stderr, searched for every canary
+// in every form. It is exported for benchmarks.
+func SecretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding {
+	return secretLeaks(res, canaries)
+}
+
+// secretLeaks searches every message the server sent, and separately its
+// stderr and non-protocol stdout, for the canaries. It returns one finding
+// per subject and code, naming each channel and encoding and the
+// variable, never the value.
+func secretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding {
+	needles := canaryNeedles(canaries)
+	if len(needles) == 0 {
+		return nil
+	}
+	type key struct{ code, subject string }
+	found := map[key][]string{}
+	var order []key
+	note := func(code, subject string, h canaryHit) {
+		k := key{code, subject}
+		if _, ok := found[k]; !ok {
+			order = append(order, k)
+		}
+		// One entry per channel and variable: the first form found (the
+		// verbatim one comes first) names it.
+		d := h.channel + ": " + h.name
+		if slices.ContainsFunc(found[k], func(e string) bool { return e == d || strings.HasPrefix(e, d+" (") }) {
+			return
+		}
+		if h.enc != "" {
+			d += " (" + h.enc + ")"
+		}
+		found[k] = append(found[k], d)
+	}
+	offsets := map[string]map[string]int{}
+	for _, m := range messagesOf(res) {
+		subject := subjectOfMessage(m)
+		searchStrands(messageStrands(m, offsets), needles, func(h canaryHit) { note(CodeLeaksSecret, subject, h) })
+	}
+	var logs []strand
+	if res.Liveness.StderrTail != "" {
+		logs = append(logs, strand{channel: "stderr", group: "stderr", s: res.Liveness.StderrTail})
+	}
+	if res.Liveness.StdoutNoise != "" {
+		logs = append(logs, strand{channel: "stdout (non-protocol lines)", group: "stdout", s: res.Liveness.StdoutNoise})
+	}
+	for _, st := range logs {
+		searchStrands([]strand{st}, needles, func(h canaryHit) { note(probe.CodeLeaksSecretStderr, "server", h) })
+	}
+	var out []probe.Finding
+	for _, k := range order {
+		ds := found[k]
+		first, _, _ := strings.Cut(ds[0], ": ")
+		shown := ds
+		if len(shown) > maxChannelsNamed {
+			shown = shown[:maxChannelsNamed]
+		}
+		list := strings.Join(shown, "; ")
+		if n := len(ds) - len(shown); n > 0 {
+			list += fmt.Sprintf("; and %d more", n)
+		}
+		msg := "the server sent the value of a secret it was given, which reaches the model: " + list
+		if k.code == probe.CodeLeaksSecretStderr {
+			msg = "the server wrote the value of a secret it was given to its logs: " + list
+		}
+		out = append(out, newFinding(k.code, k.subject, first, list, msg))
+	}
+	return out
 }

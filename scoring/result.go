@@ -79,7 +79,7 @@ func ScoreResult(res *probe.Result, opts *Options) []Graded {
 	res.Score = ServerScore(graded)
 	res.RubricVersion = RubricVersion
 	found := FindingsFor(graded)
-	found = append(found, listingLeaks(res, opts)...)
+	found = append(found, secretLeaks(res, opts.Canaries)...)
 	type key struct{ code, subject string }
 	have := map[key]bool{}
 	for _, f := range res.Findings {
@@ -92,45 +92,6 @@ func ScoreResult(res *probe.Result, opts *Options) []Graded {
 			res.Findings = append(res.Findings, f)
 		}
 	}
+	maskCanaries(res.Findings, opts.Canaries)
 	return graded
-}
-
-// listingLeaks looks for canaries outside the probe responses: in the raw
-// tool, prompt and resource listings (model-visible) and the stderr tail.
-func listingLeaks(res *probe.Result, opts *Options) []probe.Finding {
-	if len(opts.Canaries) == 0 {
-		return nil
-	}
-	c := &Context{Canaries: opts.Canaries}
-	var out []probe.Finding
-	check := func(subject, label, text string) {
-		for _, l := range scanLeaks(segment{label: label, s: text}, c, "") {
-			if l.Kind == LeakSecret {
-				out = append(out, newFinding(CodeLeaksSecret, subject, l.Where, l.Evidence,
-					"the "+label+" contains the "+l.Evidence))
-				return
-			}
-		}
-	}
-	for _, t := range res.Tools {
-		check("tool:"+t.Name, "tool listing", string(t.Raw))
-	}
-	for _, p := range res.Prompts {
-		check("prompt:"+p.Name, "prompt listing", string(p.Raw))
-	}
-	for _, r := range res.Resources {
-		check("resource:"+r.URI, "resource listing", string(r.Raw))
-	}
-	for _, cl := range res.Probes {
-		if len(cl.Response) > 0 {
-			check(subjectOfCall(cl), "raw response", string(cl.Response))
-		}
-	}
-	check("server", "stderr", res.Liveness.StderrTail)
-	return out
-}
-
-func subjectOfCall(pc probe.ProbeCall) string {
-	r := Response{Kind: pc.Kind, Method: pc.Method, Tool: pc.Tool}
-	return subject(&r)
 }

@@ -25,6 +25,7 @@ type runFlags struct {
 	headers          []string
 	sandbox          string
 	allowNetwork     bool
+	allowPrivate     bool
 	serverTimeout    time.Duration
 	handshakeTimeout time.Duration
 	protocolVersion  string
@@ -45,6 +46,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.headers, "header", nil, "KEY=VALUE HTTP header for URL targets (repeatable)")
 	fl.StringVar(&f.sandbox, "sandbox", "auto", "isolation backend: auto, builtin, bwrap or none")
 	fl.BoolVar(&f.allowNetwork, "allow-network", false, "let servers reach the network at run time (recorded with the results)")
+	fl.BoolVar(&f.allowPrivate, "allow-private-network", false, "let URL targets from a registry or snapshot connect to loopback, private, link-local and metadata addresses (recorded with the results)")
 	fl.DurationVar(&f.serverTimeout, "server-timeout", 2*time.Minute, "deadline for one server from launch to teardown")
 	fl.DurationVar(&f.handshakeTimeout, "handshake-timeout", 20*time.Second, "deadline for launch plus handshake")
 	fl.StringVar(&f.protocolVersion, "protocol-version", "", "protocol version to ask for (default: the newest, with fallback)")
@@ -92,10 +94,11 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 	return &scan.ProbeOptions{
 		Policy: policy,
 		Sandbox: &sandbox.Options{
-			Backend:      f.sandbox,
-			AllowNetwork: f.allowNetwork,
-			CacheDir:     f.cacheDir,
-			Env:          env,
+			Backend:             f.sandbox,
+			AllowNetwork:        f.allowNetwork,
+			AllowPrivateNetwork: f.allowPrivate,
+			CacheDir:            f.cacheDir,
+			Env:                 env,
 			Limits: sandbox.Limits{
 				MemoryBytes:  f.memory << 20,
 				Processes:    f.processes,
@@ -272,12 +275,14 @@ func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, 
 // errProbeInterrupted is a probe cut short by Ctrl-C or --timeout (exit 4).
 var errProbeInterrupted error = partialError("the probe was interrupted; the partial result is stored and printed")
 
-// writeOutput writes to stdout for "-" or creates the file.
+// writeOutput writes to stdout for "-" or creates the file, readable by
+// its owner only (a report names servers, hosts and findings of the user's
+// own configuration).
 func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) (err error) {
 	if path == "" || path == "-" {
 		return write(stdout)
 	}
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return usagef("--output %q: %v; give a writable file path or - for stdout", path, err)
 	}

@@ -63,7 +63,13 @@ func TestRegistryPullAndScan(t *testing.T) {
 	}
 
 	db := filepath.Join(dir, "scan.db")
-	code, stdout, stderr := runCLI("scan", "--registry", reg.URL, "--db", db, "--sandbox", "none", "--quiet")
+	// The registry's remotes are on loopback: refused unless the user opts
+	// in (issue 11).
+	code, stdout, stderr := runCLI("scan", "--registry", reg.URL, "--db", filepath.Join(dir, "refused.db"), "--sandbox", "none", "--quiet")
+	if code != 0 || !strings.Contains(stdout, "invalid_plan 2") {
+		t.Errorf("scan of loopback remotes without --allow-private-network: exit %d, want invalid_plan 2:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI("scan", "--registry", reg.URL, "--db", db, "--sandbox", "none", "--quiet", "--allow-private-network")
 	if code != 0 {
 		t.Fatalf("scan: exit %d: %s", code, stderr)
 	}
@@ -71,6 +77,9 @@ func TestRegistryPullAndScan(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("scan summary lacks %q:\n%s", want, stdout)
 		}
+	}
+	if code, out, _ := runCLI("report", "--db", db, "--format", "json"); code != 0 || !strings.Contains(out, `"allowPrivateNetwork": true`) {
+		t.Errorf("--allow-private-network is not recorded with the scan (exit %d)", code)
 	}
 	code, stdout, stderr = runCLI("report", "--db", db, "--format", "csv")
 	if code != 0 || !strings.Contains(stdout, "io.example/tracker") {

@@ -123,6 +123,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 			return err
 		}
 		o.Resume = id
+		o.Restore = secretRestorer(f)
 	} else {
 		plans, src, stats, err := loadPlans(ctx, f, stderr, g.quiet)
 		if err != nil {
@@ -147,7 +148,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		optsJSON, _ := json.Marshal(map[string]any{
 			"registry": f.registry, "from": f.from, "config": f.config, "limit": f.limit,
 			"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
-			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allVersions": f.allVersions,
+			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "allVersions": f.allVersions,
 			"sourceStats": stats, "policy": popts.Policy,
 		})
 		o.Plans = plans
@@ -161,6 +162,12 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		o.Progress = newProgress(stderr)
 	}
 	sum, err := scan.Run(ctx, o)
+	var ue usageError
+	if errors.As(err, &ue) {
+		// A resume that cannot obtain a secret again stopped before
+		// running anything: its one line is all there is to say.
+		return err
+	}
 	if !g.quiet {
 		fmt.Fprintln(stderr)
 	}

@@ -97,7 +97,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 
 	src := "config:" + config
 	optsJSON, _ := json.Marshal(map[string]any{
-		"config": config, "sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "noInject": f.noInject,
+		"config": config, "sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "noInject": f.noInject,
 		"failOn": f.failOn, "policy": popts.Policy,
 	})
 	o := &scan.Options{

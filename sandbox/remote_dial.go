@@ -1,0 +1,245 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Untrusted reports whether plan came from a registry or a snapshot of
+// one: its URL was written by someone other than the user, so mcpvet's own
+// process must not be made to connect to the user's private network with
+// it. Plans the user named (on the command line, in their own config) are
+// trusted and used as written.
+func Untrusted(plan *Plan) bool {
+	s := plan.Source
+	return s == "registry" || strings.HasPrefix(s, "registry:") || strings.HasPrefix(s, "snapshot:")
+}
+
+// ErrPrivateAddress is the cause of a connection refused by the dialer of
+// an untrusted remote because the resolved address is private.
+var ErrPrivateAddress = errors.New("private address")
+
+// metadataAddrs are cloud metadata endpoints outside the ranges below.
+var metadataAddrs = []netip.Addr{
+	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6 (also ULA)
+}
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// privateReason says why ip may not be contacted by an untrusted target,
+// or "" when it may: loopback, RFC 1918 and unique-local (fc00::/7),
+// link-local (169.254.0.0/16 with the cloud metadata address, fe80::/10),
+// unspecified, multicast, carrier-grade NAT and known metadata addresses.
+func privateReason(ip netip.Addr) string {
+	ip = ip.Unmap()
+	switch {
+	case ip.IsLoopback():
+		return "loopback"
+	case ip == netip.MustParseAddr("169.254.169.254"):
+		return "cloud metadata"
+	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
+		return "link-local"
+	case ip.IsPrivate():
+		if ip.Is6() {
+			return "unique local (ULA)"
+		}
+		return "private (RFC 1918)"
+	case ip.IsUnspecified():
+		return "unspecified"
+	case ip.IsMulticast():
+		return "multicast"
+	case cgnat.Contains(ip):
+		return "shared (carrier-grade NAT)"
+	}
+	for _, m := range metadataAddrs {
+		if ip == m {
+			return "cloud metadata"
+		}
+	}
+	return ""
+}
+
+// checkRemoteURL refuses what no remote plan may carry (user info in the
+// URL) and, for an untrusted plan without allowPrivate, a host that is or
+// resolves to a private address. The dialer checks again at connect time,
+// which covers a name that resolves differently later (DNS rebinding).
+func checkRemoteURL(ctx context.Context, plan *Plan, allowPrivate bool, resolver *net.Resolver) error {
+	u, err := url.Parse(plan.URL)
+	if err != nil {
+		return launchErrorf(StatusInvalidPlan, "remote URL is not a URL: %v", err)
+	}
+	if u.User != nil {
+		return launchErrorf(StatusInvalidPlan, "remote URL carries user info (user:password@); pass credentials as a header instead")
+	}
+	if !Untrusted(plan) || allowPrivate {
+		return nil
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		if r := privateReason(ip); r != "" {
+			return launchErrorf(StatusInvalidPlan, "remote URL of an untrusted %s target points at a %s address (%s); pass --allow-private-network to probe it anyway", plan.Source, r, ip)
+		}
+		return nil
+	}
+	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return launchErrorf(StatusInvalidPlan, "remote URL of an untrusted %s target points at %s (loopback); pass --allow-private-network to probe it anyway", plan.Source, host)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	addrs, err := resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		// Unresolvable now: the connection attempt reports it as
+		// unreachable, and the dialer still checks what it resolves to.
+		return nil
+	}
+	for _, a := range addrs {
+		if r := privateReason(a); r != "" {
+			return launchErrorf(StatusInvalidPlan, "remote host %s of an untrusted %s target resolves to a %s address (%s); pass --allow-private-network to probe it anyway", host, plan.Source, r, a.Unmap())
+		}
+	}
+	return nil
+}
+
+// guardedDial returns the DialContext of a remote's HTTP transport. For an
+// untrusted plan it refuses, in the dialer's Control hook (after name
+// resolution, on the address actually connected to), every private
+// address; the proxy the user configured is exempt.
+func guardedDial(plan *Plan, allowPrivate bool, resolver *net.Resolver) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Resolver: resolver}
+	if !Untrusted(plan) || allowPrivate {
+		return d.DialContext
+	}
+	guarded := *d
+	guarded.Control = func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: cannot parse %q", ErrPrivateAddress, address)
+		}
+		if r := privateReason(ap.Addr()); r != "" {
+			return fmt.Errorf("%w: refusing to connect an untrusted target to %s (%s); pass --allow-private-network to allow it", ErrPrivateAddress, ap.Addr().Unmap(), r)
+		}
+		return nil
+	}
+	proxy := proxyAddr(plan.URL)
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if proxy != "" && addr == proxy {
+			return d.DialContext(ctx, network, addr)
+		}
+		return guarded.DialContext(ctx, network, addr)
+	}
+}
+
+// proxyAddr is the host:port of the proxy the environment sets for target,
+// or "".
+func proxyAddr(target string) string {
+	req, err := http.NewRequest(http.MethodGet, target, nil)
+	if err != nil {
+		return ""
+	}
+	p, err := http.ProxyFromEnvironment(req)
+	if err != nil || p == nil {
+		return ""
+	}
+	port := p.Port()
+	if port == "" {
+		port = map[string]string{"https": "443", "socks5": "1080"}[p.Scheme]
+		if port == "" {
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(p.Hostname(), port)
+}
+
+// origin is scheme://host:port with the default port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// errCrossOriginRedirect stops a redirect to another origin while the
+// plan has headers, which belong to the plan's origin only.
+var errCrossOriginRedirect = errors.New("cross-origin redirect not followed")
+
+// checkRedirect is the redirect policy of a remote: at most 5 redirects,
+// and none to another origin when the plan sends headers (they would
+// follow the request there). A refused redirect is recorded on s.
+func checkRedirect(s *Server, home string, withHeaders bool) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("stopped after 5 redirects")
+		}
+		if withHeaders && origin(req.URL) != home {
+			from := via[len(via)-1].URL
+			s.noteRedirect(fmt.Sprintf("%s %s redirected to another origin (%s); not followed, so the headers given for %s stay there",
+				via[len(via)-1].Method, redactedURL(from), origin(req.URL), home))
+			return fmt.Errorf("%w: %s", errCrossOriginRedirect, origin(req.URL))
+		}
+		return nil
+	}
+}
+
+// redactedURL is u without query and fragment, which may carry tokens.
+func redactedURL(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery, c.Fragment, c.ForceQuery = nil, "", "", false
+	return c.String()
+}
+
+func (s *Server) noteRedirect(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.redirects) < 8 {
+		s.redirects = append(s.redirects, msg)
+	}
+}
+
+// redactUserinfo drops the password of a URL for messages.
+func redactUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+// HTTPOutcome is what the first HTTP answer of a remote server said, for
+// classifying a failed handshake.
+type HTTPOutcome struct {
+	// Status is the HTTP status code.
+	Status int
+	// ContentType is the media type of the body.
+	ContentType string
+	// ResourceMetadata reports whether a 401's WWW-Authenticate header
+	// names OAuth protected-resource metadata (resource_metadata=...).
+	ResourceMetadata bool
+}
+
+// noteHTTP records the first HTTP answer, and the first error answer
+// after a successful one (the handshake may fail on a later request).
+func (s *Server) noteHTTP(resp *http.Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.http != nil && (s.http.Status >= 400 || resp.StatusCode < 400) {
+		return
+	}
+	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	o := &HTTPOutcome{Status: resp.StatusCode, ContentType: strings.TrimSpace(ct)}
+	for _, v := range resp.Header.Values("WWW-Authenticate") {
+		if strings.Contains(strings.ToLower(v), "resource_metadata") {
+			o.ResourceMetadata = true
+		}
+	}
+	s.http = o
+}

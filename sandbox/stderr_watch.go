@@ -1,0 +1,63 @@
+package sandbox
+
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcpvet/mcpvet/internal/canary"
+)
+
+// stderrWatch searches all of a server's stderr, as it streams, for the
+// run's canaries in every form (see [canary.Needles]); [Info.StderrTail]
+// keeps only the end. It remembers the variables found, never the values.
+type stderrWatch struct {
+	mu      sync.Mutex
+	needles []canary.Needle
+	longest int
+	carry   []byte // the end of the previous chunk, for needles split across reads
+	found   map[string]string
+}
+
+func newStderrWatch(canaries map[string]string) *stderrWatch {
+	w := &stderrWatch{needles: canary.Needles(canaries), found: map[string]string{}}
+	for _, n := range w.needles {
+		w.longest = max(w.longest, len(n.Text))
+	}
+	return w
+}
+
+// Write searches p (with the end of the previous chunk); it never fails.
+func (w *stderrWatch) Write(p []byte) {
+	if w == nil || len(w.needles) == 0 || len(p) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	window := string(append(w.carry, p...))
+	for _, n := range w.needles {
+		if _, ok := w.found[n.Name]; !ok && strings.Contains(window, n.Text) {
+			w.found[n.Name] = n.Enc
+		}
+	}
+	keep := min(len(window), w.longest-1)
+	w.carry = append(w.carry[:0], window[len(window)-keep:]...)
+}
+
+// names returns "NAME" or "NAME (enc)" for each canary seen, sorted.
+func (w *stderrWatch) names() []string {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.found))
+	for name, enc := range w.found {
+		if enc != "" {
+			name += " (" + enc + ")"
+		}
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
