@@ -121,7 +121,9 @@ func handle(method string, params json.RawMessage, v2, extra bool) (any, any) {
 	return nil, obj{"code": -32601, "message": "method not found: " + method}
 }
 
-func ann() obj { return obj{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false} }
+func ann() obj {
+	return obj{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
+}
 
 func tool(name, description string, props obj) obj {
 	if props == nil {
