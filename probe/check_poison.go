@@ -1,9 +1,9 @@
 package probe
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -183,7 +183,10 @@ func poisonFields(res *Result, pages []Page) []textField {
 		add(subject, "/title", title, false)
 		add(subject, "/description", desc, false)
 		for _, k := range []string{"inputSchema", "outputSchema"} {
-			if m != nil && len(m[k]) > 0 {
+			// A schema over the text bound is not read: the schema
+			// checks report its size, and reading it would cost more
+			// than the text it could hide.
+			if m != nil && len(m[k]) > 0 && len(m[k]) <= maxPoisonText {
 				walkSchemaText(m[k], "/"+k, 0, func(ptr, s string) { add(subject, ptr, s, false) })
 			}
 		}
@@ -222,70 +225,81 @@ func poisonFields(res *Result, pages []Page) []textField {
 	return out
 }
 
-// maxSchemaTextDepth bounds the schema walk.
+// maxSchemaTextDepth bounds the schema walk: text nested deeper is not
+// read.
 const maxSchemaTextDepth = 32
 
-// walkSchemaText calls fn for every description and title in a JSON
-// schema, and for every string inside a default or examples value, with
-// its JSON pointer.
-func walkSchemaText(raw json.RawMessage, ptr string, depth int, fn func(ptr, s string)) {
-	if depth > maxSchemaTextDepth {
-		return
+// walkSchemaText calls fn for every description and title string in a
+// JSON schema, and for every string inside a default, examples or const
+// value, with its JSON pointer. It streams tokens, so a hostile schema
+// nested thousands deep costs one pass.
+func walkSchemaText(raw json.RawMessage, ptr string, _ int, fn func(ptr, s string)) {
+	type frame struct {
+		object bool
+		key    string // the current member name, for objects
+		index  int    // the next element index, for arrays
+		// value marks the inside of default, examples or const: every
+		// string there is reported.
+		value bool
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) == nil && obj != nil {
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var stack []frame
+	path := func() string {
+		var b strings.Builder
+		b.WriteString(ptr)
+		for _, f := range stack {
+			b.WriteByte('/')
+			if f.object {
+				b.WriteString(pointerEscape(f.key))
+			} else {
+				b.WriteString(strconv.Itoa(f.index - 1))
+			}
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			v := obj[k]
-			p := ptr + "/" + pointerEscape(k)
-			switch k {
-			case "description", "title":
-				var s string
-				if json.Unmarshal(v, &s) == nil {
-					fn(p, s)
-					continue
-				}
-			case "default", "examples", "const":
-				walkStrings(v, p, depth+1, fn)
+		return b.String()
+	}
+	expectKey := func() bool { return len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].key == "" }
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		if expectKey() {
+			if k, ok := tok.(string); ok {
+				stack[len(stack)-1].key = k
 				continue
 			}
-			walkSchemaText(v, p, depth+1, fn)
 		}
-		return
-	}
-	var arr []json.RawMessage
-	if json.Unmarshal(raw, &arr) == nil {
-		for i, v := range arr {
-			walkSchemaText(v, ptr+"/"+strconv.Itoa(i), depth+1, fn)
+		// A value: note its array index before reading it.
+		inValue := false
+		if n := len(stack); n > 0 {
+			top := &stack[n-1]
+			if !top.object {
+				top.index++
+			}
+			inValue = top.value || (top.object && (top.key == "default" || top.key == "examples" || top.key == "const"))
 		}
-	}
-}
-
-// walkStrings calls fn for every string inside a JSON value.
-func walkStrings(raw json.RawMessage, ptr string, depth int, fn func(ptr, s string)) {
-	if depth > maxSchemaTextDepth {
-		return
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		fn(ptr, s)
-		return
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) == nil && obj != nil {
-		for k, v := range obj {
-			walkStrings(v, ptr+"/"+pointerEscape(k), depth+1, fn)
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				stack = append(stack, frame{object: t == '{', value: inValue})
+				if len(stack) > maxSchemaTextDepth {
+					return
+				}
+				continue
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if n := len(stack); n > 0 && (inValue || (stack[n-1].object && (stack[n-1].key == "description" || stack[n-1].key == "title"))) {
+				fn(path(), t)
+			}
 		}
-		return
-	}
-	var arr []json.RawMessage
-	if json.Unmarshal(raw, &arr) == nil {
-		for i, v := range arr {
-			walkStrings(v, ptr+"/"+strconv.Itoa(i), depth+1, fn)
+		// After a member's value the object waits for the next key.
+		if n := len(stack); n > 0 && stack[n-1].object {
+			if d, ok := tok.(json.Delim); !ok || d == '}' || d == ']' {
+				stack[n-1].key = ""
+			}
 		}
 	}
 }

@@ -61,7 +61,8 @@ var otherToolRules = []*regexp.Regexp{
 	regexp.MustCompile("(?i)\\b(?:call|use|invoke|run|execute|trigger)\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+(?:tool\\s+)?(?:first|before)\\b"),
 	regexp.MustCompile("(?i)\\b(?:when|whenever|if)\\s+(?:the\\s+)?(?:\\([\\w\\-]+\\)\\s+)?(?:[\\w\\-]+\\s+){0,2}?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+(?:tool\\s+)?is\\s+(?:available|present|called|used|invoked|enabled)\\b"),
 	regexp.MustCompile("(?i)\\b(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\s+(?:must|should|has\\s+to|needs\\s+to|shall)\\s+(?:always\\s+)?(?:send|forward|include|add|use|be\\s+called|redirect|cc|bcc|copy)\\b"),
-	regexp.MustCompile("(?i)\\binstead\\s+of\\s+(?:using\\s+|calling\\s+)?(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?"),
+	regexp.MustCompile("(?i)\\binstead\\s+of\\s+(?:using|calling|invoking)\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?"),
+	regexp.MustCompile("(?i)\\binstead\\s+of\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\b"),
 }
 
 // allOtherTools: orders about every other tool or server.
