@@ -158,6 +158,11 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 			}
 		}
 	}
+	for _, f := range t.Portfolio {
+		if !slices.Contains(codes, f.Code) {
+			codes = append(codes, f.Code)
+		}
+	}
 	slices.Sort(codes)
 	for _, c := range codes {
 		e, ok := probe.Lookup(c)
@@ -214,6 +219,7 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 			})
 		}
 	}
+	results = append(results, triagePortfolioSARIF(t, uri, index)...)
 	log := triageSARIFLog{
 		Schema:  TriageSARIFSchema,
 		Version: "2.1.0",
