@@ -55,6 +55,8 @@ type Triage struct {
 	// results are the stored results by target key, for the portfolio
 	// and baseline comparisons.
 	results map[string]*probe.Result
+	// db is the path of the database the triage was loaded from.
+	db string
 }
 
 // TriageCounts counts the servers of a [Triage] by decision. Ungraded
@@ -127,6 +129,7 @@ func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
 		StartedAt: sc.StartedAt,
 		Servers:   []TriageServer{},
 		results:   map[string]*probe.Result{},
+		db:        st.Path(),
 	}
 	byKey := map[string]TriageServer{}
 	for rec, err := range st.Runs(ctx, scanID) {

@@ -24,11 +24,22 @@ const (
 // baseline, the way a rug pull shows: servers are matched as
 // [DiffScans] matches them. db names the baseline in the report.
 func (t *Triage) CompareBaseline(ctx context.Context, baseline *Store, db string) error {
-	sc, err := baseline.LatestScan(ctx)
+	// The latest scan other than this triage's own, so that --baseline
+	// may name the same database as --db.
+	scans, err := baseline.Scans(ctx)
 	if err != nil {
 		return fmt.Errorf("results: baseline %s: %w", db, err)
 	}
-	old, err := LoadDiffInput(ctx, baseline, sc.ID)
+	var id int64
+	for _, sc := range scans {
+		if sc.ID > id && !(baseline.Path() == t.db && sc.ID == t.ScanID) {
+			id = sc.ID
+		}
+	}
+	if id == 0 {
+		return fmt.Errorf("results: baseline %s: %w: no scan in the database", db, ErrNotFound)
+	}
+	old, err := LoadDiffInput(ctx, baseline, id)
 	if err != nil {
 		return err
 	}
