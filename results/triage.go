@@ -57,6 +57,9 @@ type Triage struct {
 	results map[string]*probe.Result
 	// db is the path of the database the triage was loaded from.
 	db string
+	// accept says why a finding was accepted by a baseline (SARIF
+	// suppressions), nil when nothing is.
+	accept func(probe.Finding) string
 }
 
 // TriageCounts counts the servers of a [Triage] by decision. Ungraded

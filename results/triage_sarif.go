@@ -74,6 +74,15 @@ type triageSARIFResult struct {
 	Locations           []triageSARIFLocation `json:"locations"`
 	PartialFingerprints map[string]string     `json:"partialFingerprints"`
 	Properties          map[string]any        `json:"properties"`
+	// Suppressions mark findings a baseline accepted (probe --baseline).
+	Suppressions []SARIFSuppression `json:"suppressions,omitempty"`
+}
+
+// SARIFSuppression is a SARIF 2.1.0 suppression: a finding accepted
+// outside the scan ("external"), with the reason it was accepted.
+type SARIFSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification,omitempty"`
 }
 
 type triageSARIFLocation struct {
@@ -215,7 +224,8 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 				PartialFingerprints: map[string]string{
 					"mcpvetFinding/v1": triageFingerprint(s.Name, f.Code, f.Subject, f.Pointer),
 				},
-				Properties: props,
+				Properties:   props,
+				Suppressions: t.suppress(f),
 			})
 		}
 	}

@@ -28,6 +28,7 @@ type triageFlags struct {
 	output      string
 	concurrency int
 	baseline    string
+	sarifRoot   string
 }
 
 // newTriageCmd builds `mcpvet triage CONFIG`: probe every server of a
@@ -72,6 +73,7 @@ show.`,
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is at or below this: drop or fix")
 	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
+	fl.StringVar(&f.sarifRoot, "sarif-root", "", "directory SARIF locations are relative to (default: the git checkout around the working directory)")
 	fl.StringVar(&f.baseline, "baseline", "", "results database of an earlier triage or scan; mark servers whose tools, prompts, resources or instructions changed since it")
 	return cmd
 }
@@ -92,6 +94,14 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		return err
 	}
 
+	root := ""
+	if f.format == "sarif" {
+		if root, err = sarifRoot(f.sarifRoot); err != nil {
+			return err
+		}
+	} else if f.sarifRoot != "" {
+		return usagef("--sarif-root %q: only used with --format sarif", f.sarifRoot)
+	}
 	var baseline *results.Store
 	if f.baseline != "" {
 		// Opened before any server runs, so a bad path costs nothing.
@@ -147,6 +157,13 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 				return usagef("--baseline %q holds no scan; give the database of an earlier triage or scan", f.baseline)
 			}
 			return err
+		}
+	}
+	if root != "" {
+		// SARIF locations are relative to the repository, not to this
+		// machine; a config outside the root keeps its own path.
+		if rel := relToRoot(root, config); rel != "" {
+			t.Config = rel
 		}
 	}
 	if err := writeOutput(f.output, stdout, func(w io.Writer) error { return results.WriteTriage(w, t, f.format) }); err != nil {
