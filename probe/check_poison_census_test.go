@@ -71,6 +71,12 @@ func walkAny(v any, ptr string, fn func(ptr, s string)) {
 	}
 }
 
+// TestPoisonRegistryCensus runs the poison checks on every description
+// and title in the registry dumps (server descriptions, environment
+// variable, argument and header descriptions: 11,042 texts of real
+// servers, none written for mcpvet) and logs each hit. None of these
+// texts is poisoned, so every hit would be a false finding: the test
+// fails on any. Run with -v to see the count per code.
 func TestPoisonRegistryCensus(t *testing.T) {
 	fields := registryTexts(t)
 	counts := map[string]int{}
@@ -82,14 +88,13 @@ func TestPoisonRegistryCensus(t *testing.T) {
 		}
 	}
 	sort.Strings(lines)
-	t.Logf("%d texts", len(fields))
-	for _, l := range lines {
-		t.Log(l)
-	}
 	var codes []string
 	for c, n := range counts {
 		codes = append(codes, fmt.Sprintf("%s=%d", c, n))
 	}
 	sort.Strings(codes)
-	t.Log(strings.Join(codes, " "))
+	t.Logf("%d registry texts checked; hits per code: %s", len(fields), strings.Join(codes, " "))
+	for _, l := range lines {
+		t.Errorf("false finding on registry text: %s", l)
+	}
 }
