@@ -80,14 +80,14 @@ func checkInvisible(f textField) []Finding {
 		switch r.kind {
 		case CodePoisonUnicodeTag:
 			out = append(out, poisonFinding(r.kind, f, sp,
-				"%d invisible Unicode tag characters spell the hidden text %q, which models read and people do not see",
-				count, decodeTags(s[r.start:r.end])))
+				"%s, hiding the text %q: models read it, people do not see it",
+				plural(count, "invisible Unicode tag character"), decodeTags(s[r.start:r.end])))
 		case CodePoisonBidi:
 			out = append(out, poisonFinding(r.kind, f, sp,
-				"%d bidirectional control characters make the displayed text differ from what the model reads", count))
+				"%s: the displayed text differs from what the model reads", plural(count, "bidirectional control character")))
 		case CodePoisonZeroWidth:
 			out = append(out, poisonFinding(r.kind, f, sp,
-				"%d zero-width characters inside %q; they are invisible and can split words past filters", count, visible(around(s, r.start, r.end, 24))))
+				"%s inside %q; invisible, they can split words past filters", plural(count, "zero-width character"), visible(around(s, r.start, r.end, 24))))
 		}
 	}
 	return out
@@ -210,7 +210,7 @@ func checkHomoglyph(f textField) []Finding {
 	}
 	sk := Skeleton(s)
 	return []Finding{poisonFinding(CodePoisonHomoglyph, f, span{first, last},
-		"the name %q reads as %q but %d of its letters are from another script (%s)", s, sk, foreign, scriptsOf(s))}
+		"the name %q reads as %q but %s from another script (%s)", s, sk, plural(foreign, "letter is", "letters are"), scriptsOf(s))}
 }
 
 // scriptsOf names the non-ASCII scripts in s.
@@ -237,4 +237,17 @@ func scriptsOf(s string) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// plural writes n with the singular or plural form: plural(1, "letter")
+// is "1 letter", plural(2, "letter") "2 letters"; a third argument gives
+// an irregular plural.
+func plural(n int, one string, many ...string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	if len(many) > 0 {
+		return fmt.Sprintf("%d %s", n, many[0])
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }

@@ -50,9 +50,11 @@ type triageSARIFDriver struct {
 }
 
 type triageSARIFRule struct {
-	ID                   string             `json:"id"`
-	ShortDescription     triageSARIFMessage `json:"shortDescription"`
-	Help                 triageSARIFMessage `json:"help"`
+	ID               string             `json:"id"`
+	ShortDescription triageSARIFMessage `json:"shortDescription"`
+	// FullDescription says why the code exists, for codes that say.
+	FullDescription      *triageSARIFMessage `json:"fullDescription,omitempty"`
+	Help                 triageSARIFMessage  `json:"help"`
 	DefaultConfiguration struct {
 		Level string `json:"level"`
 	} `json:"defaultConfiguration"`
@@ -149,6 +151,9 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 		r := triageSARIFRule{ID: e.Code}
 		r.ShortDescription.Text = e.Title
 		r.Help.Text = e.Fix
+		if why := probe.Why(e.Code); why != "" {
+			r.FullDescription = &triageSARIFMessage{Text: why}
+		}
 		r.DefaultConfiguration.Level = TriageSARIFLevel(e.Severity)
 		r.Properties.Severity = string(e.Severity)
 		area, _, _ := strings.Cut(e.Code, "/")
