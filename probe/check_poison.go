@@ -187,7 +187,7 @@ func poisonFields(res *Result, pages []Page) []textField {
 			// checks report its size, and reading it would cost more
 			// than the text it could hide.
 			if m != nil && len(m[k]) > 0 && len(m[k]) <= maxPoisonText {
-				walkSchemaText(m[k], "/"+k, 0, func(ptr, s string) { add(subject, ptr, s, false) })
+				walkSchemaText(m[k], "/"+k, func(ptr, s string) { add(subject, ptr, s, false) })
 			}
 		}
 		if m != nil {
@@ -233,7 +233,7 @@ const maxSchemaTextDepth = 32
 // JSON schema, and for every string inside a default, examples or const
 // value, with its JSON pointer. It streams tokens, so a hostile schema
 // nested thousands deep costs one pass.
-func walkSchemaText(raw json.RawMessage, ptr string, _ int, fn func(ptr, s string)) {
+func walkSchemaText(raw json.RawMessage, ptr string, fn func(ptr, s string)) {
 	type frame struct {
 		object bool
 		key    string // the current member name, for objects

@@ -221,18 +221,15 @@ func TestPoisonFieldsEverywhere(t *testing.T) {
 
 // TestPoisonRealServersClean: the recorded listings of the pinned npm
 // reference servers carry no poison finding (their goldens, compared in
-// TestRealServers, say the same for every code).
+// TestRealServers, say the same for every code). The everything server's
+// instructions are addressed to an LLM and name its own tools; they read
+// as honest.
 func TestPoisonRealServersClean(t *testing.T) {
 	for _, rs := range realServers {
 		pages := loadRecorded(t, rs.name)
 		res := resultFromPages(t, pages)
 		if got := poisonCodes(NewChecker().Check(res, pages)); len(got) > 0 {
 			t.Errorf("%s: poison findings %v on a reference server", rs.name, got)
-		}
-		// The everything server's instructions are addressed to an LLM
-		// and name its own tools; they must read as honest.
-		if rs.name == "everything" && res.Liveness.ProtocolVersion == "" {
-			t.Errorf("everything: no handshake page")
 		}
 	}
 }
@@ -260,4 +257,29 @@ func FuzzPoisonText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkCheckPoison measures the poison checks alone on the four
+// recorded reference listings.
+func BenchmarkCheckPoison(b *testing.B) {
+	type listing struct {
+		res   *Result
+		pages []Page
+	}
+	var ls []listing
+	bytes := 0
+	for _, rs := range realServers {
+		pages := loadRecorded(b, rs.name)
+		for _, p := range pages {
+			bytes += len(p.Result)
+		}
+		ls = append(ls, listing{resultFromPages(b, pages), pages})
+	}
+	b.SetBytes(int64(bytes))
+	b.ResetTimer()
+	for b.Loop() {
+		for _, l := range ls {
+			checkPoison(l.res, l.pages)
+		}
+	}
 }

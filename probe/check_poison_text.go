@@ -26,6 +26,41 @@ type directiveRule struct {
 	why  string
 }
 
+// ruleKeys are the prefilter words of directiveRules, by index: each
+// match contains one of them (lower case), so a text without any is not
+// run through the rule's expression.
+var ruleKeys = [][]string{
+	{"ignore", "disregard", "forget", "override", "bypass"},
+	{"precedence", "supersede", "override"},
+	{"not", "don", "never", "without"},
+	{"not", "don", "never"},
+	{"hide", "conceal"},
+	{"user"},
+	{"silently", "secretly", "covertly", "quietly", "invisibly"},
+	{"without"},
+	{".ssh", "id_", "cursor", "mcp.json", "claude_desktop", ".aws", ".netrc", ".npmrc", ".pypirc", "credentials", "docker/config", "/etc/", "history", ".env", "config/gh", "keychain", "wallet"},
+	{"conversation", "history", "messages", "prompt", "window"},
+	{"key", "secret", "password", "credential", "token", "variable"},
+	{"content", "text"},
+	{"<", "["},
+}
+
+func init() {
+	if len(ruleKeys) != len(directiveRules) || len(otherToolKeys) != len(otherToolRules) {
+		panic("probe: prefilter keys and rules differ in length")
+	}
+}
+
+// hasAny reports whether lower contains one of keys.
+func hasAny(lower string, keys []string) bool {
+	for _, k := range keys {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
 var directiveRules = []directiveRule{
 	{CodePoisonOverride, regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+)?(?:previous|prior|above|earlier|preceding|other|system|existing|original|your|safety)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|guidelines|directives|directions|guardrails|constraints|policies)\b`),
 		"the text tells the model to ignore or override its other instructions"},
@@ -65,6 +100,16 @@ var otherToolRules = []*regexp.Regexp{
 	regexp.MustCompile("(?i)\\binstead\\s+of\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\b"),
 }
 
+// otherToolKeys are the prefilter words of otherToolRules, by index.
+var otherToolKeys = [][]string{{"first", "before"}, {"is"}, {"tool"}, {"instead"}, {"instead"}}
+
+func allOtherToolsIn(lower, s string) [][]int {
+	if !strings.Contains(lower, "other") {
+		return nil
+	}
+	return allOtherTools.FindAllStringIndex(s, 8)
+}
+
 // allOtherTools: orders about every other tool or server.
 var allOtherTools = regexp.MustCompile(`(?i)\b(?:all|any|every)\s+other\s+(?:tools?|servers?|mcp\s+servers?|functions?)\b[^.\n]{0,40}?\b(?:must|should|need\s+to|have\s+to|are\s+to)\b|\b(?:before|instead\s+of)\s+(?:using|calling)\s+(?:any|all)\s+other\s+(?:tools?|servers?)\b`)
 
@@ -73,12 +118,19 @@ var allOtherTools = regexp.MustCompile(`(?i)\b(?:all|any|every)\s+other\s+(?:too
 // server's tool names in lower case.
 func matchDirectives(s string, own map[string]bool) []directiveMatch {
 	var out []directiveMatch
-	for _, r := range directiveRules {
+	lower := strings.ToLower(s)
+	for i, r := range directiveRules {
+		if !hasAny(lower, ruleKeys[i]) {
+			continue
+		}
 		for _, loc := range r.re.FindAllStringIndex(s, 8) {
 			out = append(out, directiveMatch{r.code, loc[0], loc[1], r.why})
 		}
 	}
-	for _, re := range otherToolRules {
+	for i, re := range otherToolRules {
+		if !hasAny(lower, otherToolKeys[i]) {
+			continue
+		}
 		for _, m := range re.FindAllStringSubmatchIndex(s, 8) {
 			name := strings.Trim(s[m[2]:m[3]], ".-")
 			if own[strings.ToLower(name)] || ownSuffix(own, name) {
@@ -88,7 +140,7 @@ func matchDirectives(s string, own map[string]bool) []directiveMatch {
 				"the text gives orders about the tool " + quoteName(name) + ", which this server does not provide"})
 		}
 	}
-	for _, loc := range allOtherTools.FindAllStringIndex(s, 8) {
+	for _, loc := range allOtherToolsIn(lower, s) {
 		out = append(out, directiveMatch{CodePoisonOtherTool, loc[0], loc[1],
 			"the text gives orders about all other tools or servers"})
 	}
@@ -115,6 +167,9 @@ func quoteName(s string) string { return `"` + s + `"` }
 var htmlComment = regexp.MustCompile(`(?s)<!--(.*?)(?:-->|$)`)
 
 func matchHTMLComments(s string) []directiveMatch {
+	if !strings.Contains(s, "<!--") {
+		return nil
+	}
 	var out []directiveMatch
 	for _, m := range htmlComment.FindAllStringSubmatchIndex(s, 8) {
 		if strings.TrimSpace(s[m[2]:m[3]]) == "" {
@@ -217,6 +272,9 @@ var captureHosts = []string{
 var dataPlaceholder = regexp.MustCompile(`(?i)(?:\{\{?|<|\[|\$\{?|%7B)\s*(?:the\s+|your\s+|user_?)?(?:data|content|contents|secret|secrets|token|api_?key|key|password|passwd|credentials?|conversation|history|chat|context|messages?|env|environment|ssh|file_?contents?|summary|prompt|system_?prompt)\s*(?:\}\}?|>|\]|%7D)?`)
 
 func matchExfilURLs(s string) []directiveMatch {
+	if !strings.Contains(s, "://") {
+		return nil
+	}
 	var out []directiveMatch
 	for _, loc := range urlPattern.FindAllStringIndex(s, 16) {
 		raw := strings.TrimRight(s[loc[0]:loc[1]], ".,;:!?")
@@ -246,8 +304,6 @@ func matchExfilURLs(s string) []directiveMatch {
 				"the URL has a placeholder for " + strings.ToLower(strings.Trim(rest[m[0]:m[1]], "{}<>[]$% ")) + " that the model would fill in and send to " + host})
 		}
 	}
-	// A Markdown image whose URL takes a placeholder is fetched by the
-	// client without a click.
 	return out
 }
 
