@@ -140,6 +140,7 @@ func TestPoisonTechniques(t *testing.T) {
 		{"unicode tags", "lookup", "Looks up a word.\U000E0048\U000E0069", CodePoisonUnicodeTag, `\u{E0048}\u{E0069}`},
 		{"zero width", "lookup", "Looks up a w\u200Bord.", CodePoisonZeroWidth, `\u{200B}`},
 		{"emoji joiner", "lookup", "Looks up a word 👩\u200D💻.", "", ""},
+		{"persian non-joiner", "lookup", "Looks up a word: می‌خواهم.", "", ""},
 		{"bidi", "lookup", "Opens report\u202Efdp.exe", CodePoisonBidi, `\u{202E}`},
 		{"rtl mark", "lookup", "Looks up a word in \u200Fעברית.", "", ""},
 		{"homoglyph", "r\u0435ad_file", "Reads a file.", CodePoisonHomoglyph, "е"},
@@ -154,6 +155,9 @@ func TestPoisonTechniques(t *testing.T) {
 		{"honest file reader", "read_file", "Read the complete contents of a file from the file system. Handles various text encodings and provides detailed error messages if the file cannot be read.", "", ""},
 		{"honest secrets manager", "get_secret", "Retrieves a secret from Vault by path. Requires VAULT_TOKEN.", "", ""},
 		{"honest ignore", "grep", "Searches files; ignores files listed in .gitignore.", "", ""},
+		{"honest dotenv", "load_env", "Load environment variables from the project's .env file.", "", ""},
+		{"honest ssh config", "ssh_hosts", "Read hosts from ~/.ssh/config and list them.", "", ""},
+		{"honest sharing", "share_chat", "Share the conversation with a teammate by link.", "", ""},
 		{"honest user", "notify", "Sends a notification to the user's phone.", "", ""},
 	}
 	for _, tt := range tests {
@@ -209,7 +213,6 @@ func TestPoisonFieldsEverywhere(t *testing.T) {
 		"resource:notes://m /description poison/bidi_control",
 		"server /instructions poison/other_tool_directive",
 		"tool:lookup /inputSchema/properties/w/default poison/html_comment",
-		"tool:lookup /inputSchema/properties/w/default poison/sensitive_data_request",
 		"tool:lookup /inputSchema/properties/w/description poison/pseudo_system_tag",
 		"tool:lookup /title poison/zero_width_chars",
 	}

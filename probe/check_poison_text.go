@@ -51,6 +51,43 @@ func init() {
 	}
 }
 
+// needsOrder marks the rules (by index of directiveRules) that name a
+// file or the conversation: honest tools read files and save
+// conversations, so these fire only in a sentence that also reads as an
+// order to the model (see orderMarker).
+var needsOrder = map[int]bool{8: true, 9: true}
+
+// orderMarker: the words that make a sentence an order addressed to the
+// model rather than a description of what the tool does.
+var orderMarker = regexp.MustCompile("(?i)\\b(?:before\\s+(?:using|calling|you)|first|please|must|always|make\\s+sure|you|otherwise|and\\s+(?:pass|send|include|put|append|attach|forward|upload|post|add|copy)|as\\s+(?:the\\s+)?['\"`]?\\w+['\"`]?\\s+(?:parameter|argument|field)|as\\s+['\"`]|into\\s+the|to\\s+https?://)")
+
+// sentenceAround returns the sentence of s holding [start, end): from the
+// previous full stop, blank line or tag to the next.
+func sentenceAround(s string, start, end int) string {
+	a := start
+	for a > 0 && !sentenceEnd(s, a-1) {
+		a--
+	}
+	z := end
+	for z < len(s) && !sentenceEnd(s, z) {
+		z++
+	}
+	return s[a:z]
+}
+
+func sentenceEnd(s string, i int) bool {
+	switch s[i] {
+	case '.', '!', '?':
+		// A dot inside a path or name (mcp.json, ~/.ssh) is not an end.
+		return i+1 >= len(s) || s[i+1] == ' ' || s[i+1] == '\n'
+	case '\n':
+		return i+1 < len(s) && s[i+1] == '\n'
+	case '>':
+		return true
+	}
+	return false
+}
+
 // hasAny reports whether lower contains one of keys.
 func hasAny(lower string, keys []string) bool {
 	for _, k := range keys {
@@ -78,7 +115,7 @@ var directiveRules = []directiveRule{
 		"the text tells the model to act without the user seeing it"},
 	{CodePoisonConceal, regexp.MustCompile(`(?i)\bwithout\s+(?:the\s+)?user'?s?\s+(?:knowledge|noticing|knowing|awareness)\b`),
 		"the text tells the model to act without the user knowing"},
-	{CodePoisonSensitiveData, regexp.MustCompile(`(?i)\b(?:read|cat|open|load|include|pass|send|forward|upload|post|attach|copy|extract|collect|exfiltrate|email|paste|append|transmit|share|dump|print|get|fetch|retrieve|provide|insert|add)\b[^.\n]{0,80}?(?:~/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.ssh/|~/\.cursor|\bmcp\.json\b|claude_desktop_config\.json|~/\.aws|\.aws/credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|/etc/passwd|/etc/shadow|\.bash_history|\.zsh_history|(?:^|[\s'"\x60(])\.env\b|~/\.config/gh|\bkeychain\b|\bwallet\.dat\b)`),
+	{CodePoisonSensitiveData, regexp.MustCompile(`(?i)\b(?:read|cat|open|load|include|pass|send|forward|upload|post|attach|copy|extract|collect|exfiltrate|email|paste|append|transmit|share|dump|print|get|fetch|retrieve|provide|insert|add)\b[^.\n]{0,80}?(?:~/\.ssh(?:/id_\w+|/?(?:\s|$|[\x60'"]))|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.ssh/id_|~/\.cursor|\bmcp\.json\b|claude_desktop_config\.json|~/\.aws|\.aws/credentials|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials\b|\.docker/config\.json|/etc/passwd|/etc/shadow|\.bash_history|\.zsh_history|(?:^|[\s'"\x60(])\.env\b|~/\.config/gh|\bkeychain\b|\bwallet\.dat\b)`),
 		"the text tells the model to read or send a file that holds secrets"},
 	{CodePoisonSensitiveData, regexp.MustCompile(`(?i)\b(?:include|pass|send|forward|upload|post|attach|copy|exfiltrate|email|paste|append|transmit|share|dump|provide|insert|summari[sz]e\s+and\s+send)\b[^.\n]{0,40}?\b(?:(?:entire|full|whole|complete)\s+)?(?:conversation(?:\s+history)?|chat\s+history|message\s+history|previous\s+messages|all\s+(?:the\s+)?(?:other\s+)?messages|system\s+prompt|context\s+window|(?:full\s+)?list\s+of\s+(?:all\s+|the\s+)?(?:last|previous|recent)?\s*messages)\b`),
 		"the text tells the model to send conversation content"},
@@ -124,6 +161,9 @@ func matchDirectives(s string, own map[string]bool) []directiveMatch {
 			continue
 		}
 		for _, loc := range r.re.FindAllStringIndex(s, 8) {
+			if needsOrder[i] && !orderMarker.MatchString(sentenceAround(s, loc[0], loc[1])) {
+				continue
+			}
 			out = append(out, directiveMatch{r.code, loc[0], loc[1], r.why})
 		}
 	}

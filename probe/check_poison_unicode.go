@@ -56,7 +56,7 @@ func checkInvisible(f textField) []Finding {
 			if r == 0xFEFF && i == 0 {
 				break
 			}
-			if (r == 0x200D || r == 0x200C) && emojiJoin(prev, s[i+utf8.RuneLen(r):]) {
+			if (r == 0x200D || r == 0x200C) && (emojiJoin(prev, s[i+utf8.RuneLen(r):]) || joiningScript(prev)) {
 				break
 			}
 			kind = CodePoisonZeroWidth
@@ -98,6 +98,13 @@ func checkInvisible(f textField) []Finding {
 func emojiJoin(prev rune, rest string) bool {
 	next, _ := utf8.DecodeRuneInString(rest)
 	return isEmojiish(prev) && isEmojiish(next)
+}
+
+// joiningScript reports whether r is a letter or mark of a script whose
+// spelling uses the zero-width joiner and non-joiner (Arabic and Persian,
+// Hebrew, Syriac, the Indic scripts, Sinhala, Myanmar, ...).
+func joiningScript(r rune) bool {
+	return r >= 0x0590 && r < 0x1100 && (unicode.IsLetter(r) || unicode.IsMark(r))
 }
 
 func isEmojiish(r rune) bool {
