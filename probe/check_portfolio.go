@@ -85,6 +85,15 @@ func CheckPortfolio(servers []PortfolioServer) []PairFinding {
 		}
 		vs = append(vs, v)
 	}
+	patterns := map[string]*regexp.Regexp{}
+	mention := func(tool string) *regexp.Regexp {
+		re, ok := patterns[tool]
+		if !ok {
+			re = mentionPattern(tool)
+			patterns[tool] = re
+		}
+		return re
+	}
 	var out []PairFinding
 	for i := range vs {
 		for j := i + 1; j < len(vs); j++ {
@@ -100,8 +109,11 @@ func CheckPortfolio(servers []PortfolioServer) []PairFinding {
 					if from.own[tool] || !distinctive(tool) {
 						continue
 					}
-					re := mentionPattern(tool)
+					re := mention(tool)
 					for _, text := range from.texts {
+						if !strings.Contains(text, tool) {
+							continue
+						}
 						if loc := re.FindStringIndex(text); loc != nil {
 							names = append(names, from.name+" names "+to.name+"'s "+tool)
 							if first == "" {
