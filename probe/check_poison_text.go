@@ -123,7 +123,7 @@ var directiveRules = []directiveRule{
 		"the text tells the model to pass credentials in an argument or to a URL"},
 	{CodePoisonSensitiveData, regexp.MustCompile(`(?i)\b(?:pass|put|send|include|append|insert|provide)\s+(?:its|their|the\s+file'?s?|the\s+entire|the\s+full|the\s+whole)\s+(?:full\s+|entire\s+|whole\s+)?(?:contents?|text)\s+(?:as|in|into)\s+(?:the\s+)?['"\x60]?\w+['"\x60]?`),
 		"the text tells the model to smuggle a file's contents through an argument"},
-	{CodePoisonPseudoTag, regexp.MustCompile(`(?i)<\s*/?\s*(?:important|system|system[-_]?prompt|system[-_]?reminder|instructions?|secret|hidden|admin|critical|override|ai[-_]?instructions?|note[-_]?to[-_]?(?:ai|assistant|model)|assistant|sudo)\s*>|\[(?:SYSTEM|INST|IMPORTANT|ADMIN)\]|<\|im_start\|>|<\|system\|>`),
+	{CodePoisonPseudoTag, regexp.MustCompile(`(?i)<\s*/?\s*(?:important|system|system[-_]?prompt|system[-_]?reminder|instructions?|secret|hidden|admin|critical|override|ai[-_]?instructions?|note[-_]?to[-_]?(?:ai|assistant|model)|assistant|sudo)\s*>|\[/?(?:SYSTEM|INST|SYS)\]|<<SYS>>|<\|im_start\|>|<\|system\|>`),
 		"the text imitates system or priority markup addressed to the model"},
 }
 

@@ -114,7 +114,7 @@ func CheckPortfolio(servers []PortfolioServer) []PairFinding {
 						if !strings.Contains(text, tool) {
 							continue
 						}
-						if loc := re.FindStringIndex(text); loc != nil {
+						if loc := directedMention(re, text); loc != nil {
 							names = append(names, from.name+" names "+to.name+"'s "+tool)
 							if first == "" {
 								first = around(text, loc[0], loc[1], 40)
@@ -193,4 +193,29 @@ func distinctive(name string) bool {
 // mentionPattern matches name as a whole identifier.
 func mentionPattern(name string) *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[^\w.\-])` + regexp.QuoteMeta(name) + `(?:$|[^\w\-])`)
+}
+
+// referenceMarker: words that make a line about another tool an order or
+// a sequencing rule rather than a list of names that happen to match.
+var referenceMarker = regexp.MustCompile(`(?i)\b(?:tool|tools|call|calling|called|use|using|invoke|invoked|run|after|before|instead|when|whenever|then|first|must|should|always|never|send|forward)\b`)
+
+// directedMention returns the first mention of a tool in text whose line
+// also reads as an order or a sequencing rule about it ("run it after
+// create_task", "when send_email is called"); a bare list item such as
+// "- fill_form: Fill multiple form fields" is a coincidence of names.
+func directedMention(re *regexp.Regexp, text string) []int {
+	for _, loc := range re.FindAllStringIndex(text, 16) {
+		a := strings.LastIndexByte(text[:loc[0]], '\n') + 1
+		z := strings.IndexByte(text[loc[1]:], '\n')
+		if z < 0 {
+			z = len(text)
+		} else {
+			z += loc[1]
+		}
+		line := text[a:loc[0]] + " " + text[loc[1]:z]
+		if referenceMarker.MatchString(line) {
+			return loc
+		}
+	}
+	return nil
 }
