@@ -125,6 +125,9 @@ type textField struct {
 // cannot make the checks slow.
 const maxPoisonText = 256 << 10
 
+// maxPoisonItem bounds the raw JSON of one item the checks decode.
+const maxPoisonItem = 1 << 20
+
 // checkPoison runs the poisoned-metadata checks on every name, title and
 // description the server sent, on schema descriptions and defaults, and
 // on the server instructions of the handshake.
@@ -173,7 +176,12 @@ func poisonFields(res *Result, pages []Page) []textField {
 		}
 	}
 	item := func(subject string, raw json.RawMessage, name, title, desc string) {
-		m := itemFields(raw)
+		// An item of megabytes (a hostile schema) is read from the fields
+		// the listing already decoded, not decoded again.
+		var m map[string]json.RawMessage
+		if len(raw) <= maxPoisonItem {
+			m = itemFields(raw)
+		}
 		if m != nil {
 			name, _ = itemString(m, "name")
 			title, _ = itemString(m, "title")
