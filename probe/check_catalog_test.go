@@ -29,21 +29,42 @@ func findingsDoc(entries []CatalogEntry) string {
 	b.WriteString("| error | violates a MUST of the MCP specification (or of JSON Schema, JSON-RPC, RFC 6570) |\n")
 	b.WriteString("| warn | violates a SHOULD or a widely followed convention |\n")
 	b.WriteString("| info | worth knowing; fixing is optional (some are counted per item, such as the share of tools omitting each annotation hint) |\n")
+	b.WriteString("\nThe `poison` and `portfolio` codes are graded by how directly the text can harm rather than by the specification: ")
+	b.WriteString("error for an order that moves data or control away from the user or for text no person can see, warn for a vehicle that hides or dresses up text but says nothing harmful by itself. ")
+	b.WriteString("Their findings carry the deciding span in the value and its byte offsets in the message; each code says below why it exists.\n")
 	area := ""
 	count := map[string]int{}
 	for _, e := range entries {
 		count[strings.SplitN(e.Code, "/", 2)[0]]++
 	}
-	for _, e := range entries {
+	for i, e := range entries {
 		a := strings.SplitN(e.Code, "/", 2)[0]
 		if a != area {
 			area = a
 			fmt.Fprintf(&b, "\n## %s (%d)\n\n| Code | Severity | Defect | Fix |\n|---|---|---|---|\n", a, count[a])
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", e.Code, e.Severity, mdCell(e.Title), mdCell(e.Fix))
+		if last := i == len(entries)-1 || strings.SplitN(entries[i+1].Code, "/", 2)[0] != a; last {
+			writeWhy(&b, entries, a)
+		}
 	}
 	fmt.Fprintf(&b, "\n%d codes.\n", len(entries))
 	return b.String()
+}
+
+// writeWhy lists why the codes of an area exist, for those that say.
+func writeWhy(b *strings.Builder, entries []CatalogEntry, area string) {
+	first := true
+	for _, e := range entries {
+		if strings.SplitN(e.Code, "/", 2)[0] != area || Why(e.Code) == "" {
+			continue
+		}
+		if first {
+			b.WriteString("\nWhy these codes exist:\n\n")
+			first = false
+		}
+		fmt.Fprintf(b, "- `%s`: %s\n", e.Code, strings.ReplaceAll(Why(e.Code), "\n", " "))
+	}
 }
 
 func mdCell(s string) string {

@@ -55,7 +55,8 @@ func newCheckerSize(maxEntries, maxBytes int) *Checker {
 // against the MCP schema of the negotiated version
 // (res.Liveness.ProtocolVersion), tool input and output schemas, tool
 // names, descriptions and titles, annotations, prompt arguments, resource
-// URIs and resource templates. The findings are deduplicated and sorted by
+// URIs and resource templates, and the poisoned-metadata checks on all
+// server text (see check_poison.go). The findings are deduplicated and sorted by
 // subject, code and pointer (then value and message), so equal inputs give
 // equal output.
 func (c *Checker) Check(res *Result, pages []Page) []Finding {
@@ -69,6 +70,7 @@ func (c *Checker) Check(res *Result, pages []Page) []Finding {
 	out = append(out, checkPrompts(res.Prompts)...)
 	out = append(out, checkResources(res.Resources)...)
 	out = append(out, checkTemplates(res.ResourceTemplates)...)
+	out = append(out, checkPoison(res, pages)...)
 	return sortUniqueFindings(out)
 }
 

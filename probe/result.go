@@ -84,6 +84,10 @@ type Liveness struct {
 	// Capabilities is the raw capabilities object the server declared.
 	Capabilities      json.RawMessage `json:"capabilities,omitempty"`
 	InstructionsBytes int             `json:"instructionsBytes"`
+	// Instructions are the server instructions of the handshake, cut to
+	// [MaxInstructions] bytes, kept so portfolio checks and diffs can
+	// read them.
+	Instructions string `json:"instructions,omitempty"`
 	// Handshake is "initialize" or "server/discover".
 	Handshake string  `json:"handshake,omitempty"`
 	Timings   Timings `json:"timings"`

@@ -219,6 +219,7 @@ func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 		l.ServerInfo = &ServerInfo{Name: ir.ServerInfo.Name, Title: ir.ServerInfo.Title, Version: ir.ServerInfo.Version}
 	}
 	l.InstructionsBytes = len(ir.Instructions)
+	l.Instructions = Truncate(ir.Instructions, MaxInstructions)
 	// Keep the capabilities exactly as sent, not as the SDK re-encodes them.
 	if ex, ok := rec.last(l.Handshake); ok && ex.result != nil {
 		var raw struct {
@@ -256,6 +257,9 @@ func checkProcess(res *Result, o Options) {
 			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))
 	}
 }
+
+// MaxInstructions bounds Liveness.Instructions.
+const MaxInstructions = 16 << 10
 
 // KnownVersions are the MCP revisions mcpvet knows, newest first.
 var KnownVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}

@@ -180,7 +180,8 @@ func LoadDiffInput(ctx context.Context, st *Store, scanID int64) (DiffInput, err
 // DiffScans compares two scans. Servers are matched by target key, then by
 // server identity (target name and source), then by name alone when it is
 // unique on both sides. For servers that completed the handshake in both
-// scans it compares tools, schemas, annotations and findings; for all it
+// scans it compares tools, schemas, annotations, descriptions, prompts,
+// resources, templates, instructions and findings; for all it
 // compares liveness, version, verdict and score.
 func DiffScans(before, after DiffInput, opts *DiffOptions) *Diff {
 	threshold := float64(DefaultDiffScoreDrop)
@@ -328,6 +329,7 @@ func diffServer(a, b *probe.Result, threshold float64) []DiffChange {
 	}
 	if la.HandshakeCompleted && lb.HandshakeCompleted {
 		out = append(out, diffTools(a.Tools, b.Tools)...)
+		out = append(out, diffItems(a, b)...)
 		out = append(out, diffFindings(a.Findings, b.Findings)...)
 	}
 	if a.Score != nil && b.Score != nil && *a.Score-*b.Score > threshold {

@@ -27,6 +27,18 @@ type migration struct {
 // every test instead of a user's upgrade.
 var migrations = mustLoadMigrations(migrationFS)
 
+// migrationVersion is the version of the embedded migration named name
+// (the file name without number and extension), or a version past the
+// last when there is none.
+func migrationVersion(name string) int {
+	for _, m := range migrations {
+		if strings.HasSuffix(m.name, "_"+name) {
+			return m.version
+		}
+	}
+	return len(migrations) + 1
+}
+
 // DBSchemaVersion is the database schema version this build writes: the
 // number of the last embedded migration. PRAGMA user_version holds it in
 // each database.

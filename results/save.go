@@ -28,6 +28,7 @@ const (
 	stInsertFinding
 	stInsertCall
 	stInsertProbe
+	stInsertDigest
 	stCount
 )
 
@@ -57,6 +58,7 @@ var stmtSQL = [stCount]string{
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	stInsertProbe: `INSERT INTO probes (run_id, idx, kind, method, tool, param, sent, class, latency_ms, response, text, elements, score, destructive, open_world)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	stInsertDigest: `INSERT INTO item_digests (run_id, kind, key, digest) VALUES (?, ?, ?, ?)`,
 }
 
 // stmts are the write statements, prepared once on the write connection;
@@ -66,6 +68,11 @@ type stmts [stCount]*sql.Stmt
 
 func (s *Store) prepare(ctx context.Context) error {
 	for i, q := range stmtSQL {
+		if i == stInsertDigest && s.version < migrationVersion("item_digests") {
+			// A store opened with an older schema (tests of upgrades
+			// and of merging old shards) has no digest table.
+			continue
+		}
 		st, err := s.w.PrepareContext(ctx, q)
 		if err != nil {
 			s.st.close()
@@ -293,6 +300,14 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 	for i, x := range res.ResourceTemplates {
 		if _, err := t.exec(stInsertTemplate, runID, i, x.URITemplate, x.Name, nullRaw(x.Raw)); err != nil {
 			return 0, fmt.Errorf("inserting resource template %d: %w", i, err)
+		}
+	}
+	for _, d := range ItemDigests(res) {
+		if t.base[stInsertDigest] == nil {
+			break
+		}
+		if _, err := t.exec(stInsertDigest, runID, d.Kind, d.Key, d.Digest); err != nil {
+			return 0, fmt.Errorf("inserting digest of %s %q: %w", d.Kind, d.Key, err)
 		}
 	}
 	for i, x := range res.Findings {

@@ -45,6 +45,21 @@ type Triage struct {
 	Counts TriageCounts `json:"counts"`
 	// Servers are in the order of the config.
 	Servers []TriageServer `json:"servers"`
+	// Portfolio are the findings about pairs of servers (a tool name two
+	// servers share, a description naming another server's tool), each
+	// code once per pair.
+	Portfolio []probe.PairFinding `json:"portfolio"`
+	// Baseline is the database the definitions were compared with
+	// (triage --baseline), empty without one.
+	Baseline string `json:"baseline,omitempty"`
+	// results are the stored results by target key, for the portfolio
+	// and baseline comparisons.
+	results map[string]*probe.Result
+	// db is the path of the database the triage was loaded from.
+	db string
+	// accept says why a finding was accepted by a baseline (SARIF
+	// suppressions), nil when nothing is.
+	accept func(probe.Finding) string
 }
 
 // TriageCounts counts the servers of a [Triage] by decision. Ungraded
@@ -89,6 +104,14 @@ type TriageServer struct {
 	Line int `json:"line,omitempty"`
 	// DurationMs is the run's total time.
 	DurationMs float64 `json:"durationMs"`
+	// Definitions says, with a baseline, whether the server's tools,
+	// prompts, resources and instructions are "changed", "unchanged" or
+	// "new" since the baseline; empty without a baseline or when the
+	// handshake failed on either side.
+	Definitions string `json:"definitions,omitempty"`
+	// Changed lists what changed since the baseline, such as
+	// "description_changed tool:search".
+	Changed []string `json:"changed,omitempty"`
 }
 
 // triageMaxReasons bounds TriageServer.Reasons.
@@ -108,6 +131,8 @@ func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
 		Status:    sc.Status,
 		StartedAt: sc.StartedAt,
 		Servers:   []TriageServer{},
+		results:   map[string]*probe.Result{},
+		db:        st.Path(),
 	}
 	byKey := map[string]TriageServer{}
 	for rec, err := range st.Runs(ctx, scanID) {
@@ -115,6 +140,7 @@ func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
 			return nil, fmt.Errorf("results: loading triage of scan %d: %w", scanID, err)
 		}
 		byKey[rec.TargetKey] = NewTriageServer(rec.TargetKey, rec.Result)
+		t.results[rec.TargetKey] = rec.Result
 	}
 	pending, err := st.PendingTargets(ctx, scanID)
 	if err != nil {
@@ -142,6 +168,7 @@ func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
 	for _, k := range rest {
 		t.Servers = append(t.Servers, byKey[k])
 	}
+	t.Portfolio = triagePortfolio(t.Servers, t.results)
 	for _, s := range t.Servers {
 		switch {
 		case s.Pending:
@@ -462,7 +489,13 @@ var triageElementSteps = map[string]string{
 func WriteTriage(w io.Writer, t *Triage, format string) error {
 	switch format {
 	case "table":
-		return writeTriageTable(w, t)
+		if err := writeTriageTable(w, t); err != nil {
+			return err
+		}
+		if err := writeTriageBaselineText(w, t); err != nil {
+			return err
+		}
+		return writeTriagePortfolioText(w, t.Portfolio)
 	case "json":
 		return writeTriageJSON(w, t)
 	case "junit":

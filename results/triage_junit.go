@@ -128,6 +128,11 @@ func writeTriageJUnit(w io.Writer, t *Triage) error {
 		Time:     suite.Time,
 		Suites:   []triageJUnitSuite{suite},
 	}
+	if ps, ok := triagePortfolioJUnit(t); ok {
+		doc.Suites = append(doc.Suites, ps)
+		doc.Tests += ps.Tests
+		doc.Failures += ps.Failures
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

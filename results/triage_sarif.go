@@ -50,9 +50,11 @@ type triageSARIFDriver struct {
 }
 
 type triageSARIFRule struct {
-	ID                   string             `json:"id"`
-	ShortDescription     triageSARIFMessage `json:"shortDescription"`
-	Help                 triageSARIFMessage `json:"help"`
+	ID               string             `json:"id"`
+	ShortDescription triageSARIFMessage `json:"shortDescription"`
+	// FullDescription says why the code exists, for codes that say.
+	FullDescription      *triageSARIFMessage `json:"fullDescription,omitempty"`
+	Help                 triageSARIFMessage  `json:"help"`
 	DefaultConfiguration struct {
 		Level string `json:"level"`
 	} `json:"defaultConfiguration"`
@@ -74,6 +76,15 @@ type triageSARIFResult struct {
 	Locations           []triageSARIFLocation `json:"locations"`
 	PartialFingerprints map[string]string     `json:"partialFingerprints"`
 	Properties          map[string]any        `json:"properties"`
+	// Suppressions mark findings a baseline accepted (probe --baseline).
+	Suppressions []SARIFSuppression `json:"suppressions,omitempty"`
+}
+
+// SARIFSuppression is a SARIF 2.1.0 suppression: a finding accepted
+// outside the scan ("external"), with the reason it was accepted.
+type SARIFSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification,omitempty"`
 }
 
 type triageSARIFLocation struct {
@@ -140,6 +151,9 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 		r := triageSARIFRule{ID: e.Code}
 		r.ShortDescription.Text = e.Title
 		r.Help.Text = e.Fix
+		if why := probe.Why(e.Code); why != "" {
+			r.FullDescription = &triageSARIFMessage{Text: why}
+		}
 		r.DefaultConfiguration.Level = TriageSARIFLevel(e.Severity)
 		r.Properties.Severity = string(e.Severity)
 		area, _, _ := strings.Cut(e.Code, "/")
@@ -156,6 +170,11 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 			if !slices.Contains(codes, f.Code) {
 				codes = append(codes, f.Code)
 			}
+		}
+	}
+	for _, f := range t.Portfolio {
+		if !slices.Contains(codes, f.Code) {
+			codes = append(codes, f.Code)
 		}
 	}
 	slices.Sort(codes)
@@ -210,10 +229,12 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 				PartialFingerprints: map[string]string{
 					"mcpvetFinding/v1": triageFingerprint(s.Name, f.Code, f.Subject, f.Pointer),
 				},
-				Properties: props,
+				Properties:   props,
+				Suppressions: t.suppress(f),
 			})
 		}
 	}
+	results = append(results, triagePortfolioSARIF(t, uri, index)...)
 	log := triageSARIFLog{
 		Schema:  TriageSARIFSchema,
 		Version: "2.1.0",

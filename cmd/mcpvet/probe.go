@@ -172,6 +172,7 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		output     string
 		serverJSON string
 		failOn     string
+		gate       gateFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "probe [flags] (-- COMMAND [ARGS...] | URL | npm:NAME@VERSION | pypi:NAME==VERSION | oci:IMAGE)",
@@ -208,8 +209,14 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if err := checkFailOn(failOn); err != nil {
 				return err
 			}
+			if err := gate.check(); err != nil {
+				return err
+			}
 			res, err := probeOne(cmd.Context(), plan, opts, rf.db, asJSON, output, stdout)
 			if err != nil {
+				return err
+			}
+			if err := gate.finish(plan, serverJSON, res, stderr); err != nil {
 				return err
 			}
 			if failOn != "" && res.Verdict != nil && results.TriageAtOrBelow(res.Verdict.Decision, failOn) {
@@ -223,6 +230,7 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	cmd.Flags().StringVarP(&output, "output", "o", "-", "write the report here (- is stdout)")
 	cmd.Flags().StringVar(&serverJSON, "server-json", "", "registry server.json of the target, for declared-vs-observed checks")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when the verdict is at or below this: drop or fix")
+	gate.register(cmd)
 	return cmd
 }
 

@@ -172,6 +172,15 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		fmt.Fprintln(stderr)
 	}
 	writeScanSummary(stdout, sum)
+	if f.config != "" && sum.ScanID != 0 {
+		// A config is a portfolio: report tools its servers share and
+		// descriptions naming another server's tools, once per pair.
+		pf, perr := results.LoadPortfolio(context.WithoutCancel(ctx), st, sum.ScanID)
+		if perr != nil {
+			return perr
+		}
+		writePortfolioSummary(stdout, pf)
+	}
 	if errors.Is(err, scan.ErrInterrupted) {
 		return errPartial
 	}
@@ -309,6 +318,18 @@ func writeScanSummary(w io.Writer, s scan.Summary) {
 	fmt.Fprintln(w)
 	if len(s.Counts) > 0 {
 		fmt.Fprintf(w, "  %s\n", statusCounts(s.Counts))
+	}
+}
+
+// writePortfolioSummary prints the portfolio findings of a config scan,
+// one line per pair of servers and code.
+func writePortfolioSummary(w io.Writer, pf []probe.PairFinding) {
+	if len(pf) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  across servers: %d findings\n", len(pf))
+	for _, f := range pf {
+		fmt.Fprintf(w, "    %s %s %s + %s: %s\n", f.Severity, f.Code, safe.Line(f.Servers[0]), safe.Line(f.Servers[1]), safe.Line(f.Message))
 	}
 }
 

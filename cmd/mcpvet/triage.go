@@ -27,6 +27,8 @@ type triageFlags struct {
 	failOn      string
 	output      string
 	concurrency int
+	baseline    string
+	sarifRoot   string
 }
 
 // newTriageCmd builds `mcpvet triage CONFIG`: probe every server of a
@@ -46,7 +48,12 @@ config file) for CI systems and code-scanning dashboards.
 
 With --fail-on, the exit code is 1 when any server's verdict is at or below
 the threshold (drop: only dropped servers count; fix: fix or drop), after
-the report is written.`,
+the report is written.
+
+With --baseline OLD.db, each server is compared with its run in the latest
+scan of OLD.db: servers whose tools (descriptions, schemas, annotations),
+prompts, resources or instructions changed are marked, as a rug pull would
+show.`,
 		Example: `  mcpvet triage ~/Library/Application\ Support/Claude/claude_desktop_config.json
   mcpvet triage .vscode/mcp.json --format sarif -o mcpvet.sarif --fail-on drop
   mcpvet triage .cursor/mcp.json --format junit -o triage.xml --env GITHUB_TOKEN=test`,
@@ -66,6 +73,8 @@ the report is written.`,
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is at or below this: drop or fix")
 	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
+	fl.StringVar(&f.sarifRoot, "sarif-root", "", "directory SARIF locations are relative to (default: the git checkout around the working directory)")
+	fl.StringVar(&f.baseline, "baseline", "", "results database of an earlier triage or scan; mark servers whose tools, prompts, resources or instructions changed since it")
 	return cmd
 }
 
@@ -85,6 +94,22 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		return err
 	}
 
+	root := ""
+	if f.format == "sarif" {
+		if root, err = sarifRoot(f.sarifRoot); err != nil {
+			return err
+		}
+	} else if f.sarifRoot != "" {
+		return usagef("--sarif-root %q: only used with --format sarif", f.sarifRoot)
+	}
+	var baseline *results.Store
+	if f.baseline != "" {
+		// Opened before any server runs, so a bad path costs nothing.
+		if baseline, err = openDiffDB(ctx, f.baseline, "--baseline"); err != nil {
+			return err
+		}
+		defer baseline.Close()
+	}
 	data, plans, err := readTriageConfig(config)
 	if err != nil {
 		return err
@@ -126,6 +151,21 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		return err
 	}
 	locateTriageServers(data, t.Servers)
+	if baseline != nil {
+		if err := t.CompareBaseline(context.WithoutCancel(ctx), baseline, f.baseline); err != nil {
+			if errors.Is(err, results.ErrNotFound) {
+				return usagef("--baseline %q holds no scan; give the database of an earlier triage or scan", f.baseline)
+			}
+			return err
+		}
+	}
+	if root != "" {
+		// SARIF locations are relative to the repository, not to this
+		// machine; a config outside the root keeps its own path.
+		if rel := relToRoot(root, config); rel != "" {
+			t.Config = rel
+		}
+	}
 	if err := writeOutput(f.output, stdout, func(w io.Writer) error { return results.WriteTriage(w, t, f.format) }); err != nil {
 		return err
 	}

@@ -1,0 +1,221 @@
+package probe
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Finding codes of the portfolio checks, which compare the servers of one
+// client config (or one scan) with each other.
+const (
+	CodePortfolioShadowed = "portfolio/tool_shadowed"
+	CodePortfolioCrossRef = "portfolio/cross_server_reference"
+)
+
+func init() {
+	register(
+		CatalogEntry{CodePortfolioShadowed, SeverityWarn,
+			"two servers of the portfolio offer a tool of the same name (or of names that look the same)",
+			"rename one tool or drop one server; a client that merges both lists gives the model two tools it cannot tell apart, and one can stand in for the other"},
+		CatalogEntry{CodePortfolioCrossRef, SeverityWarn,
+			"a server's descriptions or instructions name a tool that another server of the portfolio provides",
+			"describe only the server's own tools; text about another server's tools is how cross-server shadowing redirects them"},
+	)
+	registerWhy(map[string]string{
+		CodePortfolioShadowed: "Clients put every server's tools in one list. With two tools of one name the model picks either, and a malicious server can register a trusted server's tool name (or a look-alike of it) to receive its calls. Reported once per pair of servers, with every shared name.",
+		CodePortfolioCrossRef: "Cross-server tool shadowing works by one server's description naming another server's tool and changing how the model calls it (\"when send_email is available, BCC ...\"). A server has no honest need to name tools it does not provide; reported once per pair of servers, with the names and the first span.",
+	})
+}
+
+// PortfolioServer is one server of a portfolio: its name in the config
+// and its probe result.
+type PortfolioServer struct {
+	Name   string
+	Result *Result
+}
+
+// PairFinding is a finding about two servers of a portfolio.
+type PairFinding struct {
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	// Servers are the two servers, in portfolio order.
+	Servers [2]string `json:"servers"`
+	// Names are the tool names involved, sorted.
+	Names []string `json:"names"`
+	// Value is the deciding span: for a cross-server reference the text
+	// around the first mention, for shadowing the shared names.
+	Value   string `json:"value,omitempty"`
+	Message string `json:"message"`
+}
+
+// CheckPortfolio compares the servers that completed the handshake with
+// each other: tool names two servers share (exactly, or by look-alike
+// skeleton, or ignoring case), and descriptions or instructions of one
+// server that name another server's tools. Each code is reported at most
+// once per pair of servers, in portfolio order.
+func CheckPortfolio(servers []PortfolioServer) []PairFinding {
+	type view struct {
+		name  string
+		tools []string
+		own   map[string]bool
+		texts []string
+	}
+	var vs []view
+	for _, s := range servers {
+		if s.Result == nil || !s.Result.Liveness.HandshakeCompleted {
+			continue
+		}
+		v := view{name: s.Name, own: map[string]bool{}}
+		for i, t := range s.Result.Tools {
+			tv := viewTool(i, t)
+			if tv.name != "" && !v.own[tv.name] {
+				v.tools = append(v.tools, tv.name)
+				v.own[tv.name] = true
+			}
+			v.texts = append(v.texts, tv.description)
+		}
+		for _, p := range s.Result.Prompts {
+			v.texts = append(v.texts, p.Description)
+		}
+		if s.Result.Liveness.Instructions != "" {
+			v.texts = append(v.texts, s.Result.Liveness.Instructions)
+		}
+		vs = append(vs, v)
+	}
+	patterns := map[string]*regexp.Regexp{}
+	mention := func(tool string) *regexp.Regexp {
+		re, ok := patterns[tool]
+		if !ok {
+			re = mentionPattern(tool)
+			patterns[tool] = re
+		}
+		return re
+	}
+	var out []PairFinding
+	for i := range vs {
+		for j := i + 1; j < len(vs); j++ {
+			a, b := vs[i], vs[j]
+			if f, ok := shadowed(a.name, a.tools, b.name, b.tools); ok {
+				out = append(out, f)
+			}
+			var names []string
+			first := ""
+			for _, dir := range [][2]view{{a, b}, {b, a}} {
+				from, to := dir[0], dir[1]
+				for _, tool := range to.tools {
+					if from.own[tool] || !distinctive(tool) {
+						continue
+					}
+					re := mention(tool)
+					for _, text := range from.texts {
+						if !strings.Contains(text, tool) {
+							continue
+						}
+						if loc := directedMention(re, text); loc != nil {
+							names = append(names, from.name+" names "+to.name+"'s "+tool)
+							if first == "" {
+								first = around(text, loc[0], loc[1], 40)
+							}
+							break
+						}
+					}
+				}
+			}
+			if len(names) > 0 {
+				slices.Sort(names)
+				e := catalog[CodePortfolioCrossRef]
+				out = append(out, PairFinding{Code: e.Code, Severity: e.Severity, Servers: [2]string{a.name, b.name},
+					Names: names, Value: Truncate(visible(first), MaxEvidence),
+					Message: Truncate(fmt.Sprintf("descriptions name the other server's tools: %s", strings.Join(names, "; ")), MaxEvidence)})
+			}
+		}
+	}
+	return out
+}
+
+// shadowed reports the tool names servers a and b share.
+func shadowed(an string, a []string, bn string, b []string) (PairFinding, bool) {
+	var names, look []string
+	for _, x := range a {
+		for _, y := range b {
+			switch {
+			case x == y:
+				names = append(names, x)
+			case strings.EqualFold(Skeleton(x), Skeleton(y)):
+				look = append(look, x+" / "+y)
+			}
+		}
+	}
+	if len(names)+len(look) == 0 {
+		return PairFinding{}, false
+	}
+	slices.Sort(names)
+	slices.Sort(look)
+	msg := ""
+	if len(names) > 0 {
+		msg = fmt.Sprintf("both servers offer %s", strings.Join(names, ", "))
+	}
+	if len(look) > 0 {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += fmt.Sprintf("names that look the same: %s", strings.Join(look, ", "))
+	}
+	e := catalog[CodePortfolioShadowed]
+	all := append(append([]string{}, names...), look...)
+	return PairFinding{Code: e.Code, Severity: e.Severity, Servers: [2]string{an, bn}, Names: all,
+		Value:   Truncate(visible(strings.Join(all, ", ")), MaxEvidence),
+		Message: Truncate(visible(msg)+"; a client merging both lists cannot tell them apart", MaxEvidence)}, true
+}
+
+// distinctive reports whether a tool name is identifier-like enough that
+// a mention of it in prose means the tool: it has a separator or an inner
+// capital and at least 4 characters. Plain words (search, echo, add) are
+// too common to count.
+func distinctive(name string) bool {
+	if len(name) < 4 {
+		return false
+	}
+	if strings.ContainsAny(name, "_-.") {
+		return true
+	}
+	for i, r := range name {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionPattern matches name as a whole identifier.
+func mentionPattern(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^\w.\-])` + regexp.QuoteMeta(name) + `(?:$|[^\w\-])`)
+}
+
+// referenceMarker: words that make a line about another tool an order or
+// a sequencing rule rather than a list of names that happen to match.
+var referenceMarker = regexp.MustCompile(`(?i)\b(?:tool|tools|call|calling|called|use|using|invoke|invoked|run|after|before|instead|when|whenever|then|first|must|should|always|never|send|forward)\b`)
+
+// directedMention returns the first mention of a tool in text whose line
+// also reads as an order or a sequencing rule about it ("run it after
+// create_task", "when send_email is called"); a bare list item such as
+// "- fill_form: Fill multiple form fields" is a coincidence of names.
+func directedMention(re *regexp.Regexp, text string) []int {
+	for _, loc := range re.FindAllStringIndex(text, 16) {
+		a := strings.LastIndexByte(text[:loc[0]], '\n') + 1
+		z := strings.IndexByte(text[loc[1]:], '\n')
+		if z < 0 {
+			z = len(text)
+		} else {
+			z += loc[1]
+		}
+		line := text[a:loc[0]] + " " + text[loc[1]:z]
+		if referenceMarker.MatchString(line) {
+			return loc
+		}
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package results
+
+import (
+	"io"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// ProbeSARIFOptions configures [WriteProbeSARIF].
+type ProbeSARIFOptions struct {
+	// Artifact is the file the results are located in, relative to the
+	// repository root with forward slashes (the server's entry point or
+	// manifest); code-scanning services resolve it against the checkout.
+	Artifact string
+	// Accepted returns the reason a finding was accepted by a baseline,
+	// or "" when it was not; accepted findings carry a SARIF suppression.
+	Accepted func(probe.Finding) string
+}
+
+// WriteProbeSARIF writes the findings of one probe as SARIF 2.1.0, in the
+// same shape as the triage report: one rule per code, one result per
+// finding, located in opts.Artifact.
+func WriteProbeSARIF(w io.Writer, key string, res *probe.Result, opts ProbeSARIFOptions) error {
+	t := &Triage{
+		Source:  "probe:" + res.Target.Name,
+		Config:  strings.TrimPrefix(opts.Artifact, "./"),
+		Status:  ScanDone,
+		Servers: []TriageServer{NewTriageServer(key, res)},
+		accept:  opts.Accepted,
+	}
+	return writeTriageSARIF(w, t)
+}
+
+// suppress returns the SARIF suppression of an accepted finding.
+func (t *Triage) suppress(f probe.Finding) []SARIFSuppression {
+	if t.accept == nil {
+		return nil
+	}
+	if why := t.accept(f); why != "" {
+		return []SARIFSuppression{{Kind: "external", Justification: why}}
+	}
+	return nil
+}
