@@ -30,19 +30,23 @@ const (
 	CodePoisonExfilURL      = "poison/exfiltration_url"
 )
 
-// Severity of the poison codes is by how directly the text can harm: an
-// instruction that moves data or control away from the user, or text no
-// person can see at all, is an error; a vehicle that hides or dresses up
-// text but says nothing harmful by itself is a warning.
+// Severity of the poison codes is by how directly the text can harm. An
+// instruction that takes control from the user (override, conceal), sends
+// data away (files, credentials, conversation, a capture URL), or hides
+// ASCII text no person can see (tag characters) is fatal: the server is
+// dropped, as a server that leaks a secret is. Orders about other tools
+// and text people see differently than models (bidi, homoglyphs) are
+// errors; a vehicle that hides or dresses up text but says nothing harmful
+// by itself is a warning.
 func init() {
 	register(
-		CatalogEntry{CodePoisonOverride, SeverityError,
+		CatalogEntry{CodePoisonOverride, SeverityFatal,
 			"server text tells the model to ignore, override or take precedence over other instructions",
 			"describe what the item does; never address the model with instructions about other instructions"},
-		CatalogEntry{CodePoisonConceal, SeverityError,
+		CatalogEntry{CodePoisonConceal, SeverityFatal,
 			"server text tells the model to keep something from the user or to act silently",
 			"remove the instruction; everything a tool does must be visible to the person approving it"},
-		CatalogEntry{CodePoisonSensitiveData, SeverityError,
+		CatalogEntry{CodePoisonSensitiveData, SeverityFatal,
 			"server text tells the model to read or send files, credentials or conversation content",
 			"take the data a tool needs as declared, documented arguments; never ask the model to fetch secrets, files or the conversation on the side"},
 		CatalogEntry{CodePoisonOtherTool, SeverityError,
@@ -51,7 +55,7 @@ func init() {
 		CatalogEntry{CodePoisonPseudoTag, SeverityWarn,
 			"server text wraps content in a pseudo system tag such as <IMPORTANT> or <SYSTEM>",
 			"write plain descriptions; tags that imitate system or priority markup exist to make the model obey the text inside them"},
-		CatalogEntry{CodePoisonUnicodeTag, SeverityError,
+		CatalogEntry{CodePoisonUnicodeTag, SeverityFatal,
 			"server text contains Unicode tag characters (U+E0000-U+E007F), invisible to people but read by models",
 			"remove the tag characters; they encode hidden ASCII text"},
 		CatalogEntry{CodePoisonZeroWidth, SeverityWarn,
@@ -72,7 +76,7 @@ func init() {
 		CatalogEntry{CodePoisonBase64, SeverityWarn,
 			"server text contains a base64 blob that decodes to readable text",
 			"write the text in clear; encoded text is read by models and skipped by people"},
-		CatalogEntry{CodePoisonExfilURL, SeverityError,
+		CatalogEntry{CodePoisonExfilURL, SeverityFatal,
 			"server text contains a URL that would carry data to a third party (a request-capture service, or a placeholder for secrets or conversation in the URL)",
 			"remove the URL; a tool that must send data somewhere does so in its own code, with the destination documented"},
 	)

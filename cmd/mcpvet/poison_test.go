@@ -87,6 +87,19 @@ func TestProbePoisonedFixture(t *testing.T) {
 			t.Errorf("%s not reported on %s; got it on %v", e.Code, w, got[e.Code])
 		}
 	}
+	// Instructions that take control or move data away are fatal: the
+	// poisoned server is dropped by the fatal-finding rule, not left at fix.
+	if res.Verdict.Decision != "drop" {
+		t.Errorf("verdict %q, want drop", res.Verdict.Decision)
+	}
+	for _, r := range res.Verdict.Rules {
+		if r.Fired && r.Name != "fatal_finding" {
+			t.Errorf("rule %s fired first, want fatal_finding", r.Name)
+		}
+		if r.Fired {
+			break
+		}
+	}
 	// Items of the fixture without a technique stay clean.
 	for code, on := range got {
 		for _, s := range on {
