@@ -145,6 +145,12 @@ func (opts *Options) resolve() Options {
 	if o.CacheDir == "" {
 		o.CacheDir = defaultCacheDir()
 	}
+	// Installers run in other working directories (npm in the package's
+	// folder, the sandbox in its own root): a relative --cache-dir would name
+	// a different folder there.
+	if abs, err := filepath.Abs(o.CacheDir); err == nil {
+		o.CacheDir = abs
+	}
 	if o.TerminateGrace <= 0 {
 		o.TerminateGrace = DefaultTerminateGrace
 	}
