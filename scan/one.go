@@ -110,6 +110,18 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if hint := fetcherHint(plan, res, o.Sandbox); hint != "" {
 		res.Liveness.Detail += "; " + hint
 	}
+	if last := current.Info(0); !res.Liveness.HandshakeCompleted && last.Backend != sandbox.BackendNone {
+		if hint := sandbox.UnexposedHint(last.StderrTail, last.Exposed); hint != "" {
+			res.Liveness.Detail += "; " + hint
+		}
+	}
+	if v := first.Info(0).PackageVersion; v != "" && plan.Package != nil && v != plan.Package.Version {
+		// An unpinned package: record the version that ran.
+		res.Target.Version = v
+		if len(res.Target.Command) > 0 && plan.Launcher != "" {
+			res.Target.Command[0] = plan.Package.RegistryType + ":" + plan.Package.Identifier + "@" + v
+		}
+	}
 	for _, w := range info.Warnings {
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
 	}
@@ -164,6 +176,7 @@ func TargetOf(plan *sandbox.Plan) probe.Target {
 		Transport: plan.Transport,
 		URL:       plan.URL,
 	}
+	t.Launcher, t.Written = plan.Launcher, plan.Written
 	if plan.Command != "" {
 		t.Command = append([]string{plan.Command}, plan.Args...)
 	} else if plan.Package != nil {
@@ -202,7 +215,14 @@ func preLaunch(target probe.Target, status probe.Status, detail, evidence string
 
 func isolationOf(in sandbox.Info) *probe.Isolation {
 	l := in.Limits
+	var exposed []probe.ExposedPath
+	for _, e := range in.Exposed {
+		exposed = append(exposed, probe.ExposedPath{Path: e.Path, Writable: e.Writable, Why: e.Why})
+	}
 	return &probe.Isolation{
+		WorkDir:      in.WorkDir,
+		Home:         in.Home,
+		Exposed:      exposed,
 		Backend:      in.Backend,
 		Network:      in.Network,
 		Mechanisms:   in.Mechanisms,
