@@ -297,7 +297,20 @@ func (s *Server) planExposure() {
 			}
 		}
 		if cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH")); err == nil {
-			if abs, err := filepath.Abs(cmd); err == nil {
+			progs := []string{cmd}
+			if interp := shebang(cmd, lookEnv(s.env, "PATH")); interp != "" {
+				// A console script runs its venv's python, which links
+				// to an installation elsewhere (pyenv, /usr).
+				progs = append(progs, interp)
+			}
+			for _, prog := range progs {
+				abs, err := filepath.Abs(prog)
+				if err != nil {
+					continue
+				}
+				if prog != cmd && !underSystemDir(abs) {
+					add(abs, ExposeArgv, false)
+				}
 				cands := []string{abs}
 				if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 					cands = append(cands, real)
@@ -350,6 +363,40 @@ func (s *Server) planExposure() {
 			s.readOnly = append(s.readOnly, e.Path)
 		}
 	}
+}
+
+// shebang returns the interpreter a script's #! line names (the program
+// /usr/bin/env looks up, for "#!/usr/bin/env node"), or "".
+func shebang(path, pathEnv string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return ""
+	}
+	fields := strings.Fields(rest)
+	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+		return ""
+	}
+	if filepath.Base(fields[0]) != "env" {
+		return fields[0]
+	}
+	for _, a := range fields[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if p, err := lookPath(a, pathEnv); err == nil {
+			return p
+		}
+		break
+	}
+	return ""
 }
 
 // writableBinds returns the exposed folders the server may write to.
