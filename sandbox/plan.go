@@ -35,6 +35,9 @@ type Plan struct {
 	// translated into Package; Written is the command as written.
 	Launcher string   `json:"launcher,omitempty"`
 	Written  []string `json:"written,omitempty"`
+	// Notes are what the plan's reader refused or could not reproduce (a
+	// docker volume mount, a launcher option); they become findings.
+	Notes []string `json:"notes,omitempty"`
 	// Package, when set, is installed first and its entry point launched
 	// with Args appended.
 	Package *Package `json:"package,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -121,6 +122,13 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 		if len(res.Target.Command) > 0 && plan.Launcher != "" {
 			res.Target.Command[0] = plan.Package.RegistryType + ":" + plan.Package.Identifier + "@" + v
 		}
+	}
+	for _, n := range plan.Notes {
+		code := probe.CodeLauncherNote
+		if strings.HasPrefix(n, "volume mount") {
+			code = probe.CodeVolumeRefused
+		}
+		res.Findings = append(res.Findings, probe.NewFinding(code, "server", "config", n, "%s", n))
 	}
 	for _, w := range info.Warnings {
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))

@@ -195,7 +195,7 @@ func TestReadConfigErrors(t *testing.T) {
 		{"Windsurf serverUrl", `{"mcpServers": {"x": {"serverUrl": "file:///etc/passwd"}}}`,
 			`config mcpServers.x: "serverUrl": "file:///etc/passwd" is not an http or https URL; use e.g. "https://example.com/mcp"`, nil},
 		{"no servers", `{"editor.fontSize": 14}`,
-			`config: no "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code) object; this does not look like an MCP client config`, nil},
+			`config: no "mcpServers" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf), "servers" (VS Code), "context_servers" (Zed) or [mcp_servers] (Codex CLI); this does not look like an MCP client config`, nil},
 		{"top-level array", `[{"command": "npx"}]`,
 			`config: want a JSON object with "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code), got an array [{"command": "npx"}]`, nil},
 		{"servers is an array", `{"servers": [1]}`,
