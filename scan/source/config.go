@@ -290,6 +290,7 @@ var configTransports = map[string]string{
 type planState struct {
 	missing []string
 	secrets []string
+	hints   []string // the flags that would resolve the references
 }
 
 func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.Plan, error) {
@@ -477,6 +478,9 @@ func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.
 	if len(st.missing) > 0 {
 		pl.Status = StatusNeedsConfiguration
 		pl.StatusDetail = "unresolved references: " + strings.Join(st.missing, ", ")
+		if len(st.hints) > 0 {
+			pl.StatusDetail += "; give " + strings.Join(st.hints, " ")
+		}
 	}
 	if cr.opts.Translate {
 		_, notes, err := Translate(&pl)
@@ -528,6 +532,9 @@ func (cr *configReader) expand(s, field string, st *planState, wholeSecret bool)
 			label := ref + " in " + field
 			if !slices.Contains(st.missing, label) {
 				st.missing = append(st.missing, label)
+			}
+			if h := refHint(expr); h != "" && !slices.Contains(st.hints, h) {
+				st.hints = append(st.hints, h)
 			}
 			b.WriteString(ref)
 		}
@@ -712,4 +719,21 @@ func (cr *configReader) envFile(path string, raw json.RawMessage, st *planState)
 		out = append(out, keyValue{k, v})
 	}
 	return out, nil
+}
+
+// refHint names the flag that resolves the reference ${expr}, or "".
+func refHint(expr string) string {
+	if id, ok := strings.CutPrefix(expr, "input:"); ok {
+		return "--input " + id + "=VALUE"
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(expr, "env:"), ":-")
+	if name == "" || strings.Contains(name, ":") {
+		return ""
+	}
+	// ${workspaceFolder} and the other client variables are not
+	// environment variables; ${NAME} in upper case is (Claude Code).
+	if strings.HasPrefix(expr, "env:") || strings.ToUpper(name) == name {
+		return "--pass-env " + name
+	}
+	return ""
 }
