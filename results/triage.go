@@ -89,6 +89,9 @@ type TriageServer struct {
 	Line int `json:"line,omitempty"`
 	// DurationMs is the run's total time.
 	DurationMs float64 `json:"durationMs"`
+	// Config is the config file the entry is in, when the triage read
+	// several (a server in several configs is reported under each).
+	Config string `json:"config,omitempty"`
 }
 
 // triageMaxReasons bounds TriageServer.Reasons.
