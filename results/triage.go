@@ -384,11 +384,17 @@ func triageNextStep(res *probe.Result, deciding *probe.Rule) string {
 			}
 		}
 		if !res.Liveness.HandshakeCompleted {
+			if s := triageCauseStep(res); s != "" {
+				return s
+			}
 			return triageStatusSteps[res.Liveness.Status]
 		}
 		return ""
 	}
 	if deciding.Name == triageRuleNoHandshake {
+		if s := triageCauseStep(res); s != "" {
+			return s
+		}
 		if s := triageStatusSteps[res.Liveness.Status]; s != "" {
 			return s
 		}
@@ -469,7 +475,7 @@ func WriteTriage(w io.Writer, t *Triage, format string) error {
 	case "json":
 		return writeTriageJSON(w, t)
 	case "junit":
-		return writeTriageJUnit(w, t)
+		return writeTriageJUnit(w, t, "")
 	case "sarif":
 		return writeTriageSARIF(w, t)
 	}

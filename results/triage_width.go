@@ -11,6 +11,31 @@ import (
 // terminals get it too and wrap.
 const triageMinWidth = 80
 
+// TriageWriteOptions adjust [WriteTriageWith].
+type TriageWriteOptions struct {
+	// Width is the terminal width the table must fit (0: no limit).
+	Width int
+	// FailOn is the --fail-on threshold: JUnit marks the verdicts at or
+	// below it as failures (default drop).
+	FailOn string
+}
+
+// WriteTriageWith writes the report like [WriteTriage], with options; o
+// may be nil.
+func WriteTriageWith(w io.Writer, t *Triage, format string, o *TriageWriteOptions) error {
+	var opts TriageWriteOptions
+	if o != nil {
+		opts = *o
+	}
+	switch format {
+	case "table":
+		return WriteTriageWidth(w, t, format, opts.Width)
+	case "junit":
+		return writeTriageJUnit(w, t, opts.FailOn)
+	}
+	return WriteTriage(w, t, format)
+}
+
 // WriteTriageWidth writes the report like [WriteTriage], fitting the table
 // into width columns (0: no limit). Where the columns do not fit, or the
 // servers come from several configs, each server gets a block: its name,
@@ -46,12 +71,16 @@ func triageTableWidth(t *Triage) int {
 
 func writeTriageBlocks(w io.Writer, t *Triage, width int) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "triage of %s (scan %d, %s)\n", triageCell(t.Config), t.ScanID, t.Status)
+	title := fmt.Sprintf("triage of %s (scan %d, %s)", triageCell(t.Config), t.ScanID, t.Status)
+	if len([]rune(title)) > width {
+		title = fmt.Sprintf("triage (scan %d, %s) of\n%s", t.ScanID, t.Status, strings.Join(triageWrap(t.Config, width, 1<<10), "\n"))
+	}
+	fmt.Fprintln(&b, title)
 	config := ""
 	for _, s := range t.Servers {
 		if s.Config != config {
 			config = s.Config
-			fmt.Fprintf(&b, "\n== %s ==\n", triageCell(config))
+			fmt.Fprintf(&b, "\n== %s ==\n", strings.Join(triageWrap(config, width-6, 1<<10), "\n   "))
 		}
 		b.WriteByte('\n')
 		verdict := s.Decision

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -241,11 +242,16 @@ func (s *Server) planExposure() {
 			s.workDir = cwd
 		}
 	}
-	if s.plan.Package == nil {
-		// An installed package is exposed by the installer; its argv
-		// paths are the package's own.
+	// An installed package is exposed by the installer: of its argv only
+	// the plan's arguments (a folder given to server-filesystem) are the
+	// user's.
+	first := 0
+	if s.plan.Package != nil {
+		first = max(0, len(s.argv)-len(s.plan.Args))
+	}
+	{
 		script := -1 // the index of the script an interpreter runs
-		if isInterpreter(s.argv[0]) {
+		if s.plan.Package == nil && isInterpreter(s.argv[0]) {
 			for i := 1; i < len(s.argv); i++ {
 				if !strings.HasPrefix(s.argv[i], "-") {
 					script = i
@@ -257,6 +263,9 @@ func (s *Server) planExposure() {
 			}
 		}
 		for i, a := range s.argv {
+			if i < first {
+				continue
+			}
 			for _, p := range argPaths([]string{a}) {
 				if !filepath.IsAbs(p) {
 					if i == 0 && !strings.Contains(p, "/") {
@@ -296,7 +305,11 @@ func (s *Server) planExposure() {
 				}
 			}
 		}
-		if cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH")); err == nil {
+		cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH"))
+		if s.plan.Package != nil {
+			err = errPackage
+		}
+		if err == nil {
 			progs := []string{cmd}
 			if interp := shebang(cmd, lookEnv(s.env, "PATH")); interp != "" {
 				// A console script runs its venv's python, which links
@@ -398,6 +411,9 @@ func shebang(path, pathEnv string) string {
 	}
 	return ""
 }
+
+// errPackage skips the prefix rules for an installed package.
+var errPackage = errors.New("an installed package")
 
 // writableBinds returns the exposed folders the server may write to.
 func (s *Server) writableBinds() []string {
