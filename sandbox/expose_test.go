@@ -241,3 +241,37 @@ func TestUnexposedHint(t *testing.T) {
 		}
 	}
 }
+
+// TestNoneBackendRealDirs checks that --sandbox none runs the server where
+// its client would: in the working directory, with the real HOME, and
+// records both.
+func TestNoneBackendRealDirs(t *testing.T) {
+	work := t.TempDir()
+	plan, marker := fakePlan(t, "env")
+	opts := testOptions(BackendNone)
+	opts.WorkDir = work
+	s := launch(t, plan, opts, marker)
+	connect(t, s)
+	info := s.Info(5 * time.Second)
+	home, _ := os.UserHomeDir()
+	if !strings.Contains(info.StderrTail, "HOME="+home+"\n") {
+		t.Errorf("server environment lacks the real HOME %s:\n%s", home, info.StderrTail)
+	}
+	if info.WorkDir != work || info.Home != home {
+		t.Errorf("WorkDir %q Home %q, want %q %q", info.WorkDir, info.Home, work, home)
+	}
+}
+
+func TestInstalledVersion(t *testing.T) {
+	dir := t.TempDir()
+	pkgDir := filepath.Join(dir, "node_modules", "@scope", "srv")
+	os.MkdirAll(pkgDir, 0o755)
+	os.WriteFile(filepath.Join(pkgDir, "package.json"), []byte(`{"name": "@scope/srv", "version": "1.4.2"}`), 0o644)
+	ep := &entryPoint{dir: dir}
+	if got := installedVersion(&Package{RegistryType: "npm", Identifier: "@scope/srv"}, ep); got != "1.4.2" {
+		t.Errorf("unpinned: %q, want 1.4.2", got)
+	}
+	if got := installedVersion(&Package{RegistryType: "npm", Identifier: "@scope/other", Version: "2.0.0"}, ep); got != "2.0.0" {
+		t.Errorf("unreadable: %q, want the plan's", got)
+	}
+}

@@ -161,7 +161,9 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if f.output == "" || f.output == "-" {
 		width = terminalWidth(stdout)
 	}
-	if err := writeOutput(f.output, stdout, func(w io.Writer) error { return results.WriteTriageWith(w, t, f.format, &results.TriageWriteOptions{Width: width, FailOn: f.failOn}) }); err != nil {
+	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
+		return results.WriteTriageWith(w, t, f.format, &results.TriageWriteOptions{Width: width, FailOn: f.failOn})
+	}); err != nil {
 		return err
 	}
 	if interrupted {

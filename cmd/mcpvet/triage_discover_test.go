@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -130,9 +131,16 @@ func TestRunFlagErrors(t *testing.T) {
 	}
 }
 
+// runRoot runs the real root command.
+func runRoot(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
 func TestVersionCommand(t *testing.T) {
-	code, stdout, _ := runReportCLI("version")
-	code2, stdout2, _ := runReportCLI("--version")
+	code, stdout, _ := runRoot("version")
+	code2, stdout2, _ := runRoot("--version")
 	if code != exitOK || code2 != exitOK || !strings.HasPrefix(stdout, "mcpvet version ") || stdout != stdout2 {
 		t.Errorf("version: %d %q; --version: %d %q", code, stdout, code2, stdout2)
 	}
@@ -150,7 +158,7 @@ func TestCompletionValues(t *testing.T) {
 		{[]string{"__complete", "probe", "--sandbox", ""}, []string{"auto", "builtin", "bwrap", "none"}},
 		{[]string{"__complete", "diff", "--format", ""}, nil},
 	} {
-		code, stdout, stderr := runReportCLI(tc.args...)
+		code, stdout, stderr := runRoot(tc.args...)
 		if code != exitOK {
 			t.Errorf("%v: exit %d %s", tc.args, code, stderr)
 		}
@@ -162,5 +170,32 @@ func TestCompletionValues(t *testing.T) {
 		if strings.Contains(stdout, ":0\n") && tc.want != nil {
 			t.Errorf("%v: completion falls back to files:\n%s", tc.args, stdout)
 		}
+	}
+}
+
+// TestDeadlineNamed runs `probe --timeout 2s` against a server that never
+// answers: the detail names the deadline that fired (before: "no answer
+// to the handshake within 20s", the handshake deadline that did not).
+func TestDeadlineNamed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches a fixture server")
+	}
+	bins := testfixture.Build(t, "hang")
+	db := filepath.Join(t.TempDir(), "m.db")
+	code, stdout, stderr := runReportCLI("probe", "--timeout", "2s", "--sandbox", "none", "--db", db, "--json", "--", bins["hang"])
+	if code != exitPartial {
+		t.Errorf("exit %d, want %d; stderr %s", code, exitPartial, stderr)
+	}
+	var res struct {
+		Liveness struct {
+			Status, Detail string
+		} `json:"liveness"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if res.Liveness.Status != "handshake_timeout" || !strings.Contains(res.Liveness.Detail, "run's deadline (--timeout or --server-timeout)") ||
+		strings.Contains(res.Liveness.Detail, "within 20s") {
+		t.Errorf("liveness %+v", res.Liveness)
 	}
 }
