@@ -53,7 +53,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	target := TargetOf(plan)
 	start := time.Now()
 	if plan.Status != "" {
-		return grade(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), nil, policy), nil
+		return grade(withNotes(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), plan), nil, policy), nil
 	}
 
 	var mu sync.Mutex
@@ -82,7 +82,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if err != nil {
 		var le *sandbox.LaunchError
 		if errors.As(err, &le) {
-			return grade(preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), nil
+			return grade(withNotes(preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), plan), nil, policy), nil
 		}
 		return nil, err
 	}
@@ -123,13 +123,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 			res.Target.Command[0] = plan.Package.RegistryType + ":" + plan.Package.Identifier + "@" + v
 		}
 	}
-	for _, n := range plan.Notes {
-		code := probe.CodeLauncherNote
-		if strings.HasPrefix(n, "volume mount") {
-			code = probe.CodeVolumeRefused
-		}
-		res.Findings = append(res.Findings, probe.NewFinding(code, "server", "config", n, "%s", n))
-	}
+	withNotes(res, plan)
 	for _, w := range info.Warnings {
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
 	}
@@ -254,4 +248,17 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 		LimitExceeded: in.LimitExceeded,
 		Started:       in.Started,
 	}
+}
+
+// withNotes adds the plan's notes (what the config reader refused or could
+// not reproduce) to res as findings.
+func withNotes(res *probe.Result, plan *sandbox.Plan) *probe.Result {
+	for _, n := range plan.Notes {
+		code := probe.CodeLauncherNote
+		if strings.HasPrefix(n, "volume mount") {
+			code = probe.CodeVolumeRefused
+		}
+		res.Findings = append(res.Findings, probe.NewFinding(code, "server", "config", n, "%s", n))
+	}
+	return res
 }
