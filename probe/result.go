@@ -74,6 +74,9 @@ type Isolation struct {
 	// Exposed lists the host paths the server saw besides the system
 	// folders, and why.
 	Exposed []ExposedPath `json:"exposed,omitempty"`
+	// Refused lists, one line each, the paths the server was not shown
+	// although its config named them (a credential store, $HOME), and why.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // ExposedPath is a host path a sandboxed server saw.

@@ -202,8 +202,8 @@ func argPaths(argv []string) []string {
 }
 
 // planExposure computes what the server sees (isolating backends) and
-// where it starts; refusals become warnings. It fills s.exposed, s.masked
-// and s.workDir.
+// where it starts; each refusal is one line in s.refused. It fills
+// s.exposed, s.masked and s.workDir.
 func (s *Server) planExposure() {
 	home := hostHome()
 	cwd := workDirOf(s.plan, &s.opts)
@@ -217,7 +217,7 @@ func (s *Server) planExposure() {
 			return true
 		}
 		if err := CheckExpose(p, s.opts.Hidden); err != nil {
-			s.warnings = append(s.warnings, fmt.Sprintf("not exposed (%s): %v", why, err))
+			s.refused = append(s.refused, fmt.Sprintf("not exposed (%s): %v", why, err))
 			return false
 		}
 		if _, err := os.Stat(p); err != nil {
@@ -293,7 +293,7 @@ func (s *Server) planExposure() {
 					continue // a lone data file: --expose it
 				}
 				if err := CheckExpose(p, s.opts.Hidden); err != nil {
-					s.warnings = append(s.warnings, fmt.Sprintf("not exposed (%s): %v", ExposeArgv, err))
+					s.refused = append(s.refused, fmt.Sprintf("not exposed (%s): %v", ExposeArgv, err))
 					continue
 				}
 				if root != "" {

@@ -140,7 +140,7 @@ func TestExposeRefusesCredentials(t *testing.T) {
 			if got := exposedPathsOf(info); !slices.Equal(got, []string{"expose:" + filepath.Join(home, "proj")}) {
 				t.Errorf("Exposed = %v, want only the project", got)
 			}
-			warns := strings.Join(info.Warnings, "\n")
+			warns := strings.Join(info.Refused, "\n")
 			for _, want := range []string{"~/.ssh is a credential store", "~/.aws is a credential store", "holds the credential store ~/.config/gcloud", "$HOME holds your credentials"} {
 				if !strings.Contains(warns, want) {
 					t.Errorf("warnings lack %q:\n%s", want, warns)

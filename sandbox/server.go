@@ -66,6 +66,9 @@ type Info struct {
 	Home    string
 	// Exposed lists the host paths the server saw besides the system.
 	Exposed []Exposure
+	// Refused says, one line each, which paths the server was named or
+	// would have been given and did not see, and why.
+	Refused []string
 	// PackageVersion is the version the package installer resolved.
 	PackageVersion string
 }
@@ -82,6 +85,7 @@ type Server struct {
 	dir      string   // working directory
 	readOnly []string // host paths the server needs read-only (package folder)
 	exposed  []Exposure
+	refused  []string // paths not exposed, one line each saying why
 	masked   []string // host files hidden inside exposed folders
 	workDir  string   // host folder the server starts in, "" for its HOME
 	pkgVer   string
@@ -309,6 +313,7 @@ func (s *Server) Info(wait time.Duration) Info {
 		Limits:         s.opts.Limits,
 		WorkDir:        s.workDir,
 		Exposed:        append([]Exposure(nil), s.exposed...),
+		Refused:        append([]string(nil), s.refused...),
 		PackageVersion: s.pkgVer,
 	}
 	if s.backend != nil && s.backend.name() == BackendNone {

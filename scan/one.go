@@ -225,6 +225,7 @@ func isolationOf(in sandbox.Info) *probe.Isolation {
 		WorkDir:      in.WorkDir,
 		Home:         in.Home,
 		Exposed:      exposed,
+		Refused:      in.Refused,
 		Backend:      in.Backend,
 		Network:      in.Network,
 		Mechanisms:   in.Mechanisms,
