@@ -150,9 +150,19 @@ func CheckExpose(path string, hidden []string) error {
 	return nil
 }
 
-// workDirOf returns the host folder a plan's server starts in.
+// WorkDirNone as [Options.WorkDir] gives servers no host working directory.
+const WorkDirNone = "-"
+
+// workDirOf returns the host folder a plan's server starts in, "" for
+// none.
 func workDirOf(plan *Plan, o *Options) string {
+	if o.WorkDir == WorkDirNone && plan.Dir == "" {
+		return ""
+	}
 	base := o.WorkDir
+	if base == WorkDirNone {
+		base = ""
+	}
 	if base == "" {
 		base, _ = os.Getwd()
 	}

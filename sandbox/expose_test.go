@@ -275,3 +275,22 @@ func TestInstalledVersion(t *testing.T) {
 		t.Errorf("unreadable: %q, want the plan's", got)
 	}
 }
+
+// TestWorkDirNone: registry scans start servers in their private HOME,
+// with nothing of the folder mcpvet runs in.
+func TestWorkDirNone(t *testing.T) {
+	for _, backend := range isolatingTestBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			plan, marker := fakePlan(t, "env")
+			opts := testOptions(backend)
+			opts.WorkDir = WorkDirNone
+			s := launch(t, plan, opts, marker)
+			connect(t, s)
+			info := s.Info(5 * time.Second)
+			wd, _ := os.Getwd()
+			if info.WorkDir != "" || len(info.Exposed) != 0 || strings.Contains(info.StderrTail, "PWD="+wd) {
+				t.Errorf("WorkDir %q Exposed %v, env:\n%s", info.WorkDir, info.Exposed, info.StderrTail)
+			}
+		})
+	}
+}

@@ -67,7 +67,8 @@ type Options struct {
 	Limits Limits
 	// WorkDir is the host folder a local server starts in when its plan
 	// has no Dir; default the directory mcpvet runs in. The isolating
-	// backends expose it read-only (see [Exposure]).
+	// backends expose it read-only (see [Exposure]). [WorkDirNone] starts
+	// servers in their private HOME (registry scans).
 	WorkDir string
 	// Expose and ExposeRW are host paths shown to local servers, read-only
 	// and writable; see [CheckExpose] for the paths that never are.

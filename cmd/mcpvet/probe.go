@@ -66,9 +66,14 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.expose, "expose", nil, "host PATH local servers see read-only (repeatable); never /, $HOME or a credential store")
 	fl.StringArrayVar(&f.exposeRW, "expose-rw", nil, "host folder local servers may write to, a scratch folder (repeatable)")
 	fl.BoolVar(&f.noTranslate, "no-translate", false, "run launcher commands (npx -y, uvx, docker run) as written instead of installing their package first")
-	fl.StringArrayVar(&f.inputs, "input", nil, "ID=VALUE for a config's ${input:ID} (repeatable)")
 	registerEnumCompletion(cmd, "sandbox", "auto", "builtin", "bwrap", "none")
 	registerEnumCompletion(cmd, "protocol-version", probe.KnownVersions...)
+}
+
+// registerConfigFlags adds the flags of commands that read client configs.
+func (f *runFlags) registerConfigFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.inputs, "input", nil, "ID=VALUE for a config's ${input:ID} (repeatable)")
 	fl.StringArrayVar(&f.passEnv, "pass-env", nil, "NAME of an environment variable a config's ${env:NAME} may read (repeatable); nothing else of your environment is used")
 }
 

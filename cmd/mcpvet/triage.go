@@ -78,6 +78,7 @@ the report is written.`,
 		},
 	}
 	f.register(cmd)
+	f.registerConfigFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "table", "report format: "+strings.Join(results.TriageFormats, ", "))
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is at or below this: drop or fix")
