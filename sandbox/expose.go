@@ -150,7 +150,10 @@ func CheckExpose(path string, hidden []string) error {
 	return nil
 }
 
-// WorkDirNone as [Options.WorkDir] gives servers no host working directory.
+// WorkDirNone as [Options.WorkDir] marks plans that are not the user's own
+// (a registry scan, whose arguments come from the registry): servers start
+// in their private HOME and see no host path beyond the system folders,
+// their package and what --expose names.
 const WorkDirNone = "-"
 
 // workDirOf returns the host folder a plan's server starts in, "" for
@@ -252,6 +255,10 @@ func (s *Server) planExposure() {
 			s.workDir = cwd
 		}
 	}
+	if s.opts.WorkDir == WorkDirNone {
+		s.maskHidden()
+		return
+	}
 	// An installed package is exposed by the installer: of its argv only
 	// the plan's arguments (a folder given to server-filesystem) are the
 	// user's.
@@ -348,7 +355,12 @@ func (s *Server) planExposure() {
 			}
 		}
 	}
-	// The results database is masked where an exposed folder holds it.
+	s.maskHidden()
+}
+
+// maskHidden masks the hidden files (the results database) that lie in
+// exposed folders, and lists the read-only exposures for the layout.
+func (s *Server) maskHidden() {
 	for _, h := range s.opts.Hidden {
 		if h == "" {
 			continue

@@ -277,11 +277,14 @@ func TestInstalledVersion(t *testing.T) {
 }
 
 // TestWorkDirNone: registry scans start servers in their private HOME,
-// with nothing of the folder mcpvet runs in.
+// with nothing of the folder mcpvet runs in, and a path in a registry
+// plan's arguments is not exposed.
 func TestWorkDirNone(t *testing.T) {
 	for _, backend := range isolatingTestBackends(t) {
 		t.Run(backend, func(t *testing.T) {
 			plan, marker := fakePlan(t, "env")
+			// A folder in a registry plan's arguments is not shown.
+			plan.Args = append(plan.Args, t.TempDir())
 			opts := testOptions(backend)
 			opts.WorkDir = WorkDirNone
 			s := launch(t, plan, opts, marker)
