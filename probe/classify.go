@@ -71,6 +71,15 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		set(StatusStdoutPollution, "non-protocol bytes on stdout and no valid handshake answer within "+o.HandshakeTimeout.String(), pi.StdoutNoise)
 	case timedOut || (ctx.Err() != nil && !closed):
 		detail := "no answer to the handshake within " + o.HandshakeTimeout.String()
+		switch {
+		case timedOut:
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			// The run's own deadline (--timeout, --server-timeout) fired
+			// first: name it, not the handshake deadline.
+			detail = "no answer to the handshake before the run's deadline (--timeout or --server-timeout) fired, ahead of the " + o.HandshakeTimeout.String() + " handshake deadline"
+		default:
+			detail = "the run was interrupted before the handshake answered"
+		}
 		if rec.pendingMethod("server/discover") {
 			detail += " (server/discover went unanswered)"
 		}

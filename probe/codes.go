@@ -46,6 +46,25 @@ func init() {
 // asked for (for example the "none" backend).
 const CodeSandboxWarning = "sandbox/weak_isolation"
 
+// CodeLauncherNote records what mcpvet did not reproduce of a launcher
+// command in a config (an option it does not know, so the command ran as
+// written); CodeVolumeRefused a docker volume mount it refused.
+const (
+	CodeLauncherNote  = "config/launcher_not_translated"
+	CodeVolumeRefused = "config/volume_refused"
+)
+
+func init() {
+	register(
+		CatalogEntry{CodeLauncherNote, SeverityInfo,
+			"a launcher command in the config was run as written instead of installed by mcpvet",
+			"nothing for the server author; publish the package so that `npx -y NAME@VERSION` (or uvx, docker run) is all a config needs"},
+		CatalogEntry{CodeVolumeRefused, SeverityWarn,
+			"a docker volume mount in the config was refused: the container ran without host folders",
+			"document which folder the server needs, and make it fail with a message naming it when it is missing"},
+	)
+}
+
 func init() {
 	register(CatalogEntry{CodeSandboxWarning, SeverityInfo,
 		"the server ran without full isolation",

@@ -46,7 +46,11 @@ type Target struct {
 	// Transport is stdio, streamable-http or sse.
 	Transport string   `json:"transport"`
 	Command   []string `json:"command,omitempty"`
-	URL       string   `json:"url,omitempty"`
+	// Launcher is the launcher a config named ("npx") when mcpvet ran its
+	// package itself; Written is the command as the config wrote it.
+	Launcher string   `json:"launcher,omitempty"`
+	Written  []string `json:"written,omitempty"`
+	URL      string   `json:"url,omitempty"`
 	// Sandbox names the isolation backend that ran the server.
 	Sandbox string `json:"sandbox,omitempty"`
 	// Isolation records how the sandbox ran the server, when it ran one.
@@ -69,6 +73,25 @@ type Isolation struct {
 	WallMs       int64 `json:"wallMs"`
 	StdoutBytes  int64 `json:"stdoutBytes"`
 	MessageBytes int   `json:"messageBytes"`
+	// WorkDir is the host folder the server started in, when it was not
+	// its private HOME; Home is its HOME when that was the real one
+	// (sandbox none).
+	WorkDir string `json:"workDir,omitempty"`
+	Home    string `json:"home,omitempty"`
+	// Exposed lists the host paths the server saw besides the system
+	// folders, and why.
+	Exposed []ExposedPath `json:"exposed,omitempty"`
+	// Refused lists, one line each, the paths the server was not shown
+	// although its config named them (a credential store, $HOME), and why.
+	Refused []string `json:"refused,omitempty"`
+}
+
+// ExposedPath is a host path a sandboxed server saw.
+type ExposedPath struct {
+	Path     string `json:"path"`
+	Writable bool   `json:"writable,omitempty"`
+	// Why is cwd, argv, project, prefix, expose or expose-rw.
+	Why string `json:"why"`
 }
 
 // Liveness is whether the server came up and what it said about itself.

@@ -112,6 +112,9 @@ type TriageServer struct {
 	// Changed lists what changed since the baseline, such as
 	// "description_changed tool:search".
 	Changed []string `json:"changed,omitempty"`
+	// Config is the config file the entry is in, when the triage read
+	// several (a server in several configs is reported under each).
+	Config string `json:"config,omitempty"`
 }
 
 // triageMaxReasons bounds TriageServer.Reasons.
@@ -408,11 +411,17 @@ func triageNextStep(res *probe.Result, deciding *probe.Rule) string {
 			}
 		}
 		if !res.Liveness.HandshakeCompleted {
+			if s := triageCauseStep(res); s != "" {
+				return s
+			}
 			return triageStatusSteps[res.Liveness.Status]
 		}
 		return ""
 	}
 	if deciding.Name == triageRuleNoHandshake {
+		if s := triageCauseStep(res); s != "" {
+			return s
+		}
 		if s := triageStatusSteps[res.Liveness.Status]; s != "" {
 			return s
 		}
@@ -499,7 +508,7 @@ func WriteTriage(w io.Writer, t *Triage, format string) error {
 	case "json":
 		return writeTriageJSON(w, t)
 	case "junit":
-		return writeTriageJUnit(w, t)
+		return writeTriageJUnit(w, t, "")
 	case "sarif":
 		return writeTriageSARIF(w, t)
 	}

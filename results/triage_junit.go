@@ -61,9 +61,14 @@ type triageJUnitText struct {
 }
 
 // writeTriageJUnit writes one test suite for the config with one test case
-// per server: fix and drop are failures carrying the reasons and next
-// step, keep passes, pending and ungraded servers are skipped.
-func writeTriageJUnit(w io.Writer, t *Triage) error {
+// per server: verdicts at or below failOn (default drop, as the exit code
+// of --fail-on) are failures carrying the reasons and next step, the
+// others pass (a fix with its reasons in system-out), pending and
+// ungraded servers are skipped.
+func writeTriageJUnit(w io.Writer, t *Triage, failOn string) error {
+	if failOn == "" {
+		failOn = triageDrop
+	}
 	suite := triageJUnitSuite{
 		Name:      t.Source,
 		Timestamp: t.StartedAt.UTC().Format("2006-01-02T15:04:05"),
@@ -95,7 +100,7 @@ func writeTriageJUnit(w io.Writer, t *Triage) error {
 		case s.Decision == "":
 			c.Skipped = &triageJUnitMessage{Message: "not graded: the run carries no verdict"}
 			suite.Skipped++
-		case TriageAtOrBelow(s.Decision, triageFix):
+		case TriageAtOrBelow(s.Decision, failOn):
 			msg := s.Decision
 			if len(s.Reasons) > 0 {
 				msg += ": " + s.Reasons[0]
@@ -114,7 +119,14 @@ func writeTriageJUnit(w io.Writer, t *Triage) error {
 			c.Failure = &triageJUnitMessage{Message: safe.Line(msg), Type: s.Decision, Text: body.String()}
 			suite.Failures++
 		default:
-			c.SystemOut = &triageJUnitText{Text: "verdict: " + summary + "\n"}
+			text := "verdict: " + summary + "\n"
+			for _, r := range s.Reasons {
+				text += "reason: " + safe.Line(r) + "\n"
+			}
+			if s.NextStep != "" {
+				text += "next step: " + safe.Line(s.NextStep) + "\n"
+			}
+			c.SystemOut = &triageJUnitText{Text: text}
 		}
 		suite.Cases = append(suite.Cases, c)
 	}

@@ -195,8 +195,12 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 			if f.Subject != "" && f.Subject != "server" {
 				msg += " (" + safe.Line(f.Subject) + ")"
 			}
+			at := uri
+			if s.Config != "" {
+				at = triageSARIFURI(s.Config) // a triage of several configs
+			}
 			loc := triageSARIFLocation{
-				PhysicalLocation: triageSARIFPhysical{ArtifactLocation: triageSARIFArtLoc{URI: uri}},
+				PhysicalLocation: triageSARIFPhysical{ArtifactLocation: triageSARIFArtLoc{URI: at}},
 				LogicalLocations: []triageSARIFLogical{{
 					Name:               safe.Line(f.Subject),
 					FullyQualifiedName: safe.Line(s.Name) + "/" + safe.Line(f.Subject),

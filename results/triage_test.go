@@ -332,9 +332,24 @@ func TestTriageSARIFURI(t *testing.T) {
 	}
 }
 
+// TestTriageJUnitParses checks the JUnit document, whose failures follow
+// --fail-on: by default (drop) a server to fix passes with its reasons in
+// system-out; under --fail-on fix it fails.
 func TestTriageJUnitParses(t *testing.T) {
+	for _, failOn := range []string{"", "drop", "fix"} {
+		t.Run("fail-on="+failOn, func(t *testing.T) { testTriageJUnitParses(t, failOn) })
+	}
+}
+
+func testTriageJUnitParses(t *testing.T, failOn string) {
 	tr, _ := triageLoadFixture(t)
-	out := triageWrite(t, func(b *bytes.Buffer) error { return WriteTriage(b, tr, "junit") })
+	out := triageWrite(t, func(b *bytes.Buffer) error {
+		return WriteTriageWith(b, tr, "junit", &TriageWriteOptions{FailOn: failOn})
+	})
+	wantFailures, tracker := 2, "pass"
+	if failOn == "fix" {
+		wantFailures, tracker = 3, "failure:fix"
+	}
 	var doc struct {
 		XMLName  xml.Name `xml:"testsuites"`
 		Tests    int      `xml:"tests,attr"`
@@ -369,7 +384,7 @@ func TestTriageJUnitParses(t *testing.T) {
 			t.Fatalf("trailing content after the document: %v %v", tok, err)
 		}
 	}
-	if doc.Tests != 6 || doc.Failures != 3 || doc.Skipped != 2 || len(doc.Suites) != 1 {
+	if doc.Tests != 6 || doc.Failures != wantFailures || doc.Skipped != 2 || len(doc.Suites) != 1 {
 		t.Fatalf("tests %d failures %d skipped %d suites %d", doc.Tests, doc.Failures, doc.Skipped, len(doc.Suites))
 	}
 	got := map[string]string{}
@@ -386,7 +401,7 @@ func TestTriageJUnitParses(t *testing.T) {
 			got[c.Name] = "pass"
 		}
 	}
-	want := map[string]string{"wellbehaved": "pass", "tracker": "failure:fix", "crash": "failure:drop",
+	want := map[string]string{"wellbehaved": "pass", "tracker": tracker, "crash": "failure:drop",
 		"needsenv": "failure:drop", "legacy": "skipped", "later": "skipped"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("test cases (-want +got):\n%s", diff)

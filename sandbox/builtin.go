@@ -107,7 +107,7 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 		Root:       filepath.Join(s.runDir, "root"),
 		Argv:       s.argv,
 		Env:        s.env,
-		Dir:        sandboxHome,
+		Dir:        s.sandboxDir(),
 		Devices:    devices,
 		Tmpfs:      []string{"/tmp", sandboxHome},
 		TmpfsSize:  sandboxTmpfsSize,
@@ -122,6 +122,7 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 		return nil, err
 	}
 	cfg.Binds, cfg.Symlinks = rootLayout(s)
+	cfg.Binds = append(cfg.Binds, exposeBinds(s)...)
 	attr := &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS,
 	}
@@ -248,7 +249,7 @@ func rootLayout(s *Server) ([]initBind, []initSymlink) {
 func exposedPaths(s *Server) []string {
 	paths := append(append([]string{}, systemDirs...), etcFiles...)
 	paths = append(paths, s.readOnly...)
-	if cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH")); err == nil && filepath.IsAbs(cmd) && !underSystemDir(cmd) && !underAny(cmd, s.readOnly) {
+	if cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH")); err == nil && filepath.IsAbs(cmd) && !underSystemDir(cmd) && !underAny(cmd, s.readOnly) && !slicesContains(s.readOnly, cmd) {
 		paths = append(paths, cmd)
 	}
 	return paths

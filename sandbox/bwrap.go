@@ -84,7 +84,13 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 	for _, l := range links {
 		args = append(args, "--symlink", l.Target, l.Path)
 	}
-	args = append(args, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", sandboxHome, "--clearenv")
+	for _, p := range s.writableBinds() {
+		args = append(args, "--bind", p, p)
+	}
+	for _, p := range s.masked {
+		args = append(args, "--ro-bind", "/dev/null", p)
+	}
+	args = append(args, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", s.sandboxDir(), "--clearenv")
 	for _, kv := range s.env {
 		k, v, _ := cutEnv(kv)
 		args = append(args, "--setenv", k, v)

@@ -91,6 +91,10 @@ type initConfig struct {
 type initBind struct {
 	Path string `json:"path"`
 	Dir  bool   `json:"dir"`
+	// Writable keeps the bind writable; Source, when set, is bound at
+	// Path instead of Path itself (/dev/null masking a file).
+	Writable bool   `json:"writable,omitempty"`
+	Source   string `json:"source,omitempty"`
 }
 
 type initSymlink struct {
@@ -285,8 +289,15 @@ func setupRoot(cfg *initConfig) error {
 		if err := makeMountpoint(target, b.Dir); err != nil {
 			return err
 		}
-		if err := unix.Mount(b.Path, target, "", unix.MS_BIND, ""); err != nil {
+		src := b.Path
+		if b.Source != "" {
+			src = b.Source
+		}
+		if err := unix.Mount(src, target, "", unix.MS_BIND, ""); err != nil {
 			return fmt.Errorf("binding %s: %w", b.Path, err)
+		}
+		if b.Writable {
+			continue
 		}
 		if err := remountReadOnly(target); err != nil {
 			return fmt.Errorf("binding %s read-only: %w", b.Path, err)
@@ -354,6 +365,9 @@ func makeMountpoint(target string, dir bool) error {
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return fmt.Errorf("creating mount point: %w", err)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		return nil // a file in a folder bound before (a masked one)
 	}
 	f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {

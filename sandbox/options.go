@@ -73,6 +73,18 @@ type Options struct {
 	Env map[string]string
 	// Limits bounds the server; zero fields take the defaults.
 	Limits Limits
+	// WorkDir is the host folder a local server starts in when its plan
+	// has no Dir; default the directory mcpvet runs in. The isolating
+	// backends expose it read-only (see [Exposure]). [WorkDirNone] starts
+	// servers in their private HOME (registry scans).
+	WorkDir string
+	// Expose and ExposeRW are host paths shown to local servers, read-only
+	// and writable; see [CheckExpose] for the paths that never are.
+	Expose   []string
+	ExposeRW []string
+	// Hidden are host files no server may see (the results database):
+	// refused when named, masked inside exposed folders.
+	Hidden []string
 	// StdinGrace and TerminateGrace are the waits of the shutdown steps:
 	// close stdin, wait StdinGrace, SIGTERM, wait TerminateGrace, SIGKILL.
 	// Defaults [DefaultStdinGrace] and [DefaultTerminateGrace].

@@ -28,6 +28,16 @@ type Plan struct {
 	// Command and Args launch a stdio server directly (no install step).
 	Command string   `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
+	// Dir is the folder a stdio server starts in (a config's "cwd");
+	// relative to [Options.WorkDir].
+	Dir string `json:"cwd,omitempty"`
+	// Launcher, when set, is the launcher a config named ("npx") that was
+	// translated into Package; Written is the command as written.
+	Launcher string   `json:"launcher,omitempty"`
+	Written  []string `json:"written,omitempty"`
+	// Notes are what the plan's reader refused or could not reproduce (a
+	// docker volume mount, a launcher option); they become findings.
+	Notes []string `json:"notes,omitempty"`
 	// Package, when set, is installed first and its entry point launched
 	// with Args appended.
 	Package *Package `json:"package,omitempty"`

@@ -437,13 +437,16 @@ func TestEnvironment(t *testing.T) {
 				"GORACE":     "atexit_sleep_ms=0",
 			}
 			if backend == BackendBwrap {
-				// bwrap always sets PWD after entering the directory.
-				want["PWD"] = sandboxHome
+				// bwrap always sets PWD after entering the directory: the
+				// one mcpvet runs in, exposed read-only.
+				want["PWD"], _ = os.Getwd()
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("environment (-want +got):\n%s", diff)
 			}
-			if got["HOME"] == os.Getenv("HOME") || got["PATH"] == "" {
+			// Backend none runs the server as its client would: with the
+			// real HOME. The isolating ones give it a private one.
+			if (got["HOME"] == os.Getenv("HOME")) != (backend == BackendNone) || got["PATH"] == "" {
 				t.Errorf("HOME=%q PATH=%q", got["HOME"], got["PATH"])
 			}
 		})

@@ -68,6 +68,18 @@ type Info struct {
 	// StderrSecrets names the canaries seen anywhere on stderr (not just
 	// in StderrTail), as "NAME" or "NAME (encoding)"; never the values.
 	StderrSecrets []string
+	// WorkDir is the host folder the server started in ("" when it ran in
+	// its private HOME); Home is its HOME when that is the real one
+	// (backend none).
+	WorkDir string
+	Home    string
+	// Exposed lists the host paths the server saw besides the system.
+	Exposed []Exposure
+	// Refused says, one line each, which paths the server was named or
+	// would have been given and did not see, and why.
+	Refused []string
+	// PackageVersion is the version the package installer resolved.
+	PackageVersion string
 }
 
 // A Server is one launched (or launchable) MCP server. Its methods are safe
@@ -81,6 +93,11 @@ type Server struct {
 	argv     []string
 	dir      string   // working directory
 	readOnly []string // host paths the server needs read-only (package folder)
+	exposed  []Exposure
+	refused  []string // paths not exposed, one line each saying why
+	masked   []string // host files hidden inside exposed folders
+	workDir  string   // host folder the server starts in, "" for its HOME
+	pkgVer   string
 	env      []string
 	canaries map[string]string
 	remote   *remoteTransport
@@ -218,6 +235,7 @@ func (s *Server) prepare(ctx context.Context) error {
 		if entry.runner != nil {
 			s.backend = entry.runner
 		}
+		s.pkgVer = installedVersion(s.plan.Package, entry)
 	} else {
 		s.argv = append([]string{s.plan.Command}, s.plan.Args...)
 	}
@@ -227,6 +245,18 @@ func (s *Server) prepare(ctx context.Context) error {
 	}
 	s.env, s.canaries = env, canaries
 	s.stderrWatch = newStderrWatch(canaries)
+	switch {
+	case s.backend == nil:
+	case s.backend.name() == BackendNone:
+		// No isolation: the server runs where its client would run it.
+		if d := workDirOf(s.plan, &s.opts); d != "" {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				s.dir, s.workDir = d, d
+			}
+		}
+	case s.backend.name() == BackendBuiltin || s.backend.name() == BackendBwrap:
+		s.planExposure()
+	}
 	return nil
 }
 
@@ -238,6 +268,10 @@ func (s *Server) homeDir() string {
 		return sandboxHome
 	case s.backend.name() != BackendNone:
 		return "/root" // a container's HOME
+	default:
+		if h := hostHome(); h != "" {
+			return h // backend none runs with the real HOME
+		}
 	}
 	return filepath.Join(s.runDir, "home")
 }
@@ -279,21 +313,28 @@ func (s *Server) Info(wait time.Duration) Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := Info{
-		SpawnError:    s.spawnErr,
-		Exited:        s.exited,
-		ExitCode:      s.exitCode,
-		Signal:        s.signal,
-		StderrTail:    s.stderr.String(),
-		StdoutNoise:   string(s.noise),
-		LimitExceeded: s.limit,
-		Started:       s.startTime,
-		Canaries:      map[string]string{},
-		Warnings:      append([]string(nil), s.warnings...),
-		Mechanisms:    append([]string(nil), s.mechanisms...),
-		Limits:        s.opts.Limits,
-		Redirects:     append([]string(nil), s.redirects...),
-		StderrSecrets: s.stderrWatch.names(),
-		HTTP:          s.http,
+		SpawnError:     s.spawnErr,
+		Exited:         s.exited,
+		ExitCode:       s.exitCode,
+		Signal:         s.signal,
+		StderrTail:     s.stderr.String(),
+		StdoutNoise:    string(s.noise),
+		LimitExceeded:  s.limit,
+		Started:        s.startTime,
+		Canaries:       map[string]string{},
+		Warnings:       append([]string(nil), s.warnings...),
+		Mechanisms:     append([]string(nil), s.mechanisms...),
+		Limits:         s.opts.Limits,
+		Redirects:      append([]string(nil), s.redirects...),
+		StderrSecrets:  s.stderrWatch.names(),
+		HTTP:           s.http,
+		WorkDir:        s.workDir,
+		Exposed:        append([]Exposure(nil), s.exposed...),
+		Refused:        append([]string(nil), s.refused...),
+		PackageVersion: s.pkgVer,
+	}
+	if s.backend != nil && s.backend.name() == BackendNone {
+		info.Home = s.homeDir()
 	}
 	for k, v := range s.canaries {
 		info.Canaries[k] = v

@@ -54,7 +54,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	target := TargetOf(plan)
 	start := time.Now()
 	if plan.Status != "" {
-		return grade(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), nil, policy), nil
+		return grade(withNotes(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), plan), nil, policy), nil
 	}
 
 	var mu sync.Mutex
@@ -83,7 +83,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if err != nil {
 		var le *sandbox.LaunchError
 		if errors.As(err, &le) {
-			return grade(preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), nil
+			return grade(withNotes(preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), plan), nil, policy), nil
 		}
 		return nil, err
 	}
@@ -112,6 +112,19 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if hint := fetcherHint(plan, res, o.Sandbox); hint != "" {
 		res.Liveness.Detail += "; " + hint
 	}
+	if last := current.Info(0); !res.Liveness.HandshakeCompleted && last.Backend != sandbox.BackendNone {
+		if hint := sandbox.UnexposedHint(last.StderrTail, last.Exposed); hint != "" {
+			res.Liveness.Detail += "; " + hint
+		}
+	}
+	if v := first.Info(0).PackageVersion; v != "" && plan.Package != nil && v != plan.Package.Version {
+		// An unpinned package: record the version that ran.
+		res.Target.Version = v
+		if len(res.Target.Command) > 0 && plan.Launcher != "" {
+			res.Target.Command[0] = plan.Package.RegistryType + ":" + plan.Package.Identifier + "@" + v
+		}
+	}
+	withNotes(res, plan)
 	for _, w := range info.Warnings {
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
 	}
@@ -189,6 +202,7 @@ func TargetOf(plan *sandbox.Plan) probe.Target {
 		Transport: plan.Transport,
 		URL:       withoutUserinfo(plan.URL),
 	}
+	t.Launcher, t.Written = plan.Launcher, plan.Written
 	if plan.Command != "" {
 		t.Command = append([]string{plan.Command}, plan.Args...)
 	} else if plan.Package != nil {
@@ -238,7 +252,15 @@ func preLaunch(target probe.Target, status probe.Status, detail, evidence string
 
 func isolationOf(in sandbox.Info) *probe.Isolation {
 	l := in.Limits
+	var exposed []probe.ExposedPath
+	for _, e := range in.Exposed {
+		exposed = append(exposed, probe.ExposedPath{Path: e.Path, Writable: e.Writable, Why: e.Why})
+	}
 	return &probe.Isolation{
+		WorkDir:      in.WorkDir,
+		Home:         in.Home,
+		Exposed:      exposed,
+		Refused:      in.Refused,
 		Backend:      in.Backend,
 		Network:      in.Network,
 		Mechanisms:   in.Mechanisms,
@@ -266,4 +288,17 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 		pi.HTTPStatus, pi.HTTPContentType, pi.OAuthMetadata = in.HTTP.Status, in.HTTP.ContentType, in.HTTP.ResourceMetadata
 	}
 	return pi
+}
+
+// withNotes adds the plan's notes (what the config reader refused or could
+// not reproduce) to res as findings.
+func withNotes(res *probe.Result, plan *sandbox.Plan) *probe.Result {
+	for _, n := range plan.Notes {
+		code := probe.CodeLauncherNote
+		if strings.HasPrefix(n, "volume mount") {
+			code = probe.CodeVolumeRefused
+		}
+		res.Findings = append(res.Findings, probe.NewFinding(code, "server", "config", n, "%s", n))
+	}
+	return res
 }

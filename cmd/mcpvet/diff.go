@@ -54,6 +54,7 @@ then by name and source, then by a name unique on both sides.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "mcpvet.db", "database holding both scans, when the arguments are scan ids")
 	fl.StringVar(&f.format, "format", "text", "report format: "+strings.Join(results.DiffFormats, ", "))
+	registerEnumCompletion(cmd, "format", results.DiffFormats...)
 	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
 	fl.Float64Var(&f.scoreDrop, "score-drop", results.DefaultDiffScoreDrop, "report a score that fell by more than this many points")
 	return cmd

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
+	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/scoring"
 )
 
@@ -37,6 +39,11 @@ type runFlags struct {
 	maxStdout        int64
 	maxMessage       int
 	policy           string
+	expose           []string
+	exposeRW         []string
+	noTranslate      bool
+	inputs           []string
+	passEnv          []string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -58,6 +65,79 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.maxStdout, "max-stdout", sandbox.DefaultStdoutBytes>>20, "stdout a server may write in total, in MiB")
 	fl.IntVar(&f.maxMessage, "max-message", sandbox.DefaultMessageBytes>>20, "size limit of one JSON-RPC message, in MiB")
 	fl.StringVar(&f.policy, "policy", "", "verdict policy JSON file: minScore, fixSeverities, ignoreFindings (defaults in docs/rubric.md)")
+	fl.StringArrayVar(&f.expose, "expose", nil, "host PATH local servers see read-only (repeatable); never /, $HOME or a credential store")
+	fl.StringArrayVar(&f.exposeRW, "expose-rw", nil, "host folder local servers may write to, a scratch folder (repeatable)")
+	fl.BoolVar(&f.noTranslate, "no-translate", false, "run launcher commands (npx -y, uvx, docker run) as written instead of installing their package first")
+	registerEnumCompletion(cmd, "sandbox", "auto", "builtin", "bwrap", "none")
+	registerEnumCompletion(cmd, "protocol-version", probe.KnownVersions...)
+}
+
+// registerConfigFlags adds the flags of commands that read client configs.
+func (f *runFlags) registerConfigFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.inputs, "input", nil, "ID=VALUE for a config's ${input:ID} (repeatable)")
+	fl.StringArrayVar(&f.passEnv, "pass-env", nil, "NAME of an environment variable a config's ${env:NAME} may read (repeatable); nothing else of your environment is used")
+}
+
+// checkExposed validates --expose and --expose-rw: each path exists and
+// may be shown to a server.
+func (f *runFlags) checkExposed() (expose, exposeRW []string, err error) {
+	check := func(flag string, paths []string, dirOnly bool) ([]string, error) {
+		var out []string
+		for _, p := range paths {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return nil, usagef("%s %q: %v", flag, p, err)
+			}
+			fi, err := os.Stat(abs)
+			if err != nil {
+				return nil, usagef("%s %q: no such file or folder on this machine; give an existing path", flag, p)
+			}
+			if dirOnly && !fi.IsDir() {
+				return nil, usagef("%s %q: not a folder; --expose-rw gives a writable scratch folder, use --expose for a file", flag, p)
+			}
+			if err := sandbox.CheckExpose(abs, []string{f.db}); err != nil {
+				return nil, usagef("%s %q: %v", flag, p, err)
+			}
+			out = append(out, abs)
+		}
+		return out, nil
+	}
+	if expose, err = check("--expose", f.expose, false); err != nil {
+		return nil, nil, err
+	}
+	if exposeRW, err = check("--expose-rw", f.exposeRW, true); err != nil {
+		return nil, nil, err
+	}
+	return expose, exposeRW, nil
+}
+
+// configOptions returns how to read client configs under these flags.
+func (f *runFlags) configOptions() (*source.ConfigOptions, error) {
+	inputs, err := keyValues("--input", f.inputs)
+	if err != nil {
+		return nil, err
+	}
+	pass := map[string]bool{}
+	for _, n := range f.passEnv {
+		if n == "" || strings.ContainsAny(n, "= ") {
+			return nil, usagef("--pass-env %q: give the name of one environment variable, such as GITHUB_TOKEN", n)
+		}
+		pass[n] = true
+	}
+	home, _ := os.UserHomeDir()
+	vars := map[string]string{"userHome": home, "pathSeparator": string(filepath.Separator), "/": string(filepath.Separator)}
+	return &source.ConfigOptions{
+		Translate: !f.noTranslate,
+		Inputs:    inputs,
+		Variables: vars,
+		LookupEnv: func(name string) (string, bool) {
+			if !pass[name] {
+				return "", false
+			}
+			return os.LookupEnv(name)
+		},
+	}, nil
 }
 
 // options validates the flags and builds the per-server options.
@@ -91,6 +171,15 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 	if err != nil {
 		return nil, err
 	}
+	expose, exposeRW, err := f.checkExposed()
+	if err != nil {
+		return nil, err
+	}
+	wd, _ := os.Getwd()
+	var hidden []string
+	if db, err := filepath.Abs(f.db); err == nil {
+		hidden = []string{db}
+	}
 	return &scan.ProbeOptions{
 		Policy: policy,
 		Sandbox: &sandbox.Options{
@@ -99,6 +188,10 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 			AllowPrivateNetwork: f.allowPrivate,
 			CacheDir:            f.cacheDir,
 			Env:                 env,
+			WorkDir:             wd,
+			Expose:              expose,
+			ExposeRW:            exposeRW,
+			Hidden:              hidden,
 			Limits: sandbox.Limits{
 				MemoryBytes:  f.memory << 20,
 				Processes:    f.processes,
@@ -187,6 +280,14 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			if !rf.noTranslate {
+				// `probe -- npx -y pkg` runs as a config's entry would.
+				_, notes, terr := source.Translate(plan)
+				if terr != nil {
+					notes = append(notes, terr.Error())
+				}
+				plan.Notes = append(plan.Notes, notes...)
+			}
 			headers, err := keyValues("--header", rf.headers)
 			if err != nil {
 				return err
@@ -231,6 +332,7 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	cmd.Flags().StringVar(&serverJSON, "server-json", "", "registry server.json of the target, for declared-vs-observed checks")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when the verdict is at or below this: drop or fix")
 	gate.register(cmd)
+	registerEnumCompletion(cmd, "fail-on", results.TriageFailOn...)
 	return cmd
 }
 

@@ -57,6 +57,7 @@ row per server). The database is opened read-only.`,
 	fl.StringVar(&f.db, "db", "mcpvet.db", "SQLite database the results are stored in")
 	fl.Int64Var(&f.scan, "scan", 0, "scan to report (default: the latest scan)")
 	fl.StringVarP(&f.format, "format", "f", "", "md, html, json or csv (default: from the extension of --output)")
+	registerEnumCompletion(cmd, "format", "md", "html", "json", "csv")
 	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
 	fl.IntVar(&f.servers, "servers", 200, "per-server sections in md and html (0: every server); json and csv always hold every server")
 	return cmd

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 
@@ -23,7 +24,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:           "mcpvet",
 		Short:         "Tell which MCP servers actually work",
 		Long:          "mcpvet launches MCP servers in a sandbox, probes their handshake, listings and error paths, grades what their errors tell an agent, and stores everything in SQLite.",
-		Version:       version.Version,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -57,6 +58,15 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newDiffCmd(stdout, stderr, g),
 		newReportCmd(stdout, stderr, g),
 		newGradeCmd(stdout, stderr),
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print the mcpvet version",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				_, err := fmt.Fprintf(stdout, "mcpvet version %s\n", version.String())
+				return err
+			},
+		},
 	)
 	return root
 }

@@ -110,6 +110,9 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	// Registry servers are no one's local servers: they start in their
+	// private HOME, not in the folder mcpvet runs in.
+	popts.Sandbox.WorkDir = sandbox.WorkDirNone
 	st, err := results.Open(ctx, f.db, nil)
 	if err != nil {
 		return err

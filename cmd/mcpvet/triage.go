@@ -29,6 +29,7 @@ type triageFlags struct {
 	concurrency int
 	baseline    string
 	sarifRoot   string
+	listConfigs bool
 }
 
 // newTriageCmd builds `mcpvet triage CONFIG`: probe every server of a
@@ -36,11 +37,23 @@ type triageFlags struct {
 func newTriageCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	var f triageFlags
 	cmd := &cobra.Command{
-		Use:   "triage CONFIG [flags]",
+		Use:   "triage [CONFIG] [flags]",
 		Short: "Probe every server of an MCP client config and say which to keep, fix or drop",
-		Long: `triage reads an MCP client config (Claude Desktop, VS Code, Cursor), probes
-every server in it in the sandbox, stores the scan in --db and reports each
-server's verdict, score, top reasons and the one next step for its owner.
+		Long: `triage reads an MCP client config (Claude Desktop, Claude Code, VS Code,
+Cursor, Windsurf, Gemini CLI, Codex CLI config.toml, Zed), probes every server
+in it in the sandbox, stores the scan in --db and reports each server's
+verdict, score, top reasons and the one next step for its owner.
+
+Without CONFIG, triage finds every client config on this machine (and the
+project configs of the current folder: .mcp.json, .vscode/mcp.json, ...);
+--list-configs prints what it found. A server named in several configs is
+probed once and reported under each.
+
+Servers run as their client runs them: in the config's "cwd" or the current
+folder, seeing the paths in their arguments, their project and their
+installation (read-only); --expose and --expose-rw add paths. Launchers
+(npx -y, uvx, docker run) become packages mcpvet installs before launch,
+unless --no-translate.
 
 Formats: table (terminals), json, junit (one test case per server; fix and
 drop fail) and sarif (SARIF 2.1.0, one result per finding, located in the
@@ -58,16 +71,21 @@ show.`,
   mcpvet triage .vscode/mcp.json --format sarif -o mcpvet.sarif --fail-on drop
   mcpvet triage .cursor/mcp.json --format junit -o triage.xml --env GITHUB_TOKEN=test`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("triage takes one argument, the client config file (got %d); e.g. mcpvet triage claude_desktop_config.json", len(args))
+			if len(args) > 1 {
+				return usagef("triage takes at most one argument, the client config file (got %d); e.g. mcpvet triage claude_desktop_config.json, or none to find the configs on this machine", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTriage(cmd.Context(), args[0], &f, g, stdout, stderr)
+			config := ""
+			if len(args) == 1 {
+				config = args[0]
+			}
+			return runTriage(cmd.Context(), config, &f, g, stdout, stderr)
 		},
 	}
 	f.register(cmd)
+	f.registerConfigFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "table", "report format: "+strings.Join(results.TriageFormats, ", "))
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is at or below this: drop or fix")
@@ -75,6 +93,9 @@ show.`,
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
 	fl.StringVar(&f.sarifRoot, "sarif-root", "", "directory SARIF locations are relative to (default: the git checkout around the working directory)")
 	fl.StringVar(&f.baseline, "baseline", "", "results database of an earlier triage or scan; mark servers whose tools, prompts, resources or instructions changed since it")
+	fl.BoolVar(&f.listConfigs, "list-configs", false, "print the client configs found (or the one given) and their servers, and exit")
+	registerEnumCompletion(cmd, "format", results.TriageFormats...)
+	registerEnumCompletion(cmd, "fail-on", results.TriageFailOn...)
 	return cmd
 }
 
@@ -110,20 +131,32 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		}
 		defer baseline.Close()
 	}
-	data, plans, err := readTriageConfig(config)
+	copts, err := f.configOptions()
 	if err != nil {
 		return err
 	}
+	set, err := loadTriageConfigs(config, copts, stderr, g.quiet)
+	if err != nil {
+		return err
+	}
+	if f.listConfigs {
+		return writeConfigList(stdout, set)
+	}
+	if len(set.unique) == 0 {
+		return usagef("the configs found list no servers; add one, or give a config file: mcpvet triage claude_desktop_config.json")
+	}
+	plans := set.unique
 	st, err := results.Open(ctx, f.db, nil)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	src := "config:" + config
+	src := "config:" + set.label()
 	optsJSON, _ := json.Marshal(map[string]any{
-		"config": config, "sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "noInject": f.noInject,
-		"failOn": f.failOn, "policy": popts.Policy,
+		"config": set.label(), "configs": set.paths(), "sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "noInject": f.noInject,
+		"failOn": f.failOn, "policy": popts.Policy, "expose": popts.Sandbox.Expose, "exposeRw": popts.Sandbox.ExposeRW,
+		"noTranslate": f.noTranslate, "passEnv": f.passEnv,
 	})
 	o := &scan.Options{
 		Store:       st,
@@ -134,7 +167,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 			RubricVersion: scoring.RubricVersion},
 	}
 	if !g.quiet {
-		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(config))
+		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(set.label()))
 		o.Progress = newProgress(stderr)
 	}
 	sum, runErr := scan.Run(ctx, o)
@@ -150,7 +183,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if err != nil {
 		return err
 	}
-	locateTriageServers(data, t.Servers)
+	set.expand(t)
 	if baseline != nil {
 		if err := t.CompareBaseline(context.WithoutCancel(ctx), baseline, f.baseline); err != nil {
 			if errors.Is(err, results.ErrNotFound) {
@@ -162,11 +195,26 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if root != "" {
 		// SARIF locations are relative to the repository, not to this
 		// machine; a config outside the root keeps its own path.
-		if rel := relToRoot(root, config); rel != "" {
-			t.Config = rel
+		if config != "" {
+			if rel := relToRoot(root, config); rel != "" {
+				t.Config = rel
+			}
+		}
+		for i := range t.Servers {
+			if c := t.Servers[i].Config; c != "" {
+				if rel := relToRoot(root, c); rel != "" {
+					t.Servers[i].Config = rel
+				}
+			}
 		}
 	}
-	if err := writeOutput(f.output, stdout, func(w io.Writer) error { return results.WriteTriage(w, t, f.format) }); err != nil {
+	width := 0
+	if f.output == "" || f.output == "-" {
+		width = terminalWidth(stdout)
+	}
+	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
+		return results.WriteTriageWith(w, t, f.format, &results.TriageWriteOptions{Width: width, FailOn: f.failOn})
+	}); err != nil {
 		return err
 	}
 	if interrupted {
@@ -202,7 +250,7 @@ func (errTriagePartial) Unwrap() error { return errPartial }
 // readTriageConfig reads and parses a client config, returning its bytes
 // (for locating servers in reports) and its plans. Any problem is a usage
 // error naming the file.
-func readTriageConfig(path string) ([]byte, []sandbox.Plan, error) {
+func readTriageConfig(path string, copts *source.ConfigOptions) ([]byte, []sandbox.Plan, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, nil, usagef("config %q: %v; give the path of an MCP client config such as claude_desktop_config.json", path, err)
@@ -215,7 +263,9 @@ func readTriageConfig(path string) ([]byte, []sandbox.Plan, error) {
 	if err != nil {
 		return nil, nil, usagef("config %q: %v", path, err)
 	}
-	plans, err := source.ReadConfig(bytes.NewReader(data), &source.ConfigOptions{File: path})
+	o := *copts
+	o.File = path
+	plans, err := source.ReadConfig(bytes.NewReader(data), &o)
 	if err != nil {
 		return nil, nil, usagef("%s: %v", path, err)
 	}
@@ -223,15 +273,6 @@ func readTriageConfig(path string) ([]byte, []sandbox.Plan, error) {
 		return nil, nil, usagef("%s lists no servers; add one under \"mcpServers\" (Claude Desktop, Cursor) or \"servers\" (VS Code)", path)
 	}
 	return data, plans, nil
-}
-
-// locateTriageServers sets each server's line in the config: the line of
-// the first member key equal to the server's name, so SARIF results point
-// at the entry.
-func locateTriageServers(config []byte, servers []results.TriageServer) {
-	for i := range servers {
-		servers[i].Line = configKeyLine(config, servers[i].Name)
-	}
 }
 
 // configKeyLine returns the 1-based line of the first `"name":` member key

@@ -397,7 +397,9 @@ func TestTriageUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no config", []string{"triage"}, "takes one argument, the client config file (got 0)"},
+		// Without a config, triage looks for the clients' configs; this
+		// HOME has none.
+		{"no config", []string{"triage"}, "no MCP client config found on this machine"},
 		{"two configs", []string{"triage", good, good}, "(got 2)"},
 		{"bad format", []string{"triage", good, "--format", "html"}, `--format "html": not a triage format; use table, json, junit, sarif`},
 		{"bad fail-on", []string{"triage", good, "--fail-on", "keep"}, `--fail-on "keep": not a verdict threshold; use drop`},
@@ -414,6 +416,11 @@ func TestTriageUsage(t *testing.T) {
 			args := append(tc.args, "--db", db)
 			if tc.name == "no config" || tc.name == "two configs" {
 				args = tc.args
+			}
+			if tc.name == "no config" {
+				t.Setenv("HOME", t.TempDir())
+				t.Setenv("XDG_CONFIG_HOME", "")
+				t.Setenv("CODEX_HOME", "")
 			}
 			code, stdout, stderr := runReportCLI(args...)
 			if code != exitUsage {

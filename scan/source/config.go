@@ -3,9 +3,12 @@ package source
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +36,13 @@ type ConfigOptions struct {
 	Variables map[string]string
 	// MaxBytes caps the config's size, DefaultMaxConfigBytes when 0.
 	MaxBytes int64
+	// Translate turns launcher commands (npx -y, uvx, docker run) into
+	// package plans that mcpvet installs itself; see [Translate]. The CLI
+	// sets it unless --no-translate is given.
+	Translate bool
+	// Dir is the folder the config belongs to: ${workspaceFolder}, and
+	// where relative "cwd" and "envFile" paths start.
+	Dir string
 }
 
 // A ConfigError is a client config that cannot be read: Path is the
@@ -102,6 +112,14 @@ type configReader struct {
 func parseConfig(data []byte, o *ConfigOptions) ([]sandbox.Plan, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	clean := stripJSONC(data)
+	if strings.HasSuffix(strings.ToLower(o.File), ".toml") {
+		// Codex CLI's config.toml: [mcp_servers.NAME] tables.
+		j, err := tomlToJSON(data)
+		if err != nil {
+			return nil, &ConfigError{Msg: err.Error()}
+		}
+		clean = j
+	}
 	if !json.Valid(clean) {
 		var v any
 		err := json.Unmarshal(clean, &v)
@@ -112,10 +130,13 @@ func parseConfig(data []byte, o *ConfigOptions) ([]sandbox.Plan, error) {
 		return nil, &ConfigError{Msg: fmt.Sprintf(`want a JSON object with "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code), got %s`, describeJSON(clean))}
 	}
 	cr := &configReader{opts: o, inputs: map[string]configInput{}}
-	var servers []struct {
-		path    string
+	type group struct {
+		path    string // field path in messages
+		scope   string // key prefix, "" for the top level
+		dir     string // default working directory
 		members []member
 	}
+	var servers []group
 	addServers := func(path string, raw json.RawMessage) error {
 		if isNull(raw) {
 			return nil
@@ -124,19 +145,44 @@ func parseConfig(data []byte, o *ConfigOptions) ([]sandbox.Plan, error) {
 		if err != nil {
 			return &ConfigError{Path: path, Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(raw))}
 		}
-		servers = append(servers, struct {
-			path    string
-			members []member
-		}{path, ms})
+		servers = append(servers, group{path: path, members: ms})
 		return nil
 	}
 	found := false
 	for _, m := range top {
 		switch m.Key {
-		case "mcpServers", "servers":
+		case "mcpServers", "servers", "context_servers", "mcp_servers":
+			// Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf;
+			// VS Code; Zed; Codex CLI.
 			found = true
 			if err := addServers(m.Key, m.Value); err != nil {
 				return nil, err
+			}
+		case "projects":
+			// Claude Code's ~/.claude.json: per-project servers, run in
+			// the project's folder.
+			projects, err := objectMembers(m.Value)
+			if err != nil {
+				continue // Codex has [projects."/path"] trust tables
+			}
+			for _, pm := range projects {
+				fields, err := objectMembers(pm.Value)
+				if err != nil {
+					continue
+				}
+				for _, f := range fields {
+					if f.Key != "mcpServers" || isNull(f.Value) {
+						continue
+					}
+					ms, err := objectMembers(f.Value)
+					if err != nil {
+						return nil, &ConfigError{Path: "projects." + pm.Key + ".mcpServers", Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(f.Value))}
+					}
+					if len(ms) > 0 {
+						found = true
+						servers = append(servers, group{path: "projects." + pm.Key + ".mcpServers", scope: pm.Key, dir: pm.Key, members: ms})
+					}
+				}
 			}
 		case "inputs":
 			if err := cr.readInputs("inputs", m.Value); err != nil {
@@ -164,7 +210,7 @@ func parseConfig(data []byte, o *ConfigOptions) ([]sandbox.Plan, error) {
 		}
 	}
 	if !found {
-		return nil, &ConfigError{Msg: `no "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code) object; this does not look like an MCP client config`}
+		return nil, &ConfigError{Msg: `no "mcpServers" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf), "servers" (VS Code), "context_servers" (Zed) or [mcp_servers] (Codex CLI); this does not look like an MCP client config`}
 	}
 	var plans []sandbox.Plan
 	seen := map[string]string{}
@@ -174,13 +220,23 @@ func parseConfig(data []byte, o *ConfigOptions) ([]sandbox.Plan, error) {
 			if m.Key == "" {
 				return nil, &ConfigError{Path: path, Msg: "a server has an empty name; give it one"}
 			}
-			if prev, dup := seen[m.Key]; dup {
+			id := s.scope + "\x00" + m.Key
+			if prev, dup := seen[id]; dup {
 				return nil, &ConfigError{Path: path, Msg: fmt.Sprintf("the name is used twice (also %s); rename one", prev)}
 			}
-			seen[m.Key] = path
+			seen[id] = path
+			if skipServer(m.Value) {
+				continue
+			}
 			pl, err := cr.server(path, m.Key, m.Value)
 			if err != nil {
 				return nil, err
+			}
+			if s.scope != "" {
+				pl.Key = "config:" + cr.opts.File + "#" + s.scope + "#" + m.Key
+				if pl.Dir == "" {
+					pl.Dir = s.dir
+				}
 			}
 			plans = append(plans, pl)
 		}
@@ -234,6 +290,7 @@ var configTransports = map[string]string{
 type planState struct {
 	missing []string
 	secrets []string
+	hints   []string // the flags that would resolve the references
 }
 
 func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.Plan, error) {
@@ -268,14 +325,29 @@ func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.
 		}
 		typ = t
 	}
+	if c := get("command"); isObject(c) {
+		// Zed's older form: "command": {"path", "args", "env"}.
+		inner, _ := objectMembers(c)
+		for _, f := range inner {
+			key := f.Key
+			if key == "path" {
+				key = "command"
+			}
+			fields = append(fields, member{Key: key, Value: f.Value})
+		}
+		fields = slices.DeleteFunc(fields, func(m member) bool { return m.Key == "command" && isObject(m.Value) })
+	}
 	command, err := optString(path, "command", get("command"), `give the program to run, e.g. "npx"`)
 	if err != nil {
 		return pl, err
 	}
 	urlKey := "url"
 	rawURL := get("url")
-	if rawURL == nil && get("serverUrl") != nil {
-		urlKey, rawURL = "serverUrl", get("serverUrl")
+	for _, k := range []string{"serverUrl", "httpUrl"} {
+		// Windsurf's serverUrl; Gemini CLI's httpUrl (streamable HTTP).
+		if rawURL == nil && get(k) != nil {
+			urlKey, rawURL = k, get(k)
+		}
 	}
 	u, err := optString(path, urlKey, rawURL, `give the server's address, e.g. "https://example.com/mcp"`)
 	if err != nil {
@@ -316,6 +388,37 @@ func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.
 		if err != nil {
 			return pl, err
 		}
+		if raw := get("envFile"); raw != nil {
+			// VS Code: variables from a file, under those of "env".
+			fileEnv, err := cr.envFile(path, raw, &st)
+			if err != nil {
+				return pl, err
+			}
+			env = append(fileEnv, env...)
+		}
+		if raw := get("cwd"); raw != nil {
+			dir, err := stringField(path, "cwd", raw, `give the folder the server starts in, e.g. "${workspaceFolder}"`)
+			if err != nil {
+				return pl, err
+			}
+			pl.Dir, _ = cr.expand(dir, "cwd", &st, false)
+			if pl.Dir != "" && !filepath.IsAbs(pl.Dir) && cr.opts.Dir != "" {
+				pl.Dir = filepath.Join(cr.opts.Dir, pl.Dir)
+			}
+		}
+		names, err := stringList(path, "env_vars", get("env_vars"))
+		if err != nil {
+			return pl, err
+		}
+		for _, name := range names {
+			// Codex forwards these from the user's environment: only
+			// what --pass-env allows, else a canary.
+			if v, ok := cr.lookupRef("env:" + name); ok {
+				env = append(env, keyValue{name, v})
+			} else {
+				st.addSecret(name)
+			}
+		}
 		for _, kv := range env {
 			v, secret := cr.expand(kv.value, "env."+kv.key, &st, true)
 			if secret {
@@ -342,6 +445,23 @@ func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.
 		if err != nil {
 			return pl, err
 		}
+		more, err := stringMap(path, "http_headers", get("http_headers"))
+		if err != nil {
+			return pl, err
+		}
+		headers = append(headers, more...)
+		if raw := get("bearer_token_env_var"); raw != nil {
+			// Codex: Authorization from an environment variable.
+			name, err := stringField(path, "bearer_token_env_var", raw, "give an environment variable name")
+			if err != nil {
+				return pl, err
+			}
+			if v, ok := cr.lookupRef("env:" + name); ok {
+				headers = append(headers, keyValue{"Authorization", "Bearer " + v})
+			} else {
+				st.addSecret(SecretHeaderPrefix + "Authorization")
+			}
+		}
 		for _, kv := range headers {
 			v, secret := cr.expand(kv.value, "headers."+kv.key, &st, true)
 			if secret {
@@ -358,6 +478,17 @@ func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.
 	if len(st.missing) > 0 {
 		pl.Status = StatusNeedsConfiguration
 		pl.StatusDetail = "unresolved references: " + strings.Join(st.missing, ", ")
+		if len(st.hints) > 0 {
+			pl.StatusDetail += "; give " + strings.Join(st.hints, " ")
+		}
+	}
+	if cr.opts.Translate {
+		_, notes, err := Translate(&pl)
+		var te *TranslateError
+		if errors.As(err, &te) {
+			notes = append(notes, te.Error())
+		}
+		pl.Notes = append(pl.Notes, notes...)
 	}
 	return pl, nil
 }
@@ -401,6 +532,9 @@ func (cr *configReader) expand(s, field string, st *planState, wholeSecret bool)
 			label := ref + " in " + field
 			if !slices.Contains(st.missing, label) {
 				st.missing = append(st.missing, label)
+			}
+			if h := refHint(expr); h != "" && !slices.Contains(st.hints, h) {
+				st.hints = append(st.hints, h)
 			}
 			b.WriteString(ref)
 		}
@@ -517,4 +651,89 @@ func stringMap(path, key string, raw json.RawMessage) ([]keyValue, error) {
 		out = append(out, keyValue{m.Key, s})
 	}
 	return out, nil
+}
+
+// skipServer reports whether a config entry is one its client does not
+// run: disabled ("disabled": true, "enabled": false) or a Zed extension
+// server (configured inside Zed, not runnable outside it).
+func skipServer(raw json.RawMessage) bool {
+	fields, err := objectMembers(raw)
+	if err != nil {
+		return false
+	}
+	for _, f := range fields {
+		v := strings.TrimSpace(string(f.Value))
+		switch {
+		case f.Key == "disabled" && v == "true", f.Key == "enabled" && v == "false":
+			return true
+		case f.Key == "source" && v == `"extension"`:
+			return true
+		}
+	}
+	return false
+}
+
+// maxEnvFileBytes caps a VS Code envFile.
+const maxEnvFileBytes = 1 << 20
+
+// envFile reads a VS Code "envFile": KEY=VALUE lines, # comments, optional
+// quotes and "export ". A missing file leaves the plan needing
+// configuration, as VS Code fails to start the server.
+func (cr *configReader) envFile(path string, raw json.RawMessage, st *planState) ([]keyValue, error) {
+	name, err := stringField(path, "envFile", raw, `give the path of a file of KEY=VALUE lines, e.g. "${workspaceFolder}/.env"`)
+	if err != nil {
+		return nil, err
+	}
+	name, _ = cr.expand(name, "envFile", st, false)
+	if strings.Contains(name, "${") {
+		return nil, nil
+	}
+	if !filepath.IsAbs(name) && cr.opts.Dir != "" {
+		name = filepath.Join(cr.opts.Dir, name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		st.missing = append(st.missing, fmt.Sprintf("envFile %s (%v)", name, errors.Unwrap(err)))
+		return nil, nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEnvFileBytes))
+	if err != nil {
+		return nil, &ConfigError{Path: path, Msg: fmt.Sprintf("envFile %s: %v", name, err)}
+	}
+	var out []keyValue
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		out = append(out, keyValue{k, v})
+	}
+	return out, nil
+}
+
+// refHint names the flag that resolves the reference ${expr}, or "".
+func refHint(expr string) string {
+	if id, ok := strings.CutPrefix(expr, "input:"); ok {
+		return "--input " + id + "=VALUE"
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(expr, "env:"), ":-")
+	if name == "" || strings.Contains(name, ":") {
+		return ""
+	}
+	// ${workspaceFolder} and the other client variables are not
+	// environment variables; ${NAME} in upper case is (Claude Code).
+	if strings.HasPrefix(expr, "env:") || strings.ToUpper(name) == name {
+		return "--pass-env " + name
+	}
+	return ""
 }

@@ -89,7 +89,7 @@ func ExampleReadConfig() {
 	}
 	// Output:
 	// config:claude_desktop_config.json#filesystem npx [-y @modelcontextprotocol/server-filesystem /tmp]
-	// config:claude_desktop_config.json#remote streamable-http https://mcp.example.com/mcp needs_configuration unresolved references: ${env:TOKEN} in headers.Authorization
+	// config:claude_desktop_config.json#remote streamable-http https://mcp.example.com/mcp needs_configuration unresolved references: ${env:TOKEN} in headers.Authorization; give --pass-env TOKEN
 }
 
 func ExampleWriteSnapshot() {

@@ -1,0 +1,525 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// What a local server sees. Clients start a server in a folder, hand it
+// paths in its argv and run its command from an installation (a venv, an
+// nvm or pyenv tree); a sandbox showing only the system folders makes
+// every such server fail to start. The isolating backends therefore expose,
+// read-only and at the same path:
+//
+//   - the working directory: the plan's Dir (a config's "cwd"), else
+//     [Options.WorkDir], else the directory mcpvet runs in;
+//   - every folder named in argv that exists on the host; every file
+//     named in argv together with its project root (the nearest ancestor
+//     holding package.json, pyproject.toml, go.mod, Cargo.toml or .git,
+//     never $HOME or /); a file outside any project only when it is the
+//     program run (the command, or the script an interpreter is given):
+//     a data file elsewhere needs --expose, so that a path handed to a
+//     server does not by itself open the host to it;
+//   - the installation prefix of the command (the folder above the bin/
+//     or shims/ its path or real path is in);
+//   - [Options.Expose], and [Options.ExposeRW] writable.
+//
+// Never exposed, even when named: /, a top-level folder (/tmp, /home:
+// shared by everything on the machine), $HOME itself, a folder holding a
+// credential store, a credential store or anything in one, and
+// [Options.Hidden] (the results database, which is masked when it lies in
+// an exposed folder).
+
+// Reasons of an [Exposure].
+const (
+	ExposeCwd     = "cwd"
+	ExposeArgv    = "argv"
+	ExposeProject = "project"
+	ExposePrefix  = "prefix"
+	ExposeUser    = "expose"
+	ExposeUserRW  = "expose-rw"
+)
+
+// An Exposure is a host path a server sees at the same path.
+type Exposure struct {
+	Path     string `json:"path"`
+	Writable bool   `json:"writable,omitempty"`
+	// Why is one of the Expose constants.
+	Why string `json:"why"`
+}
+
+// credentialStores are paths under $HOME that hold credentials.
+var credentialStores = []string{
+	".ssh", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".gnupg", ".password-store",
+	".netrc", ".npmrc", ".pypirc", ".git-credentials", ".config/gh", ".local/share/keyrings",
+}
+
+// projectMarkers make a folder a project root.
+var projectMarkers = []string{"package.json", "pyproject.toml", "go.mod", "Cargo.toml", ".git"}
+
+// interpreters run the script named by their first non-flag argument.
+var interpreters = []string{"node", "nodejs", "python", "python3", "deno", "bun", "ruby", "perl", "php", "bash", "sh", "tsx", "ts-node", "java", "uv", "lua", "Rscript", "dotnet"}
+
+// isInterpreter reports whether a command is an interpreter (python3.12
+// counts as python3).
+func isInterpreter(cmd string) bool {
+	base := filepath.Base(cmd)
+	base = strings.TrimRight(base, "0123456789.")
+	return slices.Contains(interpreters, base)
+}
+
+// prefixDirs are the folders whose parent is an installation prefix.
+var prefixDirs = []string{"bin", "shims", "Scripts"}
+
+// An ExposeError says why a path is never exposed.
+type ExposeError struct {
+	Path   string
+	Reason string
+}
+
+func (e *ExposeError) Error() string {
+	return fmt.Sprintf("%s is never exposed to a server: %s", e.Path, e.Reason)
+}
+
+// hostHome is the user's home folder, "" when unknown.
+func hostHome() string {
+	h, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(h) {
+		return ""
+	}
+	return filepath.Clean(h)
+}
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// CheckExpose returns an *[ExposeError] when path must not be shown to a
+// server: /, $HOME, a credential store, a folder holding one, or one of
+// hidden (the results database). path is made absolute first; symlinks are
+// checked at both ends.
+func CheckExpose(path string, hidden []string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return &ExposeError{Path: path, Reason: err.Error()}
+	}
+	cands := []string{abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		cands = append(cands, real)
+	}
+	home := hostHome()
+	for _, p := range cands {
+		if p == "/" {
+			return &ExposeError{Path: path, Reason: "it is the whole file system; expose the folder the server needs"}
+		}
+		if filepath.Dir(p) == "/" {
+			return &ExposeError{Path: path, Reason: "a top-level folder is shared by everything on the machine; expose the folder inside it that the server needs"}
+		}
+		if home != "" {
+			if p == home {
+				return &ExposeError{Path: path, Reason: "$HOME holds your credentials; expose the folder inside it that the server needs"}
+			}
+			for _, c := range credentialStores {
+				store := filepath.Join(home, c)
+				switch {
+				case within(p, store):
+					return &ExposeError{Path: path, Reason: "~/" + c + " is a credential store"}
+				case within(store, p):
+					return &ExposeError{Path: path, Reason: "it holds the credential store ~/" + c + "; expose a folder that does not"}
+				}
+			}
+		}
+		for _, h := range hidden {
+			if h == "" {
+				continue
+			}
+			if ha, err := filepath.Abs(h); err == nil && p == ha {
+				return &ExposeError{Path: path, Reason: "it is mcpvet's results database"}
+			}
+		}
+	}
+	return nil
+}
+
+// WorkDirNone as [Options.WorkDir] marks plans that are not the user's own
+// (a registry scan, whose arguments come from the registry): servers start
+// in their private HOME and see no host path beyond the system folders,
+// their package and what --expose names.
+const WorkDirNone = "-"
+
+// workDirOf returns the host folder a plan's server starts in, "" for
+// none.
+func workDirOf(plan *Plan, o *Options) string {
+	if o.WorkDir == WorkDirNone && plan.Dir == "" {
+		return ""
+	}
+	base := o.WorkDir
+	if base == WorkDirNone {
+		base = ""
+	}
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	dir := plan.Dir
+	if dir == "" {
+		return base
+	}
+	if !filepath.IsAbs(dir) && base != "" {
+		dir = filepath.Join(base, dir)
+	}
+	return filepath.Clean(dir)
+}
+
+// projectRoot returns the nearest ancestor of file holding a project
+// marker, below $HOME and /, or "".
+func projectRoot(file, home string) string {
+	for dir := filepath.Dir(file); dir != "/" && dir != "." && dir != home; dir = filepath.Dir(dir) {
+		if home != "" && within(home, dir) {
+			return ""
+		}
+		for _, m := range projectMarkers {
+			if _, err := os.Lstat(filepath.Join(dir, m)); err == nil {
+				return dir
+			}
+		}
+	}
+	return ""
+}
+
+// argPaths returns the candidate paths in argv: every argument, and the
+// value of --flag=value.
+func argPaths(argv []string) []string {
+	var out []string
+	for _, a := range argv {
+		if a == "" || strings.ContainsRune(a, 0) || len(a) > 4096 {
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				out = append(out, v)
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// planExposure computes what the server sees (isolating backends) and
+// where it starts; each refusal is one line in s.refused. It fills
+// s.exposed, s.masked and s.workDir.
+func (s *Server) planExposure() {
+	home := hostHome()
+	cwd := workDirOf(s.plan, &s.opts)
+	seen := map[string]bool{}
+	add := func(p, why string, rw bool) bool {
+		p = filepath.Clean(p)
+		if seen[p] {
+			return true
+		}
+		if underSystemDir(p) || slices.Contains(systemDirs, p) {
+			return true
+		}
+		if err := CheckExpose(p, s.opts.Hidden); err != nil {
+			s.refused = append(s.refused, fmt.Sprintf("not exposed (%s): %v", why, err))
+			return false
+		}
+		if _, err := os.Stat(p); err != nil {
+			return false
+		}
+		seen[p] = true
+		s.exposed = append(s.exposed, Exposure{Path: p, Writable: rw, Why: why})
+		return true
+	}
+	for _, p := range s.opts.ExposeRW {
+		if abs, err := filepath.Abs(p); err == nil {
+			add(abs, ExposeUserRW, true)
+		}
+	}
+	for _, p := range s.opts.Expose {
+		if abs, err := filepath.Abs(p); err == nil {
+			add(abs, ExposeUser, false)
+		}
+	}
+	if cwd != "" {
+		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() && add(cwd, ExposeCwd, false) {
+			s.workDir = cwd
+		}
+	}
+	if s.opts.WorkDir == WorkDirNone {
+		s.maskHidden()
+		return
+	}
+	// An installed package is exposed by the installer: of its argv only
+	// the plan's arguments (a folder given to server-filesystem) are the
+	// user's.
+	first := 0
+	if s.plan.Package != nil {
+		first = max(0, len(s.argv)-len(s.plan.Args))
+	}
+	{
+		script := -1 // the index of the script an interpreter runs
+		if s.plan.Package == nil && isInterpreter(s.argv[0]) {
+			for i := 1; i < len(s.argv); i++ {
+				if !strings.HasPrefix(s.argv[i], "-") {
+					script = i
+					break
+				}
+				if s.argv[i] == "-m" || s.argv[i] == "-c" || s.argv[i] == "-e" {
+					break
+				}
+			}
+		}
+		for i, a := range s.argv {
+			if i < first {
+				continue
+			}
+			for _, p := range argPaths([]string{a}) {
+				if !filepath.IsAbs(p) {
+					if i == 0 && !strings.Contains(p, "/") {
+						continue // a command looked up on PATH
+					}
+					if cwd == "" || strings.Contains(p, "://") {
+						continue
+					}
+					p = filepath.Join(cwd, p)
+				}
+				fi, err := os.Stat(p)
+				if err != nil {
+					continue
+				}
+				if fi.IsDir() {
+					add(p, ExposeArgv, false)
+					continue
+				}
+				real := p
+				if r, err := filepath.EvalSymlinks(p); err == nil {
+					real = r
+				}
+				root := projectRoot(real, home)
+				if root == "" && i != 0 && i != script {
+					continue // a lone data file: --expose it
+				}
+				if err := CheckExpose(p, s.opts.Hidden); err != nil {
+					s.refused = append(s.refused, fmt.Sprintf("not exposed (%s): %v", ExposeArgv, err))
+					continue
+				}
+				if root != "" {
+					add(root, ExposeProject, false)
+				}
+				if i != 0 && (root == "" || !within(real, root)) {
+					// The command itself is bound by the layout.
+					add(p, ExposeArgv, false)
+				}
+			}
+		}
+		cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH"))
+		if s.plan.Package != nil {
+			err = errPackage
+		}
+		if err == nil {
+			progs := []string{cmd}
+			if interp := shebang(cmd, lookEnv(s.env, "PATH")); interp != "" {
+				// A console script runs its venv's python, which links
+				// to an installation elsewhere (pyenv, /usr).
+				progs = append(progs, interp)
+			}
+			for _, prog := range progs {
+				abs, err := filepath.Abs(prog)
+				if err != nil {
+					continue
+				}
+				if prog != cmd && !underSystemDir(abs) {
+					add(abs, ExposeArgv, false)
+				}
+				cands := []string{abs}
+				if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+					cands = append(cands, real)
+				}
+				for _, c := range cands {
+					if d := filepath.Dir(c); slices.Contains(prefixDirs, filepath.Base(d)) {
+						if prefix := filepath.Dir(d); prefix != home && prefix != "/" {
+							add(prefix, ExposePrefix, false)
+						}
+					}
+				}
+			}
+		}
+	}
+	s.maskHidden()
+}
+
+// maskHidden masks the hidden files (the results database) that lie in
+// exposed folders, and lists the read-only exposures for the layout.
+func (s *Server) maskHidden() {
+	for _, h := range s.opts.Hidden {
+		if h == "" {
+			continue
+		}
+		abs, err := filepath.Abs(h)
+		if err != nil {
+			continue
+		}
+		for _, f := range []string{abs, abs + "-wal", abs + "-shm", abs + "-journal"} {
+			if _, err := os.Stat(f); err != nil {
+				continue
+			}
+			for _, e := range s.exposed {
+				if within(f, e.Path) {
+					s.masked = append(s.masked, f)
+					break
+				}
+			}
+		}
+	}
+	// Binds nested in another read-only bind are left out: a file mount
+	// point cannot be made in a read-only folder.
+	for _, e := range s.exposed {
+		if e.Writable {
+			continue
+		}
+		nested := false
+		for _, o := range s.exposed {
+			if !o.Writable && o.Path != e.Path && within(e.Path, o.Path) {
+				nested = true
+				break
+			}
+		}
+		if !nested {
+			s.readOnly = append(s.readOnly, e.Path)
+		}
+	}
+}
+
+// shebang returns the interpreter a script's #! line names (the program
+// /usr/bin/env looks up, for "#!/usr/bin/env node"), or "".
+func shebang(path, pathEnv string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return ""
+	}
+	fields := strings.Fields(rest)
+	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+		return ""
+	}
+	if filepath.Base(fields[0]) != "env" {
+		return fields[0]
+	}
+	for _, a := range fields[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if p, err := lookPath(a, pathEnv); err == nil {
+			return p
+		}
+		break
+	}
+	return ""
+}
+
+// errPackage skips the prefix rules for an installed package.
+var errPackage = errors.New("an installed package")
+
+// writableBinds returns the exposed folders the server may write to.
+func (s *Server) writableBinds() []string {
+	var out []string
+	for _, e := range s.exposed {
+		if e.Writable {
+			out = append(out, e.Path)
+		}
+	}
+	return out
+}
+
+// sandboxDir is the working directory inside an isolating backend.
+func (s *Server) sandboxDir() string {
+	if s.workDir != "" {
+		return s.workDir
+	}
+	return sandboxHome
+}
+
+// hostPathRE finds absolute paths in error output.
+var hostPathRE = regexp.MustCompile(`(?:^|[\s'"(\x60=:])(/[^\s'"()\x60,;:]+)`)
+
+// notFoundSigns mark stderr lines that report a missing or unreadable file.
+var notFoundSigns = []string{"ENOENT", "EACCES", "No such file", "Permission denied", "Cannot find module", "can't open file",
+	"not found", "Cannot access", "does not exist", "cannot access", "Errno 2", "Errno 13"}
+
+// UnexposedHint looks in a server's stderr for a file error on a host path
+// that exists but was not exposed, and says which flag would expose it.
+// exposed lists what the server saw. It returns "" when there is no such
+// path.
+func UnexposedHint(stderr string, exposed []Exposure) string {
+	if len(stderr) > 64<<10 {
+		stderr = stderr[len(stderr)-64<<10:]
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		hit := false
+		for _, s := range notFoundSigns {
+			if strings.Contains(line, s) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			continue
+		}
+		for _, m := range hostPathRE.FindAllStringSubmatch(line, 8) {
+			p := strings.TrimRight(m[1], ".")
+			if strings.HasPrefix(p, sandboxHome) || underSystemDir(p) || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/") {
+				continue
+			}
+			p = filepath.Clean(p)
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			visible := false
+			for _, e := range exposed {
+				if within(p, e.Path) {
+					visible = true
+					break
+				}
+			}
+			if visible {
+				continue
+			}
+			if err := CheckExpose(p, nil); err != nil {
+				return fmt.Sprintf("%s exists on the host but is not exposed to the sandbox, and cannot be: %s", p, err.(*ExposeError).Reason)
+			}
+			return fmt.Sprintf("%s exists on the host but is not exposed to the sandbox; pass --expose %s (or --expose-rw for a folder it writes to)", p, p)
+		}
+	}
+	return ""
+}
+
+// exposeBinds returns the builtin backend's binds for the writable
+// exposures and the masked files, after the read-only layout.
+func exposeBinds(s *Server) []initBind {
+	var out []initBind
+	for _, p := range s.writableBinds() {
+		fi, err := os.Stat(p)
+		out = append(out, initBind{Path: p, Dir: err == nil && fi.IsDir(), Writable: true})
+	}
+	for _, p := range s.masked {
+		out = append(out, initBind{Path: p, Source: "/dev/null"})
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package source
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDiscover lays out home folders as each client writes them on each
+// OS, with HOME, XDG_CONFIG_HOME, APPDATA and CODEX_HOME set, and checks
+// what discovery finds.
+func TestDiscover(t *testing.T) {
+	config := []byte(`{"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}`)
+	tests := []struct {
+		name  string
+		goos  string
+		xdg   bool // set XDG_CONFIG_HOME to HOME/xdg
+		files []string
+		want  []FoundConfig // Path relative to HOME (or the project)
+	}{
+		{name: "linux", goos: "linux",
+			files: []string{".config/Claude/claude_desktop_config.json", ".claude.json", ".config/Code/User/mcp.json", ".config/Code/User/settings.json",
+				".cursor/mcp.json", ".codeium/windsurf/mcp_config.json", ".gemini/settings.json", ".codex/config.toml", ".config/zed/settings.json"},
+			want: []FoundConfig{
+				{Client: ClientClaudeDesktop, Scope: "user", Path: ".config/Claude/claude_desktop_config.json"},
+				{Client: ClientClaudeCode, Scope: "user", Path: ".claude.json"},
+				{Client: ClientVSCode, Scope: "user", Path: ".config/Code/User/mcp.json"},
+				{Client: ClientVSCode, Scope: "user", Path: ".config/Code/User/settings.json"},
+				{Client: ClientCursor, Scope: "user", Path: ".cursor/mcp.json"},
+				{Client: ClientWindsurf, Scope: "user", Path: ".codeium/windsurf/mcp_config.json"},
+				{Client: ClientGemini, Scope: "user", Path: ".gemini/settings.json"},
+				{Client: ClientCodex, Scope: "user", Path: ".codex/config.toml"},
+				{Client: ClientZed, Scope: "user", Path: ".config/zed/settings.json"},
+			}},
+		{name: "linux with XDG_CONFIG_HOME", goos: "linux", xdg: true,
+			files: []string{".config/Claude/claude_desktop_config.json", "xdg/Claude/claude_desktop_config.json", "xdg/Code - Insiders/User/mcp.json", "xdg/zed/settings.json"},
+			want: []FoundConfig{
+				{Client: ClientClaudeDesktop, Scope: "user", Path: "xdg/Claude/claude_desktop_config.json"},
+				{Client: ClientVSCode, Scope: "user", Path: "xdg/Code - Insiders/User/mcp.json"},
+				{Client: ClientZed, Scope: "user", Path: "xdg/zed/settings.json"},
+			}},
+		{name: "macos", goos: "darwin",
+			files: []string{"Library/Application Support/Claude/claude_desktop_config.json", "Library/Application Support/Code/User/mcp.json",
+				".cursor/mcp.json", ".config/zed/settings.json", ".config/Claude/claude_desktop_config.json"},
+			want: []FoundConfig{
+				{Client: ClientClaudeDesktop, Scope: "user", Path: "Library/Application Support/Claude/claude_desktop_config.json"},
+				{Client: ClientVSCode, Scope: "user", Path: "Library/Application Support/Code/User/mcp.json"},
+				{Client: ClientCursor, Scope: "user", Path: ".cursor/mcp.json"},
+				{Client: ClientZed, Scope: "user", Path: ".config/zed/settings.json"},
+			}},
+		{name: "windows", goos: "windows",
+			files: []string{"AppData/Roaming/Claude/claude_desktop_config.json", "AppData/Roaming/Code/User/settings.json", "AppData/Roaming/Zed/settings.json",
+				".codeium/windsurf/mcp_config.json", ".codex/config.toml"},
+			want: []FoundConfig{
+				{Client: ClientClaudeDesktop, Scope: "user", Path: "AppData/Roaming/Claude/claude_desktop_config.json"},
+				{Client: ClientVSCode, Scope: "user", Path: "AppData/Roaming/Code/User/settings.json"},
+				{Client: ClientWindsurf, Scope: "user", Path: ".codeium/windsurf/mcp_config.json"},
+				{Client: ClientCodex, Scope: "user", Path: ".codex/config.toml"},
+				{Client: ClientZed, Scope: "user", Path: "AppData/Roaming/Zed/settings.json"},
+			}},
+		{name: "nothing installed", goos: "linux", files: []string{".config/other/settings.json"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_CONFIG_HOME", "")
+			t.Setenv("APPDATA", "")
+			t.Setenv("CODEX_HOME", "")
+			if tc.xdg {
+				t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "xdg"))
+			}
+			if tc.goos == "windows" {
+				t.Setenv("APPDATA", filepath.Join(home, "AppData", "Roaming"))
+			}
+			for _, f := range tc.files {
+				p := filepath.Join(home, f)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, config, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := Discover(HostDiscoverEnv(tc.goos, ""))
+			for i := range got {
+				got[i].Path, _ = filepath.Rel(home, got[i].Path)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Discover (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDiscoverProjectAndCodexHome(t *testing.T) {
+	home, proj, codex := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, p := range []string{
+		filepath.Join(proj, ".mcp.json"), filepath.Join(proj, ".vscode", "mcp.json"), filepath.Join(proj, ".cursor", "mcp.json"),
+		filepath.Join(proj, ".gemini", "settings.json"), filepath.Join(proj, ".zed", "settings.json"), filepath.Join(codex, "config.toml"),
+		filepath.Join(home, ".codex", "config.toml"),
+	} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("{}"), 0o644)
+	}
+	got := Discover(DiscoverEnv{GOOS: "linux", Home: home, CodexHome: codex, Dir: proj})
+	want := []FoundConfig{
+		{Client: ClientCodex, Scope: "user", Path: filepath.Join(codex, "config.toml")},
+		{Client: ClientClaudeCode, Scope: "project", Path: filepath.Join(proj, ".mcp.json"), WorkspaceFolder: proj},
+		{Client: ClientVSCode, Scope: "project", Path: filepath.Join(proj, ".vscode", "mcp.json"), WorkspaceFolder: proj},
+		{Client: ClientCursor, Scope: "project", Path: filepath.Join(proj, ".cursor", "mcp.json"), WorkspaceFolder: proj},
+		{Client: ClientGemini, Scope: "project", Path: filepath.Join(proj, ".gemini", "settings.json"), WorkspaceFolder: proj},
+		{Client: ClientZed, Scope: "project", Path: filepath.Join(proj, ".zed", "settings.json"), WorkspaceFolder: proj},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

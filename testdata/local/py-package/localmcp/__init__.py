@@ -1,0 +1,1 @@
+"""A local MCP server package, installed into a venv by the tests."""
