@@ -498,13 +498,7 @@ var triageElementSteps = map[string]string{
 func WriteTriage(w io.Writer, t *Triage, format string) error {
 	switch format {
 	case "table":
-		if err := writeTriageTable(w, t); err != nil {
-			return err
-		}
-		if err := writeTriageBaselineText(w, t); err != nil {
-			return err
-		}
-		return writeTriagePortfolioText(w, t.Portfolio)
+		return WriteTriageWidth(w, t, format, 0)
 	case "json":
 		return writeTriageJSON(w, t)
 	case "junit":

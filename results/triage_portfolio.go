@@ -38,17 +38,30 @@ func LoadPortfolio(ctx context.Context, st *Store, scanID int64) ([]probe.PairFi
 }
 
 // writeTriagePortfolioText writes the portfolio findings as a section of
-// the table report, every server-sent string through safe.Line.
-func writeTriagePortfolioText(w io.Writer, pf []probe.PairFinding) error {
+// the table report, every server-sent string through safe.Line, wrapped to
+// width columns (0: no limit).
+func writeTriagePortfolioText(w io.Writer, pf []probe.PairFinding, width int) error {
 	if len(pf) == 0 {
 		return nil
 	}
 	var b bytes.Buffer
+	line := func(indent, text string) {
+		if width <= 0 {
+			fmt.Fprintf(&b, "%s%s\n", indent, text)
+			return
+		}
+		for i, l := range triageWrap(text, width-len(indent)-2, 1<<10) {
+			if i > 0 {
+				l = "  " + l
+			}
+			fmt.Fprintf(&b, "%s%s\n", indent, l)
+		}
+	}
 	fmt.Fprintf(&b, "\nacross servers (%d)\n", len(pf))
 	for _, f := range pf {
-		fmt.Fprintf(&b, "  %s  %s %s + %s: %s\n", f.Severity, f.Code, safe.Line(f.Servers[0]), safe.Line(f.Servers[1]), safe.Line(f.Message))
+		line("  ", fmt.Sprintf("%s  %s %s + %s: %s", f.Severity, f.Code, safe.Line(f.Servers[0]), safe.Line(f.Servers[1]), safe.Line(f.Message)))
 		if f.Code == probe.CodePortfolioCrossRef && f.Value != "" {
-			fmt.Fprintf(&b, "      %s\n", probe.Truncate(strings.Join(strings.Fields(safe.Line(f.Value)), " "), 160))
+			line("      ", probe.Truncate(strings.Join(strings.Fields(safe.Line(f.Value)), " "), 160))
 		}
 	}
 	_, err := w.Write(b.Bytes())

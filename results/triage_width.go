@@ -51,13 +51,24 @@ func WriteTriageWidth(w io.Writer, t *Triage, format string, width int) error {
 			grouped = true
 		}
 	}
-	if !grouped && (width <= 0 || width >= triageTableWidth(t)) {
-		return writeTriageTable(w, t)
+	var err error
+	switch {
+	case !grouped && (width <= 0 || width >= triageTableWidth(t)):
+		err = writeTriageTable(w, t)
+	case width <= 0:
+		err = writeTriageBlocks(w, t, 120)
+	default:
+		err = writeTriageBlocks(w, t, max(width, triageMinWidth))
 	}
-	if width <= 0 {
-		width = 120
+	if err != nil {
+		return err
 	}
-	return writeTriageBlocks(w, t, max(width, triageMinWidth))
+	// The sections after the servers: definitions changed since the
+	// baseline, and the pairs of servers of the portfolio.
+	if err := writeTriageBaselineText(w, t); err != nil {
+		return err
+	}
+	return writeTriagePortfolioText(w, t.Portfolio, width)
 }
 
 // triageTableWidth is the width of the column layout for t.
