@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runHolder is the "hold" fake: mcpvet in the middle of a probe. It
+// launches the "mcp" fake under backend args[0], connects, writes its run
+// folder and cgroups to args[1] and waits to be killed.
+func runHolder(args []string) int {
+	backend, out, marker := args[0], args[1], args[2]
+	exe, _ := os.Executable()
+	plan := &Plan{Transport: TransportStdio, Command: exe, Args: []string{fakeArg, "mcp", marker},
+		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
+	s, err := Launch(context.Background(), plan, testOptions(backend))
+	if err != nil {
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Transport().Connect(ctx); err != nil {
+		return 1
+	}
+	data, _ := json.Marshal(append([]string{s.runDir}, s.cg.dirs()...))
+	_ = os.WriteFile(out+".tmp", data, 0o600)
+	_ = os.Rename(out+".tmp", out)
+	time.Sleep(time.Minute)
+	return 0
+}
+
+// TestLeftoversSwept kills mcpvet (the holder fake) with SIGKILL in the
+// middle of a run and checks that the next run removes its run folder
+// and cgroups, and that nothing of the server is left.
+func TestLeftoversSwept(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range testBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			marker := "mcpvet-test-marker-" + newRunID()
+			out := filepath.Join(t.TempDir(), "dirs.json")
+			cmd := exec.Command(exe, fakeArg, "hold", backend, out, marker)
+			cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var dirs []string
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if data, err := os.ReadFile(out); err == nil {
+					_ = json.Unmarshal(data, &dirs)
+					break
+				}
+			}
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			if len(dirs) == 0 {
+				t.Fatal("the holder did not start a server")
+			}
+			t.Logf("left by the killed run: %v", dirs)
+			if !strings.Contains(filepath.Base(dirs[0]), "o"+strconv.Itoa(cmd.Process.Pid)+".") {
+				t.Errorf("run folder %s does not name its owner (pid %d)", dirs[0], cmd.Process.Pid)
+			}
+			for _, d := range dirs {
+				if _, err := os.Stat(d); err != nil {
+					t.Fatalf("%s is gone before the sweep (%v): nothing to test", d, err)
+				}
+			}
+			removed := sweepLeftovers()
+			for _, d := range dirs {
+				if _, err := os.Stat(d); err == nil {
+					t.Errorf("%s survived the next run's sweep", d)
+				}
+				if !slices.Contains(removed, d) {
+					t.Errorf("sweep did not report %s", d)
+				}
+			}
+			assertNoProcess(t, marker)
+		})
+	}
+}
+
+// TestSweepSparesLiveOwners checks that the sweep leaves the folders of a
+// live mcpvet (this process) and of names without an owner alone.
+func TestSweepSparesLiveOwners(t *testing.T) {
+	mine, err := os.MkdirTemp("", runDirPrefix+ownerTag()+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(mine)
+	legacy, err := os.MkdirTemp("", runDirPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(legacy)
+	sweepLeftovers()
+	for _, d := range []string{mine, legacy} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("sweep removed %s: %v", d, err)
+		}
+	}
+}
