@@ -108,7 +108,19 @@ func main() {
 			}
 			return errnoErr(e)
 		}},
-		{"mount", func() error { return unix.Mount("none", "/tmp", "tmpfs", 0, "") }},
+		{"mount", func() error {
+			// On a fresh directory of its own, undone at once: without a
+			// sandbox (backend none, as root) this would mount on the host.
+			dir, err := os.MkdirTemp("", "hostile-escape-mount-")
+			if err != nil {
+				return err
+			}
+			defer os.Remove(dir)
+			if err := unix.Mount("none", dir, "tmpfs", 0, "size=1m"); err != nil {
+				return err
+			}
+			return unix.Unmount(dir, unix.MNT_DETACH)
+		}},
 	}
 	for _, t := range tries {
 		if err := t.call(); err != nil {
