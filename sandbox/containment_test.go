@@ -87,171 +87,187 @@ func TestContainment(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, backend := range testBackends(t) {
-		t.Run(backend, func(t *testing.T) {
-			marker := "mcpvet-test-marker-" + newRunID()
-			dir := t.TempDir()
-			secretPath := filepath.Join(dir, "secret")
-			secretText := "SECRET-ON-INHERITED-FD-" + marker
-			if err := os.WriteFile(secretPath, []byte(secretText), 0o600); err != nil {
-				t.Fatal(err)
+		// mcpvet's output on the terminal, and redirected to files (the
+		// terminal stays its controlling terminal either way).
+		for _, redirected := range []bool{false, true} {
+			name := backend + "/terminal"
+			if redirected {
+				name = backend + "/redirected"
 			}
-			writable := filepath.Join(dir, "log")
-			if err := os.WriteFile(writable, nil, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			secretFD, err := os.Open(secretPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer secretFD.Close()
-			logFD, err := os.OpenFile(writable, os.O_WRONLY|os.O_APPEND, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer logFD.Close()
-
-			ptmx, tty, err := pty.Open()
-			if err != nil {
-				t.Skipf("no pseudo-terminal: %v", err)
-			}
-			defer ptmx.Close()
-			defer tty.Close()
-			var screen bytes.Buffer
-			var screenMu sync.Mutex
-			readDone := make(chan struct{})
-			go func() {
-				defer close(readDone)
-				buf := make([]byte, 4096)
-				for {
-					n, err := ptmx.Read(buf)
-					screenMu.Lock()
-					screen.Write(buf[:n])
-					screenMu.Unlock()
-					if err != nil {
-						return
-					}
+			t.Run(name, func(t *testing.T) {
+				marker := "mcpvet-test-marker-" + newRunID()
+				dir := t.TempDir()
+				secretPath := filepath.Join(dir, "secret")
+				secretText := "SECRET-ON-INHERITED-FD-" + marker
+				if err := os.WriteFile(secretPath, []byte(secretText), 0o600); err != nil {
+					t.Fatal(err)
 				}
-			}()
+				writable := filepath.Join(dir, "log")
+				if err := os.WriteFile(writable, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				secretFD, err := os.Open(secretPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer secretFD.Close()
+				logFD, err := os.OpenFile(writable, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer logFD.Close()
 
-			userSecret := "USER-TOKEN-VALUE-" + newRunID()
-			out := filepath.Join(dir, "result.json")
-			cmd := exec.Command(exe, fakeArg, "launch", backend, bin, out, marker)
-			cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "MCPVET_TEST_USER_TOKEN="+userSecret)
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-			// mcpvet inherited these from its parent: fds 3 and 4.
-			cmd.ExtraFiles = []*os.File{secretFD, logFD}
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-
-			cmdlines := map[string]bool{}
-			stopScan := make(chan struct{})
-			scanDone := make(chan struct{})
-			go func() {
-				defer close(scanDone)
-				for {
-					entries, _ := os.ReadDir("/proc")
-					for _, e := range entries {
-						if data, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && len(cmdlines) < 10000 {
-							cmdlines[string(data)] = true
+				ptmx, tty, err := pty.Open()
+				if err != nil {
+					t.Skipf("no pseudo-terminal: %v", err)
+				}
+				defer ptmx.Close()
+				defer tty.Close()
+				var screen bytes.Buffer
+				var screenMu sync.Mutex
+				readDone := make(chan struct{})
+				go func() {
+					defer close(readDone)
+					buf := make([]byte, 4096)
+					for {
+						n, err := ptmx.Read(buf)
+						screenMu.Lock()
+						screen.Write(buf[:n])
+						screenMu.Unlock()
+						if err != nil {
+							return
 						}
 					}
-					select {
-					case <-stopScan:
-						return
-					case <-time.After(10 * time.Millisecond):
+				}()
+
+				userSecret := "USER-TOKEN-VALUE-" + newRunID()
+				out := filepath.Join(dir, "result.json")
+				cmd := exec.Command(exe, fakeArg, "launch", backend, bin, out, marker)
+				cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "MCPVET_TEST_USER_TOKEN="+userSecret)
+				cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+				if redirected {
+					logs, err := os.Create(filepath.Join(dir, "mcpvet.log"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer logs.Close()
+					cmd.Stdout, cmd.Stderr = logs, logs
+				}
+				// mcpvet inherited these from its parent: fds 3 and 4.
+				cmd.ExtraFiles = []*os.File{secretFD, logFD}
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+
+				cmdlines := map[string]bool{}
+				stopScan := make(chan struct{})
+				scanDone := make(chan struct{})
+				go func() {
+					defer close(scanDone)
+					for {
+						entries, _ := os.ReadDir("/proc")
+						for _, e := range entries {
+							if data, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && len(cmdlines) < 10000 {
+								cmdlines[string(data)] = true
+							}
+						}
+						select {
+						case <-stopScan:
+							return
+						case <-time.After(10 * time.Millisecond):
+						}
+					}
+				}()
+				if err := cmd.Run(); err != nil {
+					t.Logf("launcher: %v", err)
+				}
+				close(stopScan)
+				<-scanDone
+
+				var res launchResult
+				data, err := os.ReadFile(out)
+				if err != nil || json.Unmarshal(data, &res) != nil {
+					t.Fatalf("no launcher result (%v)", err)
+				}
+				if res.Error != "" {
+					t.Fatalf("launcher: %s", res.Error)
+				}
+				t.Logf("report:\n%s\nmechanisms: %v", res.Report, res.Mechanisms)
+
+				// 1. Nothing reached the terminal.
+				queued, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if queued != 0 {
+					buf := make([]byte, queued)
+					n, _ := unix.Read(int(tty.Fd()), buf)
+					t.Errorf("%d bytes were pushed into the terminal's input: %q", queued, buf[:n])
+				}
+				tty.Close()
+				time.Sleep(50 * time.Millisecond)
+				screenMu.Lock()
+				shown := screen.String()
+				screenMu.Unlock()
+				if strings.Contains(shown, "hostile-escape-"+marker) {
+					t.Errorf("the pushed command was echoed on the terminal:\n%s", shown)
+				}
+				for _, line := range strings.Split(res.Report, "\n") {
+					if strings.HasPrefix(line, "tiocsti") && strings.Contains(line, "pushed") {
+						t.Errorf("TIOCSTI went through: %s", line)
 					}
 				}
-			}()
-			if err := cmd.Run(); err != nil {
-				t.Logf("launcher: %v", err)
-			}
-			close(stopScan)
-			<-scanDone
-
-			var res launchResult
-			data, err := os.ReadFile(out)
-			if err != nil || json.Unmarshal(data, &res) != nil {
-				t.Fatalf("no launcher result (%v)", err)
-			}
-			if res.Error != "" {
-				t.Fatalf("launcher: %s", res.Error)
-			}
-			t.Logf("report:\n%s\nmechanisms: %v", res.Report, res.Mechanisms)
-
-			// 1. Nothing reached the terminal.
-			queued, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCINQ)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if queued != 0 {
-				buf := make([]byte, queued)
-				n, _ := unix.Read(int(tty.Fd()), buf)
-				t.Errorf("%d bytes were pushed into the terminal's input: %q", queued, buf[:n])
-			}
-			tty.Close()
-			time.Sleep(50 * time.Millisecond)
-			screenMu.Lock()
-			shown := screen.String()
-			screenMu.Unlock()
-			if strings.Contains(shown, "hostile-escape-"+marker) {
-				t.Errorf("the pushed command was echoed on the terminal:\n%s", shown)
-			}
-			for _, line := range strings.Split(res.Report, "\n") {
-				if strings.HasPrefix(line, "tiocsti") && strings.Contains(line, "pushed") {
-					t.Errorf("TIOCSTI went through: %s", line)
+				if _, err := os.Stat("/tmp/hostile-escape-" + marker); err == nil {
+					os.Remove("/tmp/hostile-escape-" + marker)
+					t.Error("the pushed command ran")
 				}
-			}
-			if _, err := os.Stat("/tmp/hostile-escape-" + marker); err == nil {
-				os.Remove("/tmp/hostile-escape-" + marker)
-				t.Error("the pushed command ran")
-			}
 
-			// 2. The inherited descriptors were closed.
-			if strings.Contains(res.Report, secretText) {
-				t.Error("the server read the secret file through an inherited descriptor")
-			}
-			for _, line := range strings.Split(res.Report, "\n") {
-				if strings.HasPrefix(line, "fd ") && (strings.Contains(line, secretPath) || strings.Contains(line, writable)) {
-					t.Errorf("inherited descriptor open in the server: %s", line)
+				// 2. The inherited descriptors were closed.
+				if strings.Contains(res.Report, secretText) {
+					t.Error("the server read the secret file through an inherited descriptor")
 				}
-			}
-			if got, _ := os.ReadFile(writable); len(got) != 0 {
-				t.Errorf("the server wrote %q to the inherited writable file", got)
-			}
-
-			// 4. No secret on any command line.
-			for cl := range cmdlines {
-				for _, v := range []string{userSecret, res.Canaries["CANARY_KEY"]} {
-					if v != "" && strings.Contains(cl, v) {
-						t.Errorf("a secret value is on a command line: %q", strings.ReplaceAll(cl, "\x00", " "))
+				for _, line := range strings.Split(res.Report, "\n") {
+					if strings.HasPrefix(line, "fd ") && (strings.Contains(line, secretPath) || strings.Contains(line, writable)) {
+						t.Errorf("inherited descriptor open in the server: %s", line)
 					}
 				}
-			}
-			if res.Canaries["CANARY_KEY"] == "" {
-				t.Error("no canary was handed out")
-			}
+				if got, _ := os.ReadFile(writable); len(got) != 0 {
+					t.Errorf("the server wrote %q to the inherited writable file", got)
+				}
 
-			// 3. Privileges and the filter, as the server saw them and as
-			// mcpvet reports them.
-			wantMech := []string{"no_ctty"}
-			if backend != BackendNone {
-				wantMech = append(wantMech, "no_new_privs", "seccomp", "caps:none")
-				for _, want := range []string{
-					"status NoNewPrivs: 1", "status Seccomp: 2", "status CapBnd: 0000000000000000",
-					"status CapEff: 0000000000000000", "status CapPrm: 0000000000000000", "status CapAmb: 0000000000000000",
-					"syscall unshare-user: denied", "syscall ptrace: denied", "syscall keyctl: denied",
-					"syscall bpf: denied", "syscall userfaultfd: denied", "syscall mount: denied",
-				} {
-					if !strings.Contains(res.Report, want) {
-						t.Errorf("report lacks %q", want)
+				// 4. No secret on any command line.
+				for cl := range cmdlines {
+					for _, v := range []string{userSecret, res.Canaries["CANARY_KEY"]} {
+						if v != "" && strings.Contains(cl, v) {
+							t.Errorf("a secret value is on a command line: %q", strings.ReplaceAll(cl, "\x00", " "))
+						}
 					}
 				}
-			}
-			for _, m := range wantMech {
-				if !slices.Contains(res.Mechanisms, m) {
-					t.Errorf("mechanisms %v lack %q", res.Mechanisms, m)
+				if res.Canaries["CANARY_KEY"] == "" {
+					t.Error("no canary was handed out")
 				}
-			}
-			<-readDone
-		})
+
+				// 3. Privileges and the filter, as the server saw them and as
+				// mcpvet reports them.
+				wantMech := []string{"no_ctty"}
+				if backend != BackendNone {
+					wantMech = append(wantMech, "no_new_privs", "seccomp", "caps:none")
+					for _, want := range []string{
+						"status NoNewPrivs: 1", "status Seccomp: 2", "status CapBnd: 0000000000000000",
+						"status CapEff: 0000000000000000", "status CapPrm: 0000000000000000", "status CapAmb: 0000000000000000",
+						"syscall unshare-user: denied", "syscall ptrace: denied", "syscall keyctl: denied",
+						"syscall bpf: denied", "syscall userfaultfd: denied", "syscall mount: denied",
+					} {
+						if !strings.Contains(res.Report, want) {
+							t.Errorf("report lacks %q", want)
+						}
+					}
+				}
+				for _, m := range wantMech {
+					if !slices.Contains(res.Mechanisms, m) {
+						t.Errorf("mechanisms %v lack %q", res.Mechanisms, m)
+					}
+				}
+				<-readDone
+			})
+		}
 	}
 }

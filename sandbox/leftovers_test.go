@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,9 +36,29 @@ func runHolder(args []string) int {
 	return 0
 }
 
+// runNext is the "next" fake: the next mcpvet run. It launches and closes
+// the "mcp" fake under backend args[0].
+func runNext(args []string) int {
+	exe, _ := os.Executable()
+	plan := &Plan{Transport: TransportStdio, Command: exe, Args: []string{fakeArg, "mcp"},
+		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
+	s, err := Launch(context.Background(), plan, testOptions(args[0]))
+	if err != nil {
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Transport().Connect(ctx); err != nil {
+		return 1
+	}
+	s.Close()
+	return 0
+}
+
 // TestLeftoversSwept kills mcpvet (the holder fake) with SIGKILL in the
-// middle of a run and checks that the next run removes its run folder
-// and cgroups, and that nothing of the server is left.
+// middle of a run, checks that its run folder and cgroups stay and name
+// their owner, then starts the next mcpvet run (the "next" fake) and
+// checks that it removed them, and that nothing of the server is left.
 func TestLeftoversSwept(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -67,21 +86,22 @@ func TestLeftoversSwept(t *testing.T) {
 				t.Fatal("the holder did not start a server")
 			}
 			t.Logf("left by the killed run: %v", dirs)
-			if !strings.Contains(filepath.Base(dirs[0]), "o"+strconv.Itoa(cmd.Process.Pid)+".") {
-				t.Errorf("run folder %s does not name its owner (pid %d)", dirs[0], cmd.Process.Pid)
-			}
 			for _, d := range dirs {
 				if _, err := os.Stat(d); err != nil {
-					t.Fatalf("%s is gone before the sweep (%v): nothing to test", d, err)
+					t.Fatalf("%s is gone before the next run (%v): nothing to test", d, err)
+				}
+				if !strings.Contains(filepath.Base(d), "o"+strconv.Itoa(cmd.Process.Pid)+".") {
+					t.Errorf("%s does not name its owner (pid %d)", d, cmd.Process.Pid)
 				}
 			}
-			removed := sweepLeftovers()
+			next := exec.Command(exe, fakeArg, "next", backend)
+			next.Env = cmd.Env
+			if out, err := next.CombinedOutput(); err != nil {
+				t.Fatalf("next run: %v\n%s", err, out)
+			}
 			for _, d := range dirs {
 				if _, err := os.Stat(d); err == nil {
-					t.Errorf("%s survived the next run's sweep", d)
-				}
-				if !slices.Contains(removed, d) {
-					t.Errorf("sweep did not report %s", d)
+					t.Errorf("%s survived the next run", d)
 				}
 			}
 			assertNoProcess(t, marker)
