@@ -238,7 +238,8 @@ func confinement(pid int) ([]string, error) {
 // stays bwrap until it execs the server), polling briefly. When the server
 // is gone or cannot be read, it warns and claims nothing.
 func readBack(s *Server, outer int, skipExe string) []string {
-	for range 200 {
+	wait := time.Millisecond
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); wait = min(2*wait, 50*time.Millisecond) {
 		var pid int
 		forEachProc(func(p procInfo, _ func(int) bool) {
 			if p.ppid == outer && (pid == 0 || p.pid < pid) {
@@ -253,8 +254,21 @@ func readBack(s *Server, outer int, skipExe string) []string {
 				}
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		if skipExe == "" || !running(outer) {
+			break // the server was there to read, or is gone
+		}
+		time.Sleep(wait)
 	}
 	s.warn("could not read the server's confinement back (it exited at once?): no_new_privs, seccomp and capabilities unverified")
 	return nil
+}
+
+// running reports whether pid exists and is not a zombie.
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
 }
