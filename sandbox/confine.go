@@ -174,6 +174,40 @@ func confineSelf(uid, gid int) error {
 	return nil
 }
 
+// confineThread confines the calling thread, locked, for a child forked
+// from it: an empty bounding set, no ambient or inheritable capabilities,
+// no_new_privs and the seccomp filter. The effective and permitted sets
+// stay, so the child can still switch to its uid; exec then leaves it
+// nothing (a uid change clears them, and a uid 0 exec gets the bounding
+// set, which is empty).
+func confineThread() error {
+	for c := 0; c <= lastCap(); c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("reading capabilities: %w", err)
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clearing inheritable capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	if err := seccomp.LoadFilter(seccomp.Filter{Policy: *seccompPolicy()}); err != nil {
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+			return nil // no seccomp in this kernel; the read-back says so
+		}
+		return fmt.Errorf("loading seccomp filter: %w", err)
+	}
+	return nil
+}
+
 // lastCap is the highest capability number the kernel knows.
 func lastCap() int {
 	data, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")

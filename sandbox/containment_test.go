@@ -38,6 +38,7 @@ type launchResult struct {
 func runLauncher(args []string) int {
 	backend, bin, out, marker := args[0], args[1], args[2], args[3]
 	secret := os.Getenv("MCPVET_TEST_USER_TOKEN")
+	cgroupsDisabled = os.Getenv("MCPVET_TEST_NO_CGROUPS") == "1"
 	res := launchResult{}
 	defer func() {
 		data, _ := json.Marshal(res)
@@ -89,12 +90,15 @@ func TestContainment(t *testing.T) {
 	for _, backend := range testBackends(t) {
 		// mcpvet's output on the terminal, and redirected to files (the
 		// terminal stays its controlling terminal either way).
-		for _, redirected := range []bool{false, true} {
-			name := backend + "/terminal"
-			if redirected {
-				name = backend + "/redirected"
-			}
-			t.Run(name, func(t *testing.T) {
+		modes := []string{"terminal", "redirected"}
+		if backend == BackendBuiltin {
+			// Without cgroups, rlimits stand in and the server starts
+			// through the exec stage, which confines itself.
+			modes = append(modes, "rlimits")
+		}
+		for _, mode := range modes {
+			redirected := mode == "redirected"
+			t.Run(backend+"/"+mode, func(t *testing.T) {
 				marker := "mcpvet-test-marker-" + newRunID()
 				dir := t.TempDir()
 				secretPath := filepath.Join(dir, "secret")
@@ -144,6 +148,9 @@ func TestContainment(t *testing.T) {
 				out := filepath.Join(dir, "result.json")
 				cmd := exec.Command(exe, fakeArg, "launch", backend, bin, out, marker)
 				cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", "MCPVET_TEST_USER_TOKEN="+userSecret)
+				if mode == "rlimits" {
+					cmd.Env = append(cmd.Env, "MCPVET_TEST_NO_CGROUPS=1")
+				}
 				cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 				if redirected {
 					logs, err := os.Create(filepath.Join(dir, "mcpvet.log"))
@@ -248,6 +255,9 @@ func TestContainment(t *testing.T) {
 				// 3. Privileges and the filter, as the server saw them and as
 				// mcpvet reports them.
 				wantMech := []string{"no_ctty"}
+				if mode == "rlimits" {
+					wantMech = append(wantMech, "rlimit:data")
+				}
 				if backend != BackendNone {
 					wantMech = append(wantMech, "no_new_privs", "seccomp", "caps:none")
 					for _, want := range []string{

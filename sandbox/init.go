@@ -176,19 +176,37 @@ func runInit() int {
 	}
 }
 
-// startServer starts the server as the helper's child, always through an
-// exec stage (this binary again): rlimits cannot be set between fork and
-// exec from Go, setting them in the helper would bind the helper too, and
-// dropping capabilities, no_new_privs and the seccomp filter are per
-// thread, so they are applied by the exec stage on the thread that execs.
-// The child starts a new session (no controlling terminal). Its exec
-// failure comes back on a close-on-exec pipe.
+// startServer starts the server as the helper's child, in a new session
+// (no controlling terminal), with no capabilities, no_new_privs and the
+// seccomp filter. Those are per thread and a child inherits them from the
+// thread that forks it, so the helper confines its own (locked) thread and
+// forks from it. Rlimits, however, cannot be set between fork and exec
+// from Go, and setting them in the helper would bind the helper too, so
+// when there are any the child is first an exec stage (this binary again)
+// that sets them, confines itself and execs the server; its exec failure
+// comes back on a close-on-exec pipe.
 func startServer(cfg *initConfig, path string) (int, error) {
 	attr := &syscall.ProcAttr{
 		Dir:   cfg.Dir,
 		Env:   cfg.Env,
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setsid: true},
+	}
+	if len(cfg.Rlimits) == 0 {
+		// The calling goroutine stays locked to this thread for good:
+		// the helper's main loop only waits for children from here on.
+		runtime.LockOSThread()
+		if err := confineThread(); err != nil {
+			return 0, err
+		}
+		if cfg.UID != 0 {
+			attr.Sys.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.GID), Groups: []uint32{}}
+		}
+		pid, err := syscall.ForkExec(path, cfg.Argv, attr)
+		if err != nil {
+			return 0, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+		}
+		return pid, nil
 	}
 	stage, err := json.Marshal(execStage{Rlimits: cfg.Rlimits, UID: cfg.UID, GID: cfg.GID})
 	if err != nil {

@@ -10,12 +10,16 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A run's folder (in the temp dir) and cgroups carry their owner in their
-// names: "o<pid>.<start>-", the pid of the mcpvet process that made them
-// and its start time in clock ticks since boot, so that a reused pid is
-// not mistaken for the owner. A run that ends normally removes both; after
+// names: "o<pid>.<start>.<pidns>-", the pid of the mcpvet process that made
+// them, its start time in clock ticks since boot (so that a reused pid is
+// not mistaken for the owner) and its pid namespace (a pid means nothing
+// in another one, such as another container sharing the hierarchy: those
+// are never judged). A run that ends normally removes both; after
 // a kill -9 they stay, and the next [Launch] (of any mcpvet process)
 // removes those whose owner is dead.
 
@@ -27,13 +31,22 @@ var (
 	ownerName string
 )
 
-// ownerTag returns this process's owner tag, "o<pid>.<start>".
+// ownerTag returns this process's owner tag, "o<pid>.<start>.<pidns>".
 func ownerTag() string {
 	ownerOnce.Do(func() {
 		pid := os.Getpid()
-		ownerName = fmt.Sprintf("o%d.%d", pid, procStart(pid))
+		ownerName = fmt.Sprintf("o%d.%d.%d", pid, procStart(pid), pidNS())
 	})
 	return ownerName
+}
+
+// pidNS returns the inode of this process's pid namespace, or 0.
+func pidNS() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/pid", &st) != nil {
+		return 0
+	}
+	return st.Ino
 }
 
 // procStart returns the start time of pid in clock ticks since boot, or 0.
@@ -55,30 +68,31 @@ func procStart(pid int) uint64 {
 	return n
 }
 
-// parseOwner splits "o<pid>.<start>-rest" and reports whether name
-// carries an owner tag.
-func parseOwner(name string) (pid int, start uint64, ok bool) {
+// parseOwner splits "o<pid>.<start>.<pidns>-rest" and reports whether
+// name carries an owner tag.
+func parseOwner(name string) (pid int, start, ns uint64, ok bool) {
 	tag, _, found := strings.Cut(name, "-")
 	if !found || !strings.HasPrefix(tag, "o") {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	p, s, found := strings.Cut(tag[1:], ".")
-	if !found {
-		return 0, 0, false
+	parts := strings.Split(tag[1:], ".")
+	if len(parts) != 3 {
+		return 0, 0, 0, false
 	}
-	pid, err1 := strconv.Atoi(p)
-	start, err2 := strconv.ParseUint(s, 10, 64)
-	if err1 != nil || err2 != nil || pid <= 0 {
-		return 0, 0, false
+	pid, err1 := strconv.Atoi(parts[0])
+	start, err2 := strconv.ParseUint(parts[1], 10, 64)
+	ns, err3 := strconv.ParseUint(parts[2], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || pid <= 0 {
+		return 0, 0, 0, false
 	}
-	return pid, start, true
+	return pid, start, ns, true
 }
 
 // ownerDead reports whether the owner named by name is gone: no such
 // process, or a different process under its pid.
 func ownerDead(name string) bool {
-	pid, start, ok := parseOwner(name)
-	if !ok {
+	pid, start, ns, ok := parseOwner(name)
+	if !ok || ns != pidNS() {
 		return false // not ours to judge
 	}
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, os.ErrNotExist) {

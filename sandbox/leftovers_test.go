@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,21 +110,34 @@ func TestLeftoversSwept(t *testing.T) {
 	}
 }
 
-// TestSweepSparesLiveOwners checks that the sweep leaves the folders of a
-// live mcpvet (this process) and of names without an owner alone.
-func TestSweepSparesLiveOwners(t *testing.T) {
-	mine, err := os.MkdirTemp("", runDirPrefix+ownerTag()+"-")
-	if err != nil {
+// TestSweepJudgesOwners: the sweep removes the folders of a dead owner in
+// this pid namespace, and leaves those of a live owner (this process), of
+// another pid namespace (a pid means nothing there) and without an owner.
+func TestSweepJudgesOwners(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(mine)
-	legacy, err := os.MkdirTemp("", runDirPrefix)
-	if err != nil {
-		t.Fatal(err)
+	pid := dead.Process.Pid
+	mk := func(tag string) string {
+		d, err := os.MkdirTemp("", runDirPrefix+tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return d
 	}
-	defer os.RemoveAll(legacy)
+	gone := mk(fmt.Sprintf("o%d.1.%d-", pid, pidNS()))
+	keep := []string{
+		mk(ownerTag() + "-"),
+		mk(fmt.Sprintf("o%d.1.%d-", pid, pidNS()+1)),
+		mk(""),
+	}
 	sweepLeftovers()
-	for _, d := range []string{mine, legacy} {
+	if _, err := os.Stat(gone); err == nil {
+		t.Errorf("sweep left %s, whose owner is dead", gone)
+	}
+	for _, d := range keep {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("sweep removed %s: %v", d, err)
 		}
