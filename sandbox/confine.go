@@ -274,12 +274,7 @@ func confinement(pid int) ([]string, error) {
 func readBack(s *Server, outer int, skipExe string) []string {
 	wait := time.Millisecond
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); wait = min(2*wait, 50*time.Millisecond) {
-		var pid int
-		forEachProc(func(p procInfo, _ func(int) bool) {
-			if p.ppid == outer && (pid == 0 || p.pid < pid) {
-				pid = p.pid
-			}
-		})
+		pid := firstChild(outer)
 		if pid > 0 {
 			exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 			if skipExe == "" || (exe != "" && exe != skipExe) {
@@ -305,4 +300,35 @@ func running(pid int) bool {
 	}
 	i := bytes.LastIndexByte(stat, ')')
 	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
+}
+
+// firstChild returns the lowest pid among the children of outer, or 0:
+// from the children files of its threads when the kernel has them (a few
+// small reads; a child is listed under the thread that forked it), else
+// by scanning /proc.
+func firstChild(outer int) int {
+	var pid int
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", outer))
+	read := false
+	for _, t := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", outer, t.Name()))
+		if err != nil {
+			continue
+		}
+		read = true
+		for _, f := range strings.Fields(string(data)) {
+			if n, err := strconv.Atoi(f); err == nil && (pid == 0 || n < pid) {
+				pid = n
+			}
+		}
+	}
+	if read {
+		return pid
+	}
+	forEachProc(func(p procInfo, _ func(int) bool) {
+		if p.ppid == outer && (pid == 0 || p.pid < pid) {
+			pid = p.pid
+		}
+	})
+	return pid
 }
