@@ -160,8 +160,10 @@ func TestContainment(t *testing.T) {
 					defer logs.Close()
 					cmd.Stdout, cmd.Stderr = logs, logs
 				}
-				// mcpvet inherited these from its parent: fds 3 and 4.
-				cmd.ExtraFiles = []*os.File{secretFD, logFD}
+				// mcpvet inherited these from its parent: fds 7 and 8 (above
+				// the descriptors a backend passes on purpose, which would
+				// otherwise replace them).
+				cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, secretFD, logFD}
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 
 				cmdlines := map[string]bool{}
@@ -234,6 +236,14 @@ func TestContainment(t *testing.T) {
 				for _, line := range strings.Split(res.Report, "\n") {
 					if strings.HasPrefix(line, "fd ") && (strings.Contains(line, secretPath) || strings.Contains(line, writable)) {
 						t.Errorf("inherited descriptor open in the server: %s", line)
+					}
+					// Any other descriptor above stderr is one mcpvet did not
+					// mean to pass, except the server's own (its Go runtime
+					// reads its cgroup's CPU quota without a sandbox).
+					if rest, ok := strings.CutPrefix(line, "fd "); ok {
+						if _, target, _ := strings.Cut(rest, "("); !strings.HasPrefix(target, "/sys/fs/cgroup/") {
+							t.Errorf("descriptor open in the server: %s", line)
+						}
 					}
 				}
 				if got, _ := os.ReadFile(writable); len(got) != 0 {
