@@ -48,6 +48,7 @@ func main() {
 		say("tiocsti /dev/tty: denied open: %v", err)
 	} else {
 		say("tiocsti /dev/tty: %s", push(fd, payload))
+		unix.Close(fd)
 	}
 	for _, fd := range fds() {
 		target, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
@@ -60,6 +61,11 @@ func main() {
 			continue // stdio, and the Go runtime's own poller
 		}
 		buf := make([]byte, 256)
+		if strings.HasPrefix(target, "/dev/tty") || strings.HasPrefix(target, "/dev/pts/") {
+			// Never block waiting for terminal input.
+			say("fd %d (%s): a terminal", fd, target)
+			continue
+		}
 		if n, err := unix.Pread(fd, buf, 0); err == nil {
 			say("fd %d (%s): read %q", fd, target, buf[:n])
 		} else if n, err := unix.Read(fd, buf); err == nil {
