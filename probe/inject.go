@@ -157,6 +157,17 @@ func injectFailures(ctx context.Context, s *session, res *Result, o Options) *se
 		start:   time.Now(),
 		first:   len(res.Probes),
 	}
+	if c := s.rec.currentConn(); c == nil || c.isDead() {
+		// The server died after the handshake (the listing said why): no
+		// request goes to a dead process. Relaunch it where the plan
+		// allows, and say so.
+		if !in.relaunch(ctx) {
+			in.closing.Wait()
+			return in.s
+		}
+		in.add(CodeRelaunched, "server", "", "",
+			"the server died before failure injection; the probes ran on a relaunched copy")
+	}
 	in.run(ctx)
 	in.findings()
 	in.closing.Wait()
@@ -242,7 +253,12 @@ func (in *injector) probeTool(ctx context.Context, t Tool, limit int) {
 // cancelled before an answer.
 func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 	conn := in.s.rec.currentConn()
-	if conn == nil {
+	if conn != nil && conn.isDead() && in.relaunch(ctx) {
+		conn = in.s.rec.currentConn()
+	}
+	if conn == nil || conn.isDead() {
+		// Never send to a dead process: the answer would be blamed on
+		// this probe.
 		in.stop = true
 		return nil
 	}
@@ -282,6 +298,16 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 	}
 	if note.killed {
 		note.exit = in.exitEvidence()
+		if in.opts.Process != nil && in.relaunches == 0 {
+			if pi := in.opts.Process(0); pi.LimitExceeded != "" {
+				limit := pi.LimitExceeded
+				if pi.LimitValue != "" {
+					limit += " (" + pi.LimitValue + ")"
+				}
+				in.add(CodeLimitExceeded, "server", p.Method, limit,
+					"the sandbox killed the server while it answered %s: %s limit exceeded", describe(p), limit)
+			}
+		}
 	}
 	in.sent++
 	in.res.Probes = append(in.res.Probes, p)

@@ -1,12 +1,11 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // listKind describes one paginated list method.
@@ -14,17 +13,12 @@ type listKind struct {
 	method     string
 	capability string // capability that gates the method
 	itemsKey   string // key of the items array in the result
-	call       func(ctx context.Context, cs *mcp.ClientSession, cursor string) error
 	add        func(res *Result, raw json.RawMessage)
 }
 
 var listKinds = []listKind{
 	{
 		method: "tools/list", capability: "tools", itemsKey: "tools",
-		call: func(ctx context.Context, cs *mcp.ClientSession, c string) error {
-			_, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: c})
-			return err
-		},
 		add: func(res *Result, raw json.RawMessage) {
 			var t struct {
 				Name         string          `json:"name"`
@@ -41,10 +35,6 @@ var listKinds = []listKind{
 	},
 	{
 		method: "prompts/list", capability: "prompts", itemsKey: "prompts",
-		call: func(ctx context.Context, cs *mcp.ClientSession, c string) error {
-			_, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: c})
-			return err
-		},
 		add: func(res *Result, raw json.RawMessage) {
 			var p struct {
 				Name        string          `json:"name"`
@@ -58,10 +48,6 @@ var listKinds = []listKind{
 	},
 	{
 		method: "resources/list", capability: "resources", itemsKey: "resources",
-		call: func(ctx context.Context, cs *mcp.ClientSession, c string) error {
-			_, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: c})
-			return err
-		},
 		add: func(res *Result, raw json.RawMessage) {
 			var r struct {
 				URI      string `json:"uri"`
@@ -74,10 +60,6 @@ var listKinds = []listKind{
 	},
 	{
 		method: "resources/templates/list", capability: "resources", itemsKey: "resourceTemplates",
-		call: func(ctx context.Context, cs *mcp.ClientSession, c string) error {
-			_, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: c})
-			return err
-		},
 		add: func(res *Result, raw json.RawMessage) {
 			var r struct {
 				URITemplate string `json:"uriTemplate"`
@@ -89,8 +71,17 @@ var listKinds = []listKind{
 	},
 }
 
+// maxListKeptBytes bounds the raw item bytes kept per list method. It is
+// the sandbox's message limit: one page as large as a server may send is
+// kept whole, so padding a listing never hides an item from the checks.
+const maxListKeptBytes = 16 << 20
+
+// maxExtraMember bounds a member of a list result besides the items and
+// nextCursor kept in the page handed to schema validation.
+const maxExtraMember = 64 << 10
+
 // listAll lists everything the server declared, page by page, and returns
-// the raw pages for schema validation.
+// the pages for schema validation (with the items that were kept).
 func listAll(ctx context.Context, s *session, res *Result, o Options) []Page {
 	caps := map[string]json.RawMessage{}
 	_ = json.Unmarshal(res.Liveness.Capabilities, &caps)
@@ -99,86 +90,192 @@ func listAll(ctx context.Context, s *session, res *Result, o Options) []Page {
 		if c, ok := caps[k.capability]; !ok || string(c) == "null" {
 			continue
 		}
-		pages = append(pages, listOne(ctx, s, res, o, k)...)
-		if ctx.Err() != nil {
+		ps, ok := listOne(ctx, s, res, o, k)
+		pages = append(pages, ps...)
+		if !ok || ctx.Err() != nil {
 			break
 		}
 	}
 	return pages
 }
 
-func listOne(ctx context.Context, s *session, res *Result, o Options, k listKind) []Page {
+// listState is what one list method kept and counted across its pages.
+type listState struct {
+	items, kept, keptBytes int
+	truncated              bool // items were dropped for the byte bound
+}
+
+// listOne follows the pages of one list method. Pages are requested as raw
+// calls, so the SDK never decodes a listing into typed values (a 16 MiB
+// page of 300,000 tools would cost hundreds of MB), and each page is
+// streamed: every item is counted, the first MaxItems (within
+// maxListKeptBytes) are kept. It reports false when the server is gone.
+func listOne(ctx context.Context, s *session, res *Result, o Options, k listKind) ([]Page, bool) {
 	var pages []Page
 	seen := map[string]bool{}
 	cursor := ""
-	items := 0
+	st := &listState{}
+	defer func() {
+		if st.items > st.kept && st.kept >= o.MaxItems {
+			res.Findings = append(res.Findings, NewFinding(CodePageCap, "server", k.method, fmt.Sprint(st.items),
+				"%s returned %d items; the scanner kept and checked the first %d", k.method, st.items, st.kept))
+		}
+		if st.truncated {
+			res.Findings = append(res.Findings, NewFinding(CodeListTruncated, "server", k.method, fmt.Sprint(st.items),
+				"%s returned %d items in more than %d bytes; the scanner kept the first %d and judges the server as if the rest were broken",
+				k.method, st.items, maxListKeptBytes, st.kept))
+		}
+	}()
 	for page := 0; ; page++ {
 		if page >= o.MaxPages {
 			res.Findings = append(res.Findings, NewFinding(CodePageCap, "server", k.method, fmt.Sprint(page),
 				"%s still returned a nextCursor after %d pages; the scanner stopped there", k.method, page))
-			return pages
+			return pages, true
+		}
+		conn := s.rec.currentConn()
+		if conn == nil || conn.isDead() {
+			noteDeath(res, o, k.method, k.method)
+			return pages, false
+		}
+		params := json.RawMessage(`{}`)
+		if cursor != "" {
+			params, _ = json.Marshal(map[string]string{"cursor": cursor})
+		}
+		if p, err := conn.withMeta(params, res.Liveness.ProtocolVersion); err == nil {
+			params = p
 		}
 		cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
-		err := k.call(cctx, s.cs, cursor)
+		result, werr, err := conn.rawCall(cctx, k.method, params)
 		timedOut := cctx.Err() != nil
 		cancel()
-		ex, answered := s.rec.last(k.method)
-		if answered && ex.Seq != s.rec.lastSeq(k.method) {
-			answered = false
-		}
 		switch {
-		case err != nil && timedOut && ctx.Err() == nil:
+		case err != nil && ctx.Err() != nil:
+			return pages, true
+		case err != nil && timedOut:
 			res.Findings = append(res.Findings, NewFinding(CodeListTimeout, "server", k.method, "",
 				"%s got no answer within %s", k.method, o.CallTimeout))
-			return pages
-		case err != nil && ex.err != nil && answered:
-			res.Findings = append(res.Findings, NewFinding(CodeListFailed, "server", k.method, ex.err.Message,
+			return pages, true
+		case err != nil:
+			// No answer and the connection is gone: the server died on
+			// this (valid) request.
+			noteDeath(res, o, k.method, k.method)
+			return pages, false
+		case werr != nil:
+			res.Findings = append(res.Findings, NewFinding(CodeListFailed, "server", k.method, werr.Message,
 				"%s failed with JSON-RPC error %d although the server declared the %q capability; answer it or stop declaring it",
-				k.method, ex.err.Code, k.capability))
-			return pages
-		case !answered || ex.result == nil:
-			if err != nil && ctx.Err() == nil {
-				res.Findings = append(res.Findings, NewFinding(CodeListFailed, "server", k.method, err.Error(),
-					"%s failed: %v", k.method, err))
-			}
-			return pages
+				k.method, werr.Code, k.capability))
+			return pages, true
 		}
-		pages = append(pages, Page{Method: k.method, Result: ex.result})
-		var body map[string]json.RawMessage
-		var list []json.RawMessage
-		if json.Unmarshal(ex.result, &body) != nil || json.Unmarshal(body[k.itemsKey], &list) != nil || body[k.itemsKey] == nil {
-			res.Findings = append(res.Findings, NewFinding(CodeMalformedResult, "server", k.method, string(ex.result),
+		pg, next, ok := scanPage(result, k, res, o, st)
+		if !ok {
+			pages = append(pages, Page{Method: k.method, Result: result})
+			res.Findings = append(res.Findings, NewFinding(CodeMalformedResult, "server", k.method, string(result),
 				"%s must return an object with a %q array", k.method, k.itemsKey))
-			return pages
+			return pages, true
 		}
-		for _, raw := range list {
-			if items >= o.MaxItems {
-				res.Findings = append(res.Findings, NewFinding(CodePageCap, "server", k.method, fmt.Sprint(items),
-					"%s returned more than %d items; the scanner kept the first %d", k.method, o.MaxItems, o.MaxItems))
-				return pages
-			}
-			k.add(res, raw)
-			items++
+		pages = append(pages, Page{Method: k.method, Result: pg})
+		if next == nil {
+			return pages, true
 		}
-		var next string
-		if nc, ok := body["nextCursor"]; ok && string(nc) != "null" {
-			if json.Unmarshal(nc, &next) != nil {
-				res.Findings = append(res.Findings, NewFinding(CodeMalformedResult, "server", k.method+"/nextCursor", string(nc),
-					"nextCursor must be a string"))
-				return pages
-			}
+		var nc string
+		if json.Unmarshal(next, &nc) != nil {
+			res.Findings = append(res.Findings, NewFinding(CodeMalformedResult, "server", k.method+"/nextCursor", string(next),
+				"nextCursor must be a string"))
+			return pages, true
 		}
-		if next == "" {
-			return pages
+		if nc == "" {
+			return pages, true
 		}
-		if seen[next] || next == cursor {
-			res.Findings = append(res.Findings, NewFinding(CodeCursorLoop, "server", k.method+"/nextCursor", next,
-				"%s returned the cursor %q a second time; each page needs a new cursor and the last page none", k.method, next))
-			return pages
+		if seen[nc] || nc == cursor {
+			res.Findings = append(res.Findings, NewFinding(CodeCursorLoop, "server", k.method+"/nextCursor", nc,
+				"%s returned the cursor %q a second time; each page needs a new cursor and the last page none", k.method, nc))
+			return pages, true
 		}
-		seen[next] = true
-		cursor = next
+		seen[nc] = true
+		cursor = nc
 	}
+}
+
+// scanPage streams one list result: it counts every item, adds the ones
+// within the caps to res, and returns the page to validate (the result
+// itself when everything was kept, else the same object with the kept
+// items only and small extra members) and the raw nextCursor (nil when
+// absent or null). ok is false when the result is not an object with an
+// items array.
+func scanPage(result json.RawMessage, k listKind, res *Result, o Options, st *listState) (page json.RawMessage, next json.RawMessage, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(result))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, nil, false
+	}
+	var kept []json.RawMessage
+	extra := map[string]json.RawMessage{}
+	reduced, sawItems := false, false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, false
+		}
+		key, _ := t.(string)
+		if key != k.itemsKey || sawItems {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return nil, nil, false
+			}
+			switch {
+			case key == "nextCursor":
+				if string(v) != "null" {
+					next = v
+				}
+				extra[key] = v
+			case key == k.itemsKey: // a repeated key: ignored, as JSON decoders disagree on it
+				reduced = true
+			case len(v) <= maxExtraMember:
+				extra[key] = v
+			default:
+				reduced = true
+			}
+			continue
+		}
+		sawItems = true
+		t, err = dec.Token()
+		if err == nil && t == nil {
+			continue // "null": no items
+		}
+		if err != nil || t != json.Delim('[') {
+			return nil, nil, false
+		}
+		for dec.More() {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return nil, nil, false
+			}
+			st.items++
+			switch {
+			case st.kept >= o.MaxItems:
+				reduced = true
+			case st.keptBytes+len(raw) > maxListKeptBytes:
+				st.truncated, reduced = true, true
+			default:
+				k.add(res, raw)
+				kept = append(kept, raw)
+				st.kept++
+				st.keptBytes += len(raw)
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, nil, false
+		}
+	}
+	if !sawItems {
+		return nil, nil, false
+	}
+	if !reduced {
+		return result, next, true
+	}
+	items, _ := json.Marshal(kept)
+	extra[k.itemsKey] = items
+	page, _ = json.Marshal(extra)
+	return page, next, true
 }
 
 // sortFindings orders findings by subject, code and pointer, so results

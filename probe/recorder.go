@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxRawKept bounds the raw bytes of one response kept for later parsing.
-// Larger answers are still counted in telemetry but parsed as truncated.
+// maxRawKept bounds the raw bytes of a handshake response kept for later
+// parsing. Larger answers are still counted in telemetry.
 const maxRawKept = 8 << 20
 
 // recorder sits on the wire between the go-sdk client and the server's
@@ -191,7 +191,10 @@ func (r *recorder) received(msg jsonrpc.Message) {
 			ex.Outcome = "error"
 		} else {
 			ex.OutputBytes = len(m.Result)
-			if len(m.Result) <= maxRawKept {
+			// Only the handshake's result is read back from here; list
+			// pages and probe answers reach their callers directly, and
+			// keeping them would hold every page for the whole run.
+			if (p.method == "initialize" || p.method == "server/discover") && len(m.Result) <= maxRawKept {
 				ex.result = m.Result
 			}
 			if p.method == "tools/call" {

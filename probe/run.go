@@ -60,6 +60,8 @@ type ProcessInfo struct {
 	StdoutNoise string
 	// LimitExceeded names the sandbox limit that killed the server.
 	LimitExceeded string
+	// LimitValue is that limit's value in words ("1073741824 bytes").
+	LimitValue string
 	// Started is when the process was started.
 	Started time.Time
 	// HTTPStatus is the first HTTP status a remote server answered (the

@@ -38,8 +38,9 @@ var etcFiles = []string{
 	"/etc/mime.types", "/etc/java-17-openjdk", "/etc/python3", "/etc/mcpvet-sandbox-nonexistent",
 }
 
-// devices are the nodes bound into /dev.
-var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+// devices are the nodes bound into /dev. Never tty: a server has no
+// terminal to talk to (see confine.go).
+var devices = []string{"null", "zero", "full", "random", "urandom"}
 
 // sandboxTmpfsSize bounds the writable /tmp and HOME (each); tmpfs pages
 // also count against the memory limit.
@@ -133,8 +134,9 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 	}
 	if os.Geteuid() == 0 {
 		// The helper keeps root to build the sandbox; the server runs as
-		// an unprivileged uid of its own, with no capabilities and
-		// no_new_privs.
+		// an unprivileged uid of its own (set by the exec stage, which
+		// also drops every capability and sets no_new_privs and the
+		// seccomp filter; what took effect is read back after start).
 		uid := runUID(s.runID)
 		cfg.UID, cfg.GID = uid, uid
 		p.mechanisms = append(p.mechanisms, "uid:"+strconv.Itoa(uid))
@@ -183,7 +185,13 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 			return fmt.Errorf("configuring sandbox: %w", err)
 		}
 		cfgW.Close()
-		return events.waitStarted(ctx)
+		if err := events.waitStarted(ctx); err != nil {
+			return err
+		}
+		// "started" comes after the exec stage's exec: the helper's
+		// child is the server now.
+		p.mechanisms = append(p.mechanisms, readBack(s, p.cmd.Process.Pid, "")...)
+		return nil
 	}
 	p.exitStatus = events.exitStatus
 	p.signal = func(sig syscall.Signal) { _ = p.cmd.Process.Signal(sig) }

@@ -67,9 +67,12 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 	} else {
 		p.mechanisms = append(p.mechanisms, "netns")
 	}
-	args = append(args, "--unshare-user")
+	// bwrap always sets no_new_privs; --cap-drop ALL empties every
+	// capability set (as root bwrap would keep them). What took effect is
+	// read back after start.
+	args = append(args, "--unshare-user", "--cap-drop", "ALL")
 	if os.Geteuid() == 0 {
-		args = append(args, "--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID), "--cap-drop", "ALL")
+		args = append(args, "--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID))
 		p.mechanisms = append(p.mechanisms, "userns", "uid:nobody")
 	} else {
 		p.mechanisms = append(p.mechanisms, "userns")
@@ -90,31 +93,65 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 	for _, p := range s.masked {
 		args = append(args, "--ro-bind", "/dev/null", p)
 	}
-	args = append(args, "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", s.sandboxDir(), "--clearenv")
-	for _, kv := range s.env {
-		k, v, _ := cutEnv(kv)
-		args = append(args, "--setenv", k, v)
+	// A /dev of its own instead of --dev, which would bind /dev/tty.
+	args = append(args, "--proc", "/proc", "--tmpfs", "/dev")
+	for _, d := range devices {
+		args = append(args, "--dev-bind", "/dev/"+d, "/dev/"+d)
 	}
-	statusR, statusW, err := os.Pipe()
+	for _, l := range [][2]string{{"/proc/self/fd", "/dev/fd"}, {"/proc/self/fd/0", "/dev/stdin"}, {"/proc/self/fd/1", "/dev/stdout"}, {"/proc/self/fd/2", "/dev/stderr"}} {
+		args = append(args, "--symlink", l[0], l[1])
+	}
+	args = append(args, "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/", "--chdir", s.sandboxDir())
+	prog, err := seccompBPF()
 	if err != nil {
 		return nil, err
 	}
-	blockR, blockW, err := os.Pipe()
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (*os.File, *os.File, error) {
+		r, w, err := os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	statusR, statusW, err := pipe()
 	if err != nil {
-		statusR.Close()
-		statusW.Close()
 		return nil, err
 	}
-	// bwrap execvp()s argv[0] with the PATH set above, like the other
-	// backends; argv[0] stays what the plan says.
-	args = append(args, "--json-status-fd", "3", "--block-fd", "4", "--")
+	blockR, blockW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	seccompR, seccompW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	// The program is a few hundred bytes: it fits in the pipe at once.
+	if _, err := seccompW.Write(prog); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("writing seccomp filter: %w", err)
+	}
+	seccompW.Close()
+	// The environment is bwrap's own, which it hands to the server through
+	// execve: --setenv would put every value (secrets, canaries) on bwrap's
+	// command line, readable by anyone in /proc. bwrap execvp()s argv[0]
+	// with that PATH, like the other backends; argv[0] stays what the plan
+	// says.
+	args = append(args, "--json-status-fd", "3", "--block-fd", "4", "--seccomp", "5", "--")
 	args = append(args, s.argv...)
-	p.childFiles = []*os.File{statusW, blockR}
+	p.childFiles = []*os.File{statusW, blockR, seccompR}
 	p.parentFiles = []*os.File{blockW}
 	p.cmd = &exec.Cmd{
 		Path:       bwrap,
 		Args:       append([]string{"bwrap"}, args...),
-		Env:        []string{},
+		Env:        append([]string{}, s.env...),
 		Dir:        "/",
 		ExtraFiles: p.childFiles,
 	}
@@ -152,6 +189,7 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 			return fmt.Errorf("releasing bwrap: %w", err)
 		}
 		blockW.Close()
+		p.mechanisms = append(p.mechanisms, readBack(s, pid, bwrap)...)
 		return nil
 	}
 	p.exitStatus = st.exitStatus

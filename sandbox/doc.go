@@ -28,6 +28,18 @@
 //   - bwrap: the same through bubblewrap.
 //   - none: a plain child process. Used only when asked for.
 //
+// Under every backend the server starts in a new session (no controlling
+// terminal) and inherits only stdin, stdout and stderr. The isolating
+// backends also run it with no_new_privs, no capabilities and a seccomp
+// filter (terminal ioctls, ptrace, keyrings, bpf, perf, userfaultfd,
+// mounts, kexec, modules, new user namespaces); [Info.Mechanisms] lists
+// what was read back from the running server, not what was asked for.
+// The environment reaches the server through execve, never a command line.
+//
+// Run folders and cgroups name the mcpvet process that owns them; the
+// first [Launch] of a process removes those of dead owners (left by a
+// kill -9).
+//
 // "auto" picks bwrap, then builtin, and refuses ([ErrNoIsolation]) when
 // neither works.
 //

@@ -36,6 +36,12 @@ func TestMain(m *testing.M) {
 }
 
 var fakes = map[string]func(args []string) int{
+	// launch stands for mcpvet: see runLauncher.
+	"launch": func(args []string) int { return runLauncher(args) },
+	// hold stands for mcpvet in the middle of a run: see runHolder.
+	"hold": func(args []string) int { return runHolder(args) },
+	// next stands for the next mcpvet run: see runNext.
+	"next": func(args []string) int { return runNext(args) },
 	// mcp serves a go-sdk server with one "echo" tool.
 	"mcp": func([]string) int { return serveMCP() },
 	// banner prints text on stdout, then serves MCP.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -179,29 +180,39 @@ func runInit() int {
 	}
 }
 
-// startServer starts the server as the helper's child. Rlimits cannot be
-// set between fork and exec from Go, and setting them in the helper would
-// bind the helper too, so when there are any the child is first an exec
-// stage (this binary again) that sets them and execs the server. Its exec
-// failure comes back on a close-on-exec pipe.
+// startServer starts the server as the helper's child, in a new session
+// (no controlling terminal), with no capabilities, no_new_privs and the
+// seccomp filter. Those are per thread and a child inherits them from the
+// thread that forks it, so the helper confines its own (locked) thread and
+// forks from it. Rlimits, however, cannot be set between fork and exec
+// from Go, and setting them in the helper would bind the helper too, so
+// when there are any the child is first an exec stage (this binary again)
+// that sets them, confines itself and execs the server; its exec failure
+// comes back on a close-on-exec pipe.
 func startServer(cfg *initConfig, path string) (int, error) {
 	attr := &syscall.ProcAttr{
 		Dir:   cfg.Dir,
 		Env:   cfg.Env,
 		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
-	}
-	if cfg.UID != 0 {
-		attr.Sys.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.GID), Groups: []uint32{}}
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setsid: true},
 	}
 	if len(cfg.Rlimits) == 0 {
+		// The calling goroutine stays locked to this thread for good:
+		// the helper's main loop only waits for children from here on.
+		runtime.LockOSThread()
+		if err := confineThread(); err != nil {
+			return 0, err
+		}
+		if cfg.UID != 0 {
+			attr.Sys.Credential = &syscall.Credential{Uid: uint32(cfg.UID), Gid: uint32(cfg.GID), Groups: []uint32{}}
+		}
 		pid, err := syscall.ForkExec(path, cfg.Argv, attr)
 		if err != nil {
 			return 0, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 		}
 		return pid, nil
 	}
-	limits, err := json.Marshal(cfg.Rlimits)
+	stage, err := json.Marshal(execStage{Rlimits: cfg.Rlimits, UID: cfg.UID, GID: cfg.GID})
 	if err != nil {
 		return 0, err
 	}
@@ -211,7 +222,7 @@ func startServer(cfg *initConfig, path string) (int, error) {
 	}
 	defer r.Close()
 	attr.Files = append(attr.Files, w.Fd())
-	argv := append([]string{execStageArgv0, string(limits), path}, cfg.Argv...)
+	argv := append([]string{execStageArgv0, string(stage), path}, cfg.Argv...)
 	pid, err := syscall.ForkExec("/proc/self/exe", argv, attr)
 	w.Close()
 	if err != nil {
@@ -229,9 +240,19 @@ func startServer(cfg *initConfig, path string) (int, error) {
 // execStageArgv0 marks the exec stage; see startServer.
 const execStageArgv0 = "mcpvet-sandbox-exec"
 
-// runExecStage sets the rlimits in os.Args[1] and execs os.Args[2] with
-// argv os.Args[3:]. Descriptor 3 reports an exec failure.
+// execStage is what the exec stage applies before it execs the server.
+type execStage struct {
+	// Rlimits maps RLIMIT_* to soft limits (hard = soft, or soft+1 for CPU).
+	Rlimits map[int]uint64 `json:"rlimits,omitempty"`
+	// UID and GID, when non-zero, are what the server runs as.
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
+}
+
+// runExecStage applies the settings in os.Args[1] and execs os.Args[2]
+// with argv os.Args[3:]. Descriptor 3 reports a failure.
 func runExecStage() int {
+	runtime.LockOSThread() // never unlocked: the thread execs or exits
 	errPipe := os.NewFile(3, "exec-status")
 	syscall.CloseOnExec(3)
 	fail := func(err error) int {
@@ -241,11 +262,11 @@ func runExecStage() int {
 	if len(os.Args) < 4 {
 		return fail(errors.New("exec stage: missing arguments"))
 	}
-	var limits map[int]uint64
-	if err := json.Unmarshal([]byte(os.Args[1]), &limits); err != nil {
+	var st execStage
+	if err := json.Unmarshal([]byte(os.Args[1]), &st); err != nil {
 		return fail(fmt.Errorf("exec stage: %w", err))
 	}
-	for res, v := range limits {
+	for res, v := range st.Rlimits {
 		hard := v
 		if res == unix.RLIMIT_CPU {
 			hard = v + 1 // SIGXCPU first, SIGKILL a second later
@@ -253,6 +274,11 @@ func runExecStage() int {
 		if err := unix.Setrlimit(res, &unix.Rlimit{Cur: v, Max: hard}); err != nil {
 			return fail(fmt.Errorf("setting rlimit %s: %w", rlimitNames[res], err))
 		}
+	}
+	// Only stdin, stdout and stderr cross the exec.
+	markInheritedCloseOnExec()
+	if err := confineSelf(st.UID, st.GID); err != nil {
+		return fail(fmt.Errorf("exec stage: %w", err))
 	}
 	err := syscall.Exec(os.Args[2], os.Args[3:], os.Environ())
 	return fail(&os.PathError{Op: "fork/exec", Path: os.Args[2], Err: err})
@@ -343,10 +369,6 @@ func setupRoot(cfg *initConfig) error {
 		if err := loopbackUp(); err != nil {
 			return err
 		}
-	}
-	// Setuid binaries must not regain privileges inside.
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
 	if cfg.Dir != "" {
 		if err := unix.Chdir(cfg.Dir); err != nil {

@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -181,4 +182,26 @@ func defaultCacheDir() string {
 		return filepath.Join(h, ".cache", "mcpvet")
 	}
 	return filepath.Join(os.TempDir(), "mcpvet-cache")
+}
+
+// LimitValue returns the value of the limit named by [Info.LimitExceeded]
+// in words ("1073741824 bytes", "256 processes"), or "" when no limit was
+// exceeded.
+func (i Info) LimitValue() string {
+	l := i.Limits
+	switch i.LimitExceeded {
+	case LimitMemory:
+		return strconv.FormatInt(l.MemoryBytes, 10) + " bytes"
+	case LimitProcesses:
+		return strconv.Itoa(l.Processes) + " processes"
+	case LimitCPUTime:
+		return l.CPUTime.String() + " of CPU time"
+	case LimitWallTime:
+		return l.Wall.String() + " of wall time"
+	case LimitStdoutBytes:
+		return strconv.FormatInt(l.StdoutBytes, 10) + " bytes of stdout"
+	case LimitMessageSize:
+		return strconv.Itoa(l.MessageBytes) + " bytes per message"
+	}
+	return ""
 }

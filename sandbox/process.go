@@ -113,6 +113,11 @@ func (noneBackend) command(s *Server) (*process, error) {
 		// No init helper: apply per-process rlimits after the fact for
 		// what the cgroups do not cover.
 		p.mechanisms = append(p.mechanisms, prlimitChild(cmd.Process.Pid, s.opts.Limits, s.cg)...)
+		// Only the session (no controlling terminal) confines it; read
+		// that back like the isolating backends do.
+		if m, err := confinement(cmd.Process.Pid); err == nil {
+			p.mechanisms = append(p.mechanisms, m...)
+		}
 		return nil
 	}
 	return p, nil

@@ -208,7 +208,8 @@ func newRunID() string {
 // prepare creates the run directory, installs the package and computes argv
 // and the environment.
 func (s *Server) prepare(ctx context.Context) error {
-	dir, err := os.MkdirTemp("", "mcpvet-run-")
+	sweepLeftoversOnce()
+	dir, err := os.MkdirTemp("", runDirPrefix+ownerTag()+"-")
 	if err != nil {
 		return fmt.Errorf("creating run directory: %w", err)
 	}
@@ -397,7 +398,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.startTime = time.Now()
 	s.mu.Unlock()
 
-	s.cg = newCgroupSet(s.runID, s.opts.Limits)
+	s.cg = newCgroupSet(ownerTag()+"-"+s.runID, s.opts.Limits)
 	_, err := s.spawn(ctx)
 	if err != nil {
 		s.mu.Lock()
@@ -452,8 +453,12 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	// A new session, not only a process group: the server must have no
+	// controlling terminal (TIOCSTI on it would type into the user's
+	// shell), under every backend, none included.
+	cmd.SysProcAttr.Setsid = true
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	markInheritedCloseOnExec()
 	if fd := s.cg.cloneFD(); fd >= 0 {
 		cmd.SysProcAttr.UseCgroupFD = true
 		cmd.SysProcAttr.CgroupFD = fd

@@ -282,6 +282,7 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 		StderrTail:    in.StderrTail,
 		StdoutNoise:   in.StdoutNoise,
 		LimitExceeded: in.LimitExceeded,
+		LimitValue:    in.LimitValue(),
 		Started:       in.Started,
 	}
 	if in.HTTP != nil {

@@ -1,0 +1,334 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// Confinement of the server process itself, on top of the namespaces: no
+// controlling terminal, no inherited descriptors, no_new_privs, no
+// capabilities and a seccomp filter. The filter is built with
+// go-seccomp-bpf (pure Go, so the static build keeps no C dependency
+// besides SQLite) and loaded by the builtin exec stage or handed to bwrap
+// with --seccomp.
+
+// Terminal ioctls a server must never issue: TIOCSTI pushes bytes into a
+// terminal's input queue (keystrokes for the user's shell), TIOCLINUX
+// selection paste does the same on a virtual console.
+const (
+	ioctlTIOCSTI   = 0x5412
+	ioctlTIOCLINUX = 0x541C
+)
+
+// deniedSyscalls are refused with EPERM: tracing other processes, the
+// kernel keyring, BPF and perf, userfaultfd (a classic exploit aid),
+// everything that mounts or pivots, kexec and modules, and joining other
+// namespaces.
+var deniedSyscalls = []string{
+	"ptrace", "process_vm_readv", "process_vm_writev",
+	"keyctl", "add_key", "request_key",
+	"bpf", "perf_event_open", "userfaultfd",
+	"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
+	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	"setns", "open_by_handle_at", "name_to_handle_at",
+	"reboot", "swapon", "swapoff", "acct", "syslog", "iopl", "ioperm",
+}
+
+// seccompPolicy returns the filter: allow by default, refuse the calls
+// above, the terminal ioctls, and new user namespaces (clone or unshare
+// with CLONE_NEWUSER). clone3 passes its flags in memory a filter cannot
+// read, so it gets ENOSYS, on which libc falls back to clone.
+func seccompPolicy() *seccomp.Policy {
+	eperm := seccomp.ActionErrno | seccomp.Action(unix.EPERM)
+	enosys := seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)
+	arg := func(n uint32, op seccomp.Operation, v uint64) seccomp.ArgumentConditions {
+		return seccomp.ArgumentConditions{{Argument: n, Operation: op, Value: v}}
+	}
+	return &seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Action: eperm, Names: deniedSyscalls},
+			{Action: enosys, Names: []string{"clone3"}},
+			{Action: eperm, NamesWithCondtions: []seccomp.NameWithConditions{
+				// The kernel reads the request as 32 bits: refuse any
+				// request with high bits set, so TIOCSTI|1<<32 does not
+				// slip past the equality tests.
+				{Name: "ioctl", Conditions: arg(1, seccomp.Equal, ioctlTIOCSTI)},
+				{Name: "ioctl", Conditions: arg(1, seccomp.Equal, ioctlTIOCLINUX)},
+				{Name: "ioctl", Conditions: arg(1, seccomp.GreaterThan, 0xffffffff)},
+				{Name: "clone", Conditions: arg(0, seccomp.BitsSet, unix.CLONE_NEWUSER)},
+				{Name: "unshare", Conditions: arg(0, seccomp.BitsSet, unix.CLONE_NEWUSER)},
+			}},
+		},
+	}
+}
+
+var seccompProgram struct {
+	once sync.Once
+	prog []byte
+	err  error
+}
+
+// seccompBPF returns the filter as the raw struct sock_filter array that
+// bwrap --seccomp reads.
+func seccompBPF() ([]byte, error) {
+	seccompProgram.once.Do(func() {
+		insts, err := seccompPolicy().Assemble()
+		if err != nil {
+			seccompProgram.err = fmt.Errorf("assembling seccomp filter: %w", err)
+			return
+		}
+		raw, err := bpf.Assemble(insts)
+		if err != nil {
+			seccompProgram.err = fmt.Errorf("assembling seccomp filter: %w", err)
+			return
+		}
+		var buf bytes.Buffer
+		for _, r := range raw {
+			_ = binary.Write(&buf, binary.NativeEndian, struct {
+				Op     uint16
+				Jt, Jf uint8
+				K      uint32
+			}{r.Op, r.Jt, r.Jf, r.K})
+		}
+		seccompProgram.prog = buf.Bytes()
+	})
+	return seccompProgram.prog, seccompProgram.err
+}
+
+// markInheritedCloseOnExec sets close-on-exec on every descriptor of this
+// process above stderr. Go opens its own descriptors close-on-exec; the
+// others were inherited from whatever started mcpvet (a shell, a CI
+// runner) and must not reach a server. Descriptors a backend passes on
+// purpose go through exec.Cmd.ExtraFiles, which dup2s them past the flag.
+func markInheritedCloseOnExec() {
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
+}
+
+// confineSelf drops what the calling thread may do and is called by the
+// exec stage right before it execs the server, on a locked OS thread
+// (capabilities, no_new_privs and seccomp are per thread; execve keeps
+// the calling thread's): empty the capability bounding set, switch to
+// uid/gid when non-zero, clear every capability set, set no_new_privs and
+// load the filter.
+func confineSelf(uid, gid int) error {
+	for c := 0; c <= lastCap(); c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	if uid != 0 {
+		// Raw per-thread calls: the Go wrappers change every thread,
+		// which is fine too, but the thread that execs is what counts.
+		if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
+			return fmt.Errorf("setgroups: %w", e)
+		}
+		if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
+			return fmt.Errorf("setresgid: %w", e)
+		}
+		if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
+			return fmt.Errorf("setresuid: %w", e)
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clearing capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	if err := seccomp.LoadFilter(seccomp.Filter{Policy: *seccompPolicy()}); err != nil {
+		// A kernel built without seccomp filters answers EINVAL or ENOSYS:
+		// run without one (the read-back leaves "seccomp" out of the
+		// mechanisms). Any other failure is a broken sandbox.
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+			return nil
+		}
+		return fmt.Errorf("loading seccomp filter: %w", err)
+	}
+	return nil
+}
+
+// confineThread confines the calling thread, locked, for a child forked
+// from it: an empty bounding set, no ambient or inheritable capabilities,
+// no_new_privs and the seccomp filter. The effective and permitted sets
+// stay, so the child can still switch to its uid; exec then leaves it
+// nothing (a uid change clears them, and a uid 0 exec gets the bounding
+// set, which is empty).
+func confineThread() error {
+	for c := 0; c <= lastCap(); c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("reading capabilities: %w", err)
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("clearing inheritable capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	if err := seccomp.LoadFilter(seccomp.Filter{Policy: *seccompPolicy()}); err != nil {
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+			return nil // no seccomp in this kernel; the read-back says so
+		}
+		return fmt.Errorf("loading seccomp filter: %w", err)
+	}
+	return nil
+}
+
+// lastCap is the highest capability number the kernel knows.
+func lastCap() int {
+	data, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err != nil {
+		return 63
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 63
+	}
+	return n
+}
+
+// confinement reads back from the kernel what confines process pid, as
+// mechanism names: "no_new_privs", "seccomp" (a filter is installed),
+// "caps:none" (every capability set is empty) and "no_ctty" (the process
+// has no controlling terminal). Nothing is claimed that was not read.
+func confinement(pid int) ([]string, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fields := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok {
+			fields[k] = strings.TrimSpace(v)
+		}
+	}
+	var out []string
+	if fields["NoNewPrivs"] == "1" {
+		out = append(out, "no_new_privs")
+	}
+	if fields["Seccomp"] == "2" {
+		out = append(out, "seccomp")
+	}
+	none := true
+	for _, k := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+		if v, ok := fields[k]; !ok || strings.Trim(v, "0") != "" {
+			none = false
+		}
+	}
+	if none {
+		out = append(out, "caps:none")
+	}
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		// Fields after the command name (which may hold spaces): state
+		// ppid pgrp session tty_nr ...
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 4 && f[4] == "0" {
+				out = append(out, "no_ctty")
+			}
+		}
+	}
+	return out, nil
+}
+
+// readBack returns the confinement of the server, the first child of
+// outer whose executable is not skipExe (bwrap's pid 1 forks and the child
+// stays bwrap until it execs the server), polling briefly. When the server
+// is gone or cannot be read, it warns and claims nothing.
+func readBack(s *Server, outer int, skipExe string) []string {
+	wait := time.Millisecond
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); wait = min(2*wait, 50*time.Millisecond) {
+		pid := firstChild(outer)
+		if pid > 0 {
+			exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+			if skipExe == "" || (exe != "" && exe != skipExe) {
+				if mech, err := confinement(pid); err == nil {
+					return mech
+				}
+			}
+		}
+		if skipExe == "" || !running(outer) {
+			break // the server was there to read, or is gone
+		}
+		time.Sleep(wait)
+	}
+	s.warn("could not read the server's confinement back (it exited at once?): no_new_privs, seccomp and capabilities unverified")
+	return nil
+}
+
+// running reports whether pid exists and is not a zombie.
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
+}
+
+// firstChild returns the lowest pid among the children of outer, or 0:
+// from the children files of its threads when the kernel has them (a few
+// small reads; a child is listed under the thread that forked it), else
+// by scanning /proc.
+func firstChild(outer int) int {
+	var pid int
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", outer))
+	read := false
+	for _, t := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", outer, t.Name()))
+		if err != nil {
+			continue
+		}
+		read = true
+		for _, f := range strings.Fields(string(data)) {
+			if n, err := strconv.Atoi(f); err == nil && (pid == 0 || n < pid) {
+				pid = n
+			}
+		}
+	}
+	if read {
+		return pid
+	}
+	forEachProc(func(p procInfo, _ func(int) bool) {
+		if p.ppid == outer && (pid == 0 || p.pid < pid) {
+			pid = p.pid
+		}
+	})
+	return pid
+}
