@@ -27,6 +27,9 @@ type Result struct {
 	Verdict *Verdict `json:"verdict,omitempty"`
 	// RubricVersion identifies the grading rubric used for Probes and Score.
 	RubricVersion string `json:"rubricVersion,omitempty"`
+	// Client is what mcpvet declared as a client and how it answered the
+	// server's requests (roots, sampling, elicitation).
+	Client *ClientSide `json:"client,omitempty"`
 }
 
 // Target says what was probed and how.

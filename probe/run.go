@@ -10,8 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpvet/mcpvet/internal/version"
 )
 
 // Options configures [Run]. The zero value is usable.
@@ -44,6 +42,9 @@ type Options struct {
 	// Inject configures failure injection; nil means the defaults of
 	// [InjectOptions].
 	Inject *InjectOptions
+
+	// client is the run's log of server-to-client requests.
+	client *clientLog
 }
 
 // ProcessInfo is what the launcher knows about the server process.
@@ -89,6 +90,9 @@ func (o *Options) withDefaults() Options {
 type session struct {
 	cs  *mcp.ClientSession
 	rec *recorder
+	// client counts the server-to-client requests answered; shared by the
+	// sessions of one run.
+	client *clientLog
 }
 
 // Run probes the server behind t: handshake, listing, conformance checks
@@ -109,6 +113,8 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		Probes:            []ProbeCall{},
 	}
 	rec := newRecorder()
+	o.client = &clientLog{}
+	defer func() { res.Client = o.client.side(declaredCapabilities()) }()
 	s, err := connect(ctx, rec.transport(t), o)
 	res.Liveness.Timings.HandshakeMs = Ms(time.Since(start))
 	if err != nil {
@@ -167,8 +173,10 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 // client tries server/discover (2026-07-28) and falls back to initialize
 // plus notifications/initialized.
 func connect(ctx context.Context, t mcp.Transport, o Options) (*session, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvet", Version: version.Version},
-		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	if o.client == nil {
+		o.client = &clientLog{}
+	}
+	client := newClient(o.client)
 	hctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
 	defer cancel()
 	cs, err := client.Connect(hctx, t, &mcp.ClientSessionOptions{ProtocolVersion: o.ProtocolVersion})
@@ -178,7 +186,7 @@ func connect(ctx context.Context, t mcp.Transport, o Options) (*session, error) 
 		}
 		return nil, err
 	}
-	return &session{cs: cs}, nil
+	return &session{cs: cs, client: o.client}, nil
 }
 
 var errHandshakeTimeout = errors.New("handshake timed out")
