@@ -232,12 +232,14 @@ func (c *remoteConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write sends msg. The first Write decides the transport, following the
-// specification's "Backwards Compatibility" section for clients: POST the
-// first request; "If it fails with an HTTP 4xx status code (e.g., 405
-// Method Not Allowed or 404 Not Found)", GET the URL expecting an SSE stream
-// whose first event is "endpoint".
+// specification's "Backwards Compatibility" section for clients (2025-11-25):
+// POST the first request; "If it fails with the following HTTP status codes
+// "400 Bad Request", "404 Not Found" or "405 Method Not Allowed": Issue a
+// GET request to the server URL, expecting that this will open an SSE
+// stream and return an endpoint event as the first event." Any other status
+// (401, 403, 429, 5xx, ...) keeps streamable HTTP.
 //
-// A 4xx that carries a JSON-RPC error is not such a failure: the server
+// A 400, 404 or 405 that carries a JSON-RPC error is not such a failure: the server
 // speaks streamable HTTP and rejected the request (a 2025-11-25 server
 // answers server/discover with 400 and "Server not initialized"), so the
 // go-sdk retries with initialize on the same transport. And when the GET
@@ -268,7 +270,7 @@ func (c *remoteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		werr = c.t.rt.firstError()
 	}
 	switch {
-	case err == nil || status < 400 || status >= 500:
+	case err == nil || !sseFallbackStatus[status]:
 		c.decide("transport: streamable-http")
 		return err
 	case werr != nil:
@@ -295,6 +297,10 @@ func (c *remoteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.decide(fmt.Sprintf("transport: legacy SSE (streamable-http POST answered %d)", status))
 	return sse.Write(ctx, msg)
 }
+
+// sseFallbackStatus are the statuses the specification names for trying
+// the legacy HTTP+SSE transport.
+var sseFallbackStatus = map[int]bool{http.StatusBadRequest: true, http.StatusNotFound: true, http.StatusMethodNotAllowed: true}
 
 // serverError returns the JSON-RPC error a server sent inside err, if any.
 // The go-sdk marks per-call rejections with its own "rejected by transport"

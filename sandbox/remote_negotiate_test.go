@@ -86,9 +86,9 @@ func rejectDiscover(next http.Handler, status int, rpc bool, getStatus int) http
 
 // TestRemoteNegotiation covers the transport decision for go-sdk fixtures
 // in each revision: a JSON-RPC error to server/discover means initialize on
-// the same transport whatever the status; a 4xx without one means the
-// legacy SSE fallback, and when the GET yields no SSE stream the
-// streamable transport is kept for initialize.
+// the same transport whatever the status; a 400, 404 or 405 without one
+// means the legacy SSE fallback (other statuses do not), and when the GET
+// yields no SSE stream the streamable transport is kept for initialize.
 func TestRemoteNegotiation(t *testing.T) {
 	server := newEchoServer()
 	stateful := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
@@ -112,6 +112,9 @@ func TestRemoteNegotiation(t *testing.T) {
 		{"200 json-rpc error", rejectDiscover(stateful, 200, true, 0), "", "2025-11-25", "transport: streamable-http"},
 		{"404 plain, get 404", rejectDiscover(stateful, 404, false, 404), "", "2025-11-25",
 			"transport: streamable-http (POST answered 404; legacy SSE fallback failed: failed to connect: Not Found)"},
+		{"403 plain, no fallback", rejectDiscover(stateful, 403, false, 404), "", "2025-11-25", "transport: streamable-http"},
+		{"429 plain, no fallback", rejectDiscover(stateful, 429, false, 404), "", "2025-11-25", "transport: streamable-http"},
+		{"400 plain, sse on get", rejectDiscover(sse, 400, false, 0), "", "2025-11-25", "transport: legacy SSE (streamable-http POST answered 400)"},
 		{"405 plain, sse on get", rejectDiscover(sse, 405, false, 0), "", "2025-11-25", "transport: legacy SSE (streamable-http POST answered 405)"},
 	}
 	for _, v := range []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"} {
