@@ -126,6 +126,10 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Raw          json.RawMessage `json:"raw"`
+	// NeedsClientCapabilities is true for a tool the server lists only to
+	// clients that declare capabilities (roots, sampling, elicitation):
+	// a session declaring none did not list it. Known for HTTP targets.
+	NeedsClientCapabilities bool `json:"needsClientCapabilities,omitempty"`
 }
 
 // Prompt is one prompt as listed.

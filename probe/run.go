@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -42,6 +43,10 @@ type Options struct {
 	// Inject configures failure injection; nil means the defaults of
 	// [InjectOptions].
 	Inject *InjectOptions
+
+	// HTTPClient reaches Target.URL for the HTTP-level checks of a
+	// streamable-http target (see check_http.go); nil skips them.
+	HTTPClient *http.Client
 
 	// client is the run's log of server-to-client requests.
 	client *clientLog
@@ -131,6 +136,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		pages = append(pages, Page{Method: res.Liveness.Handshake, Result: ex.result})
 	}
 	checkProcess(res, o)
+	httpDone := startHTTPChecks(ctx, res, o)
 
 	listStart := time.Now()
 	pages = append(pages, listAll(ctx, s, res, o)...)
@@ -155,6 +161,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		checker = NewChecker()
 	}
 	res.Findings = append(res.Findings, checker.Check(res, pages)...)
+	httpDone()
 	<-closed
 	rec.abandon("closed")
 	if first := rec.firstByte(); !first.IsZero() {
