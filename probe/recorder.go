@@ -37,6 +37,13 @@ type recorder struct {
 	serverRequests map[string]int
 	// conn is the connection of the most recent session, for raw calls.
 	conn *recordingConn
+	// messages are errors, notifications and server requests kept for
+	// schema validation (check_messages.go).
+	messages []rawMessage
+	// cancelled maps the JSON of each request id the probe cancelled to its
+	// method; late lists the methods answered after their cancellation.
+	cancelled map[string]string
+	late      []string
 }
 
 type pendingCall struct {
@@ -99,6 +106,8 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		c.rec.sent(req)
 		c.raw.noteMeta(req)
+	} else if ok && req.Method == "notifications/cancelled" {
+		c.rec.noteCancelled(req.Params)
 	}
 	return c.inner.Write(ctx, msg)
 }
@@ -145,10 +154,13 @@ func (r *recorder) received(msg jsonrpc.Message) {
 	case *jsonrpc.Request:
 		if m.IsCall() {
 			r.serverRequests[m.Method]++
+			r.keepMessage(msgRequest, m.Method, m)
 		} else {
 			r.notifications[m.Method]++
+			r.keepMessage(msgNotification, m.Method, m)
 		}
 	case *jsonrpc.Response:
+		r.noteLate(m.ID)
 		p, ok := r.pending[m.ID]
 		if !ok {
 			return
@@ -166,6 +178,7 @@ func (r *recorder) received(msg jsonrpc.Message) {
 			params: p.params,
 		}
 		if m.Error != nil {
+			r.keepMessage(msgError, p.method, m)
 			var werr *jsonrpc.Error
 			if errors.As(m.Error, &werr) {
 				code := werr.Code

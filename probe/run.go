@@ -140,6 +140,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 
 	listStart := time.Now()
 	pages = append(pages, listAll(ctx, s, res, o)...)
+	runBasics(ctx, s, res, o)
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
 	probeStart := time.Now()
@@ -160,9 +161,15 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	if checker == nil {
 		checker = NewChecker()
 	}
+	validated := map[string]bool{res.Liveness.Handshake: true}
+	for _, k := range listKinds {
+		validated[k.method] = true
+	}
+	pages = append(pages, rec.messagePages(validated)...)
 	res.Findings = append(res.Findings, checker.Check(res, pages)...)
 	httpDone()
 	<-closed
+	res.Findings = append(res.Findings, rec.lateFindings()...)
 	rec.abandon("closed")
 	if first := rec.firstByte(); !first.IsZero() {
 		res.Liveness.Timings.StartMs = Ms(first.Sub(start))

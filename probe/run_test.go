@@ -30,7 +30,7 @@ func newMemServer(t *testing.T, n, pageSize int) mcp.Transport {
 	}
 	srv.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return &mcp.GetPromptResult{}, nil
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil
 		})
 	srv.AddResource(&mcp.Resource{URI: "mem://one", Name: "one", MIMEType: "text/plain"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -90,6 +90,13 @@ func TestRunInMemory(t *testing.T) {
 				t.Errorf("tools/list pages = %d, want 3 (12 tools, 5 a page)", pages)
 			}
 			for _, f := range res.Findings {
+				if want == "2026-07-28" && f.Code == CodeSchemaViolation && (f.Pointer == "ping" || f.Pointer == "logging/setLevel") {
+					// go-sdk v1.8 answers these with {}, without the
+					// resultType the 2026-07-28 schema requires of every
+					// result: a real defect of the SDK, found by the
+					// message validation.
+					continue
+				}
 				if f.Severity.Rank() > SeverityWarn.Rank() {
 					t.Errorf("unexpected finding %+v", f)
 				}
