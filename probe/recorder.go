@@ -44,6 +44,9 @@ type recorder struct {
 	// method; late lists the methods answered after their cancellation.
 	cancelled map[string]string
 	late      []string
+	// progress are the progress values received per progress token (the
+	// token's JSON), for --exercise.
+	progress map[string][]float64
 }
 
 type pendingCall struct {
@@ -158,6 +161,9 @@ func (r *recorder) received(msg jsonrpc.Message) {
 		} else {
 			r.notifications[m.Method]++
 			r.keepMessage(msgNotification, m.Method, m)
+			if m.Method == "notifications/progress" {
+				r.noteProgress(m.Params)
+			}
 		}
 	case *jsonrpc.Response:
 		r.noteLate(m.ID)

@@ -30,6 +30,8 @@ type Result struct {
 	// Client is what mcpvet declared as a client and how it answered the
 	// server's requests (roots, sampling, elicitation).
 	Client *ClientSide `json:"client,omitempty"`
+	// Exercised are the successful tool calls of --exercise.
+	Exercised []Exercise `json:"exercised,omitempty"`
 }
 
 // Target says what was probed and how.

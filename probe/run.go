@@ -44,6 +44,11 @@ type Options struct {
 	// [InjectOptions].
 	Inject *InjectOptions
 
+	// Exercise calls each tool annotated readOnlyHint: true and
+	// openWorldHint: false once with arguments generated from its input
+	// schema, and checks the result (check_exercise.go).
+	Exercise bool
+
 	// HTTPClient reaches Target.URL for the HTTP-level checks of a
 	// streamable-http target (see check_http.go); nil skips them.
 	HTTPClient *http.Client
@@ -141,6 +146,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	listStart := time.Now()
 	pages = append(pages, listAll(ctx, s, res, o)...)
 	runBasics(ctx, s, res, o)
+	runExercise(ctx, s, res, o)
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
 	probeStart := time.Now()
