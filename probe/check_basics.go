@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -58,7 +59,9 @@ type basics struct {
 	res  *Result
 	caps map[string]json.RawMessage
 	o    Options
-	out  []Finding
+
+	mu  sync.Mutex
+	out []Finding
 }
 
 // runBasics calls the capability-gated basics on the probe's session.
@@ -68,12 +71,21 @@ func runBasics(ctx context.Context, s *session, res *Result, o Options) {
 	}
 	b := &basics{s: s, res: res, o: o, caps: map[string]json.RawMessage{}}
 	_ = json.Unmarshal(res.Liveness.Capabilities, &b.caps)
-	b.ping(ctx)
-	b.logging(ctx)
-	b.completion(ctx)
-	b.prompts(ctx)
-	b.resources(ctx)
+	// The calls are independent of each other: running them at once keeps
+	// the probe's time to the slowest one rather than their sum.
+	var wg sync.WaitGroup
+	for _, f := range []func(context.Context){b.ping, b.logging, b.completion, b.prompts, b.resources, b.template} {
+		wg.Go(func() { f(ctx) })
+	}
+	wg.Wait()
+	sortFindings(b.out)
 	res.Findings = append(res.Findings, b.out...)
+}
+
+func (b *basics) add(f Finding) {
+	b.mu.Lock()
+	b.out = append(b.out, f)
+	b.mu.Unlock()
 }
 
 func (b *basics) declared(name string) bool {
@@ -100,7 +112,7 @@ func (b *basics) call(ctx context.Context, method string, params any) (result js
 	result, werr, err := conn.rawCall(cctx, method, raw)
 	if err != nil {
 		if cctx.Err() != nil && ctx.Err() == nil {
-			b.out = append(b.out, NewFinding(CodeBasicFailed, "server", method, "",
+			b.add(NewFinding(CodeBasicFailed, "server", method, "",
 				"%s got no answer within %s", method, timeout))
 		}
 		return nil, nil, false
@@ -112,13 +124,13 @@ func (b *basics) call(ctx context.Context, method string, params any) (result js
 func (b *basics) gated(method, capability string, declared bool, result json.RawMessage, werr *jsonrpc.Error) bool {
 	switch {
 	case declared && werr != nil && werr.Code == jsonrpc.CodeMethodNotFound:
-		b.out = append(b.out, NewFinding(CodeCapabilityMissing, "server", method, werr.Message,
+		b.add(NewFinding(CodeCapabilityMissing, "server", method, werr.Message,
 			"the server declared the %q capability, but %s answered -32601 (method not found)", capability, method))
 	case declared && werr != nil && werr.Code == jsonrpc.CodeInternalError:
-		b.out = append(b.out, NewFinding(CodeBasicFailed, "server", method, werr.Message,
+		b.add(NewFinding(CodeBasicFailed, "server", method, werr.Message,
 			"%s failed with an internal error (-32603) on arguments taken from the server's own listing: %s", method, Truncate(werr.Message, 200)))
 	case !declared && werr == nil && result != nil:
-		b.out = append(b.out, NewFinding(CodeUndeclaredAnswered, "server", method, Truncate(string(result), 200),
+		b.add(NewFinding(CodeUndeclaredAnswered, "server", method, Truncate(string(result), 200),
 			"%s was answered with a result although the server did not declare the %q capability", method, capability))
 	}
 	return werr == nil && result != nil
@@ -130,7 +142,7 @@ func (b *basics) ping(ctx context.Context) {
 		return
 	}
 	if werr != nil {
-		b.out = append(b.out, NewFinding(CodePingNotEmpty, "server", "ping", werr.Message,
+		b.add(NewFinding(CodePingNotEmpty, "server", "ping", werr.Message,
 			"ping was answered with the error %d; the receiver must respond promptly with an empty result", werr.Code))
 		return
 	}
@@ -141,7 +153,7 @@ func (b *basics) ping(ctx context.Context) {
 			return
 		}
 	}
-	b.out = append(b.out, NewFinding(CodePingNotEmpty, "server", "ping", Truncate(string(result), 200),
+	b.add(NewFinding(CodePingNotEmpty, "server", "ping", Truncate(string(result), 200),
 		"ping was answered with %s; the receiver must respond with an empty result {}", Truncate(string(result), 200)))
 }
 
@@ -235,6 +247,13 @@ func (b *basics) resources(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// template reads the first simple template, expanded.
+func (b *basics) template(ctx context.Context) {
+	if !b.declared("resources") {
+		return
+	}
 	for _, t := range b.res.ResourceTemplates {
 		vars := templateVar.FindAllStringSubmatch(t.URITemplate, -1)
 		if len(vars) == 0 || strings.ContainsAny(templateVar.ReplaceAllString(t.URITemplate, ""), "{}") {
@@ -265,7 +284,7 @@ func (b *basics) contentShape(uri, listedMIME string, result json.RawMessage) {
 		blob, hasBlob := c["blob"]
 		switch {
 		case hasText == hasBlob:
-			b.out = append(b.out, NewFinding(CodeResourceContent, subject, ptr, "",
+			b.add(NewFinding(CodeResourceContent, subject, ptr, "",
 				"content item %d of %s has %s; it needs exactly one of text and blob", i, uri, map[bool]string{true: "both text and blob", false: "neither text nor blob"}[hasText]))
 		case hasBlob:
 			var s string
@@ -273,13 +292,13 @@ func (b *basics) contentShape(uri, listedMIME string, result json.RawMessage) {
 				break
 			}
 			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-				b.out = append(b.out, NewFinding(CodeResourceContent, subject, ptr+"/blob", Truncate(s, 80),
+				b.add(NewFinding(CodeResourceContent, subject, ptr+"/blob", Truncate(s, 80),
 					"content item %d of %s has a blob that is not valid base64: %v", i, uri, err))
 			}
 		}
 		var mime string
 		if m, ok := c["mimeType"]; ok && json.Unmarshal(m, &mime) == nil && listedMIME != "" && mime != "" && mime != listedMIME {
-			b.out = append(b.out, NewFinding(CodeResourceMIMEMismatch, subject, ptr+"/mimeType", mime,
+			b.add(NewFinding(CodeResourceMIMEMismatch, subject, ptr+"/mimeType", mime,
 				"%s was listed with mimeType %q but read as %q", uri, listedMIME, mime))
 		}
 	}

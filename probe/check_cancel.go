@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -85,4 +86,23 @@ func (r *recorder) lateFindings() []Finding {
 	}
 	return []Finding{NewFinding(CodeResponseAfterCancel, "server", "notifications/cancelled", strings.Join(r.late, ", "),
 		"the server answered %d request(s) after mcpvet cancelled them (%s); the spec says %s", len(r.late), strings.Join(r.late, ", "), specCancel)}
+}
+
+// lateGrace is how long a run that cancelled requests waits, before it
+// closes the session, for late answers to them. It costs nothing when
+// nothing was cancelled, and a cancellation already cost a timeout.
+const lateGrace = 100 * time.Millisecond
+
+// awaitLate waits up to d while cancelled requests are still unanswered.
+func (r *recorder) awaitLate(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		n := len(r.cancelled)
+		r.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -206,3 +206,18 @@ func TestHTTPChecksEverything(t *testing.T) {
 	}
 	t.Logf("%d extra requests", n)
 }
+
+// BenchmarkHTTPChecksEverything measures the HTTP-level checks against the
+// real server-everything: their wall time bounds what they add to a probe,
+// which runs them beside the listing.
+//
+//	go test ./probe -run '^$' -bench HTTPChecksEverything -benchtime 20x
+func BenchmarkHTTPChecksEverything(b *testing.B) {
+	url := testfixture.StartEverythingHTTP(b)
+	// The server's first sessions are slow while node compiles its code.
+	runHTTPChecks(b.Context(), http.DefaultClient, url, "2025-11-25")
+	b.ResetTimer()
+	for b.Loop() {
+		runHTTPChecks(b.Context(), http.DefaultClient, url, "2025-11-25")
+	}
+}

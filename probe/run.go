@@ -153,6 +153,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	s = injectFailures(ctx, s, res, o)
 	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
 
+	rec.awaitLate(lateGrace)
 	// Shut the server down while the conformance checks run: a server that
 	// does not exit on end of input costs the sandbox's stdin grace, and
 	// the checks need nothing from it.
