@@ -228,7 +228,7 @@ func TestMessagesValidated(t *testing.T) {
 	res := runScript(t, srv)
 	var got []string
 	for _, f := range res.Findings {
-		if f.Code == CodeSchemaViolation {
+		if f.Code == CodeMessageSchemaViolation {
 			got = append(got, f.Pointer)
 		}
 	}

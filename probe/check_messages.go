@@ -14,7 +14,21 @@ import (
 // errors, notifications and server-to-client requests. Violations carry
 // the JSON pointer inside the message.
 
+// CodeMessageSchemaViolation is a schema violation in a message other than
+// the handshake and list results: a result the probe provoked (ping, a
+// tool call, prompts/get, ...), an error, a notification or a server
+// request. It is reported apart from protocol/schema_violation, at a lower
+// severity, because these messages answer requests a client may never
+// send.
+const CodeMessageSchemaViolation = "protocol/message_schema_violation"
+
+// messageMethods are the [Page.Method] values validated as messages.
+var messageMethods = map[string]bool{}
+
 func init() {
+	register(CatalogEntry{CodeMessageSchemaViolation, SeverityWarn,
+		"a call result, error, notification or server request does not match the MCP schema of the negotiated version",
+		"send every message in the shape the negotiated revision's schema gives it (for 2026-07-28, every result carries resultType); the message names the pointer inside the message. Reported at info when the message only lacks fields a later revision added and matches an earlier one"})
 	for method, def := range map[string]string{
 		"tools/call":            "CallToolResult",
 		"prompts/get":           "GetPromptResult",
@@ -29,6 +43,7 @@ func init() {
 		msgRequest:              "ServerRequest",
 	} {
 		specResultType[method] = def
+		messageMethods[method] = true
 	}
 	// Notifications and requests by method, so a violation is reported
 	// inside the message rather than as "matches none of the union".
@@ -118,7 +133,11 @@ func (r *recorder) messagePages(skip map[string]bool) []Page {
 func checkMessagePage(spec *specSchema, p Page) []Finding {
 	kind, method, whole := strings.Cut(p.Method, " ")
 	if !whole {
-		return checkPage(spec, p)
+		fs := checkPage(spec, p)
+		if messageMethods[p.Method] {
+			asMessageViolation(fs)
+		}
+		return fs
 	}
 	key := kind
 	if _, ok := specResultType[p.Method]; ok {
@@ -130,5 +149,27 @@ func checkMessagePage(spec *specSchema, p Page) []Finding {
 		fs[i].Pointer = method + strings.TrimPrefix(fs[i].Pointer, key)
 		fs[i].Message = strings.Replace(fs[i].Message, key+" result", what, 1)
 	}
+	asMessageViolation(fs)
 	return fs
+}
+
+// earlierRevision is in the message of a violation that only lacks fields
+// a later revision added (see checkPage).
+const earlierRevision = "the server answers in an earlier revision"
+
+// asMessageViolation turns page findings into message findings. A message
+// that only lacks what a later revision added (resultType at 2026-07-28,
+// which go-sdk v1.8 leaves out of ping and logging/setLevel) and matches
+// an earlier revision is reported at info: clients must treat the absent
+// field as its default.
+func asMessageViolation(fs []Finding) {
+	for i := range fs {
+		if fs[i].Code == CodeSchemaViolation {
+			fs[i].Code = CodeMessageSchemaViolation
+			fs[i].Severity = catalog[CodeMessageSchemaViolation].Severity
+			if strings.Contains(fs[i].Message, earlierRevision) {
+				fs[i].Severity = SeverityInfo
+			}
+		}
+	}
 }
