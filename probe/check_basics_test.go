@@ -89,20 +89,21 @@ func (c *scriptConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if !ok {
 		answers = []string{`{"jsonrpc":"2.0","id":$ID,"error":{"code":-32601,"message":"Method not found"}}`}
 	}
-	for _, a := range answers {
-		if a == "" {
-			continue // no answer: the request hangs
-		}
-		go func() {
+	// The answers go out in order, on one goroutine.
+	go func() {
+		for _, a := range answers {
+			if a == "" {
+				continue // no answer: the request hangs
+			}
 			if d, rest, ok := strings.Cut(a, "|"); ok {
-				// "DURATION|message" answers after a delay.
+				// "DURATION|message" waits first.
 				wait, _ := time.ParseDuration(d)
 				time.Sleep(wait)
 				a = rest
 			}
 			c.push(a, id)
-		}()
-	}
+		}
+	}()
 	return nil
 }
 
@@ -218,9 +219,10 @@ func TestBasics(t *testing.T) {
 // pointer inside the message.
 func TestMessagesValidated(t *testing.T) {
 	srv := &scriptServer{script: map[string][]string{
-		"initialize": {initAnswer(`{"prompts":{}}`),
+		"initialize": {
 			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"x"}}`,
-			`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":"none","maxTokens":10}}`},
+			`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"messages":"none","maxTokens":10}}`,
+			initAnswer(`{"prompts":{}}`)},
 		"ping":         result(`{}`),
 		"prompts/list": result(`{"prompts":[{"name":"p"}]}`),
 		"prompts/get":  result(`{"messages":[{"role":"robot","content":{"type":"text","text":"x"}}]}`),

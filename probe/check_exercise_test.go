@@ -25,8 +25,8 @@ func TestExercise(t *testing.T) {
 		"tools/call": {
 			`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpvet-exercise-1","progress":5}}`,
 			`20ms|{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpvet-exercise-1","progress":3}}`,
-			`20ms|{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"reading"}}`,
-			`60ms|{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"n is 1"}]}}`,
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"reading"}}`,
+			`20ms|{"jsonrpc":"2.0","id":$ID,"result":{"content":[{"type":"text","text":"n is 1"}]}}`,
 		},
 	}}
 	run := func(exercise bool) *Result {
