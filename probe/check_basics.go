@@ -66,7 +66,7 @@ type basics struct {
 
 // runBasics calls the capability-gated basics on the probe's session.
 func runBasics(ctx context.Context, s *session, res *Result, o Options) {
-	if s == nil || s.rec == nil || !res.Liveness.HandshakeCompleted || ctx.Err() != nil {
+	if o.SkipBasics || s == nil || s.rec == nil || !res.Liveness.HandshakeCompleted || ctx.Err() != nil {
 		return
 	}
 	b := &basics{s: s, res: res, o: o, caps: map[string]json.RawMessage{}}

@@ -271,3 +271,19 @@ func TestResponseAfterCancel(t *testing.T) {
 		t.Errorf("finding without a late response: %v", got)
 	}
 }
+
+// TestSkipBasics: with SkipBasics (--no-inject) no basic call is sent.
+func TestSkipBasics(t *testing.T) {
+	srv := &scriptServer{script: map[string][]string{
+		"initialize": {initAnswer(`{}`)},
+		"ping":       result(`{"pong":true}`),
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res := Run(ctx, srv, &Options{SkipBasics: true, Inject: &InjectOptions{Disabled: true}})
+	for _, c := range res.Calls {
+		if c.Method != "server/discover" && c.Method != "initialize" {
+			t.Errorf("call %s sent with SkipBasics", c.Method)
+		}
+	}
+}

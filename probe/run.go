@@ -44,6 +44,12 @@ type Options struct {
 	// [InjectOptions].
 	Inject *InjectOptions
 
+	// SkipBasics skips the capability-gated calls after listing (ping,
+	// logging/setLevel, completion/complete, prompts/get, resources/read,
+	// subscriptions; see check_basics.go), as `--no-inject` does: like
+	// failure injection, they are calls beyond the listing.
+	SkipBasics bool
+
 	// Exercise calls each tool annotated readOnlyHint: true and
 	// openWorldHint: false once with arguments generated from its input
 	// schema, and checks the result (check_exercise.go).
