@@ -99,6 +99,9 @@ func (s *specSchema) definition(method string) (*jsonschema.Schema, string, erro
 		return sch, name, nil
 	}
 	sch, err := s.compiler.Compile(specBaseURL + s.version + ".json#/" + s.defsKey + "/" + name)
+	if err != nil && specAlias[name] != "" {
+		sch, err = s.compiler.Compile(specBaseURL + s.version + ".json#/" + s.defsKey + "/" + specAlias[name])
+	}
 	if err != nil {
 		// A missing definition is expected across revisions; anything else
 		// is a broken embedded file.
@@ -191,7 +194,7 @@ func checkPages(version string, pages []Page) []Finding {
 	}
 	var out []Finding
 	for _, p := range pages {
-		out = append(out, checkPage(spec, p)...)
+		out = append(out, checkMessagePage(spec, p)...)
 	}
 	return out
 }

@@ -16,6 +16,13 @@ func TestSpecDefinitions(t *testing.T) {
 		for method := range specResultType {
 			_, _, err := specSchemas[v].definition(method)
 			want := true
+			if strings.HasPrefix(method, "$") || specResultType[method] == "EmptyResult" || method == "completion/complete" {
+				// Whole messages and later additions: not in every
+				// revision, but in 2025-11-25.
+				if v != "2025-11-25" {
+					continue
+				}
+			}
 			switch method {
 			case "initialize":
 				want = v != "2026-07-28"
@@ -57,7 +64,7 @@ func TestCheckPages(t *testing.T) {
 		{"real: everything", "2025-11-25", loadRecorded(t, "everything"), []string{}},
 		{"real: filesystem", "2025-11-25", loadRecorded(t, "filesystem"), []string{}},
 		{"unknown version is not checked here", "1999-01-01", []Page{page("initialize", `{}`)}, []string{}},
-		{"unknown method is skipped", "2025-11-25", []Page{page("tools/call", `{}`)}, []string{}},
+		{"unknown method is skipped", "2025-11-25", []Page{page("mcpvet/unknown", `{}`)}, []string{}},
 		{"serverInfo without version", "2025-11-25", []Page{page("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s"}}`)},
 			[]string{"server protocol/schema_violation initialize/serverInfo"}},
 		{"tools not an array", "2025-11-25", []Page{page("tools/list", `{"tools":{}}`)},

@@ -419,8 +419,8 @@ func capJSON(b json.RawMessage) json.RawMessage {
 }
 
 // checkOutput runs the structured-output conformance check on a probe
-// answered with success and structuredContent, for a tool that declares an
-// outputSchema.
+// answered with success, for a tool that declares an outputSchema; a
+// result without structuredContent is output/structured_missing.
 func (in *injector) checkOutput(p ProbeCall, result json.RawMessage) {
 	if p.Method != "tools/call" || p.Class != ClassAccepted || len(result) == 0 {
 		return
@@ -428,8 +428,13 @@ func (in *injector) checkOutput(p ProbeCall, result json.RawMessage) {
 	var r struct {
 		StructuredContent json.RawMessage `json:"structuredContent"`
 	}
-	if json.Unmarshal(result, &r) != nil || len(r.StructuredContent) == 0 || string(r.StructuredContent) == "null" {
+	if json.Unmarshal(result, &r) != nil {
 		return
+	}
+	if string(r.StructuredContent) == "null" {
+		// Absent or null: output/structured_missing for a tool with an
+		// outputSchema.
+		r.StructuredContent = nil
 	}
 	for _, t := range in.res.Tools {
 		if t.Name == p.Tool && len(t.OutputSchema) > 0 {

@@ -270,6 +270,7 @@ func (c *recordingConn) cancelRaw(key string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cancelWriteTimeout)
 	defer cancel()
+	c.rec.noteCancelled(params)
 	_ = c.write(ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: params})
 }
 

@@ -41,6 +41,16 @@ type recorder struct {
 	kept            []Message
 	receivedBytes   int
 	receivedDropped int
+	// toValidate are errors, notifications and server requests kept for
+	// schema validation (check_messages.go).
+	toValidate []rawMessage
+	// cancelled maps the JSON of each request id the probe cancelled to its
+	// method; late lists the methods answered after their cancellation.
+	cancelled map[string]string
+	late      []string
+	// progress are the progress values received per progress token (the
+	// token's JSON), for --exercise.
+	progress map[string][]float64
 }
 
 type pendingCall struct {
@@ -103,6 +113,8 @@ func (c *recordingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		c.rec.sent(req)
 		c.raw.noteMeta(req)
+	} else if ok && req.Method == "notifications/cancelled" {
+		c.rec.noteCancelled(req.Params)
 	}
 	return c.inner.Write(ctx, msg)
 }
@@ -154,10 +166,16 @@ func (r *recorder) received(msg jsonrpc.Message) {
 	case *jsonrpc.Request:
 		if m.IsCall() {
 			r.serverRequests[m.Method]++
+			r.keepMessage(msgRequest, m.Method, m)
 		} else {
 			r.notifications[m.Method]++
+			r.keepMessage(msgNotification, m.Method, m)
+			if m.Method == "notifications/progress" {
+				r.noteProgress(m.Params)
+			}
 		}
 	case *jsonrpc.Response:
+		r.noteLate(m.ID)
 		p, ok := r.pending[m.ID]
 		if !ok {
 			return
@@ -175,6 +193,7 @@ func (r *recorder) received(msg jsonrpc.Message) {
 			params: p.params,
 		}
 		if m.Error != nil {
+			r.keepMessage(msgError, p.method, m)
 			var werr *jsonrpc.Error
 			if errors.As(m.Error, &werr) {
 				code := werr.Code

@@ -34,6 +34,11 @@ type Result struct {
 	// ReceivedDropped counts messages not kept in Received because of its
 	// memory bound.
 	ReceivedDropped int `json:"-"`
+	// Client is what mcpvet declared as a client and how it answered the
+	// server's requests (roots, sampling, elicitation).
+	Client *ClientSide `json:"client,omitempty"`
+	// Exercised are the successful tool calls of --exercise.
+	Exercised []Exercise `json:"exercised,omitempty"`
 }
 
 // Target says what was probed and how.
@@ -157,6 +162,10 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Raw          json.RawMessage `json:"raw"`
+	// NeedsClientCapabilities is true for a tool the server lists only to
+	// clients that declare capabilities (roots, sampling, elicitation):
+	// a session declaring none did not list it. Known for HTTP targets.
+	NeedsClientCapabilities bool `json:"needsClientCapabilities,omitempty"`
 }
 
 // Prompt is one prompt as listed.

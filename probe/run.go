@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpvet/mcpvet/internal/version"
 )
 
 // Options configures [Run]. The zero value is usable.
@@ -44,6 +43,24 @@ type Options struct {
 	// Inject configures failure injection; nil means the defaults of
 	// [InjectOptions].
 	Inject *InjectOptions
+
+	// SkipBasics skips the capability-gated calls after listing (ping,
+	// logging/setLevel, completion/complete, prompts/get, resources/read,
+	// subscriptions; see check_basics.go), as `--no-inject` does: like
+	// failure injection, they are calls beyond the listing.
+	SkipBasics bool
+
+	// Exercise calls each tool annotated readOnlyHint: true and
+	// openWorldHint: false once with arguments generated from its input
+	// schema, and checks the result (check_exercise.go).
+	Exercise bool
+
+	// HTTPClient reaches Target.URL for the HTTP-level checks of a
+	// streamable-http target (see check_http.go); nil skips them.
+	HTTPClient *http.Client
+
+	// client is the run's log of server-to-client requests.
+	client *clientLog
 }
 
 // ProcessInfo is what the launcher knows about the server process.
@@ -99,6 +116,9 @@ func (o *Options) withDefaults() Options {
 type session struct {
 	cs  *mcp.ClientSession
 	rec *recorder
+	// client counts the server-to-client requests answered; shared by the
+	// sessions of one run.
+	client *clientLog
 }
 
 // Run probes the server behind t: handshake, listing, conformance checks
@@ -119,6 +139,8 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		Probes:            []ProbeCall{},
 	}
 	rec := newRecorder()
+	o.client = &clientLog{}
+	defer func() { res.Client = o.client.side(declaredCapabilities()) }()
 	s, err := connect(ctx, rec.transport(t), o)
 	res.Liveness.Timings.HandshakeMs = Ms(time.Since(start))
 	if err != nil {
@@ -136,15 +158,19 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		pages = append(pages, Page{Method: res.Liveness.Handshake, Result: ex.result})
 	}
 	checkProcess(res, o)
+	httpDone := startHTTPChecks(ctx, res, o)
 
 	listStart := time.Now()
 	pages = append(pages, listAll(ctx, s, res, o)...)
+	runBasics(ctx, s, res, o)
+	runExercise(ctx, s, res, o)
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
 	probeStart := time.Now()
 	s = injectFailures(ctx, s, res, o)
 	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
 
+	rec.awaitLate(lateGrace)
 	// Shut the server down while the conformance checks run: a server that
 	// does not exit on end of input costs the sandbox's stdin grace, and
 	// the checks need nothing from it.
@@ -159,8 +185,15 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	if checker == nil {
 		checker = NewChecker()
 	}
+	validated := map[string]bool{res.Liveness.Handshake: true}
+	for _, k := range listKinds {
+		validated[k.method] = true
+	}
+	pages = append(pages, rec.messagePages(validated)...)
 	res.Findings = append(res.Findings, checker.Check(res, pages)...)
+	httpDone()
 	<-closed
+	res.Findings = append(res.Findings, rec.lateFindings()...)
 	rec.abandon("closed")
 	if first := rec.firstByte(); !first.IsZero() {
 		res.Liveness.Timings.StartMs = Ms(first.Sub(start))
@@ -179,8 +212,10 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 // client tries server/discover (2026-07-28) and falls back to initialize
 // plus notifications/initialized.
 func connect(ctx context.Context, t mcp.Transport, o Options) (*session, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvet", Version: version.Version},
-		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	if o.client == nil {
+		o.client = &clientLog{}
+	}
+	client := newClient(o.client)
 	hctx, cancel := context.WithTimeout(ctx, o.HandshakeTimeout)
 	defer cancel()
 	cs, err := client.Connect(hctx, t, &mcp.ClientSessionOptions{ProtocolVersion: o.ProtocolVersion})
@@ -190,7 +225,7 @@ func connect(ctx context.Context, t mcp.Transport, o Options) (*session, error) 
 		}
 		return nil, err
 	}
-	return &session{cs: cs}, nil
+	return &session{cs: cs, client: o.client}, nil
 }
 
 var errHandshakeTimeout = errors.New("handshake timed out")

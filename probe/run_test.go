@@ -30,7 +30,7 @@ func newMemServer(t *testing.T, n, pageSize int) mcp.Transport {
 	}
 	srv.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return &mcp.GetPromptResult{}, nil
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil
 		})
 	srv.AddResource(&mcp.Resource{URI: "mem://one", Name: "one", MIMEType: "text/plain"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -228,8 +229,20 @@ func (c *remoteConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
-// Write sends msg. The first Write decides the transport: a 4xx answer to
-// the streamable POST switches to legacy SSE and resends msg there.
+// Write sends msg. The first Write decides the transport, following the
+// specification's "Backwards Compatibility" section for clients (2025-11-25):
+// POST the first request; "If it fails with the following HTTP status codes
+// "400 Bad Request", "404 Not Found" or "405 Method Not Allowed": Issue a
+// GET request to the server URL, expecting that this will open an SSE
+// stream and return an endpoint event as the first event." Any other status
+// (401, 403, 429, 5xx, ...) keeps streamable HTTP.
+//
+// A 400, 404 or 405 that carries a JSON-RPC error is not such a failure: the server
+// speaks streamable HTTP and rejected the request (a 2025-11-25 server
+// answers server/discover with 400 and "Server not initialized"), so the
+// go-sdk retries with initialize on the same transport. And when the GET
+// does not yield an SSE endpoint either, the streamable connection is kept,
+// so that retry still has a transport to run on.
 func (c *remoteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	select {
 	case <-c.decided:
@@ -250,19 +263,27 @@ func (c *remoteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	streamable := c.current()
 	err := streamable.Write(ctx, msg)
 	status := c.t.rt.firstStatus()
-	if err == nil || status < 400 || status >= 500 {
+	werr := serverError(err)
+	if werr == nil {
+		werr = c.t.rt.firstError()
+	}
+	switch {
+	case err == nil || !sseFallbackStatus[status]:
 		c.decide("transport: streamable-http")
 		return err
+	case werr != nil:
+		c.decide(fmt.Sprintf("transport: streamable-http (first POST answered %d with JSON-RPC error %d; retried on the same transport)", status, werr.Code))
+		return err
 	}
-	_ = streamable.Close()
 	sse, cancel, serr := c.t.connectSSE(ctx)
 	if serr != nil {
 		c.decide(fmt.Sprintf("transport: streamable-http (POST answered %d; legacy SSE fallback failed: %v)", status, serr))
-		return fmt.Errorf("%w (legacy SSE fallback: %v)", err, serr)
+		return err
 	}
 	c.mu.Lock()
 	c.conn, c.cancel = sse, cancel
 	c.mu.Unlock()
+	_ = streamable.Close()
 	select {
 	case <-c.closed:
 		// Closed while we connected: do not leak the stream.
@@ -273,6 +294,35 @@ func (c *remoteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.decide(fmt.Sprintf("transport: legacy SSE (streamable-http POST answered %d)", status))
 	return sse.Write(ctx, msg)
+}
+
+// sseFallbackStatus are the statuses the specification names for trying
+// the legacy HTTP+SSE transport.
+var sseFallbackStatus = map[int]bool{http.StatusBadRequest: true, http.StatusNotFound: true, http.StatusMethodNotAllowed: true}
+
+// serverError returns the JSON-RPC error a server sent inside err, if any.
+// The go-sdk marks per-call rejections with its own "rejected by transport"
+// error (-32005), which is no answer from the server and is skipped.
+func serverError(err error) *jsonrpc.Error {
+	switch e := err.(type) {
+	case nil:
+		return nil
+	case *jsonrpc.Error:
+		if e.Code == -32005 && e.Message == "rejected by transport" {
+			return nil
+		}
+		return e
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			if w := serverError(inner); w != nil {
+				return w
+			}
+		}
+		return nil
+	case interface{ Unwrap() error }:
+		return serverError(e.Unwrap())
+	}
+	return nil
 }
 
 // Close closes the underlying connection; it is idempotent.
@@ -305,9 +355,13 @@ type remoteRoundTripper struct {
 	total    atomic.Int64
 
 	mu              sync.Mutex
-	first           int // status of the first POST, 0 before
+	first           int            // status of the first POST, 0 before
+	firstErr        *jsonrpc.Error // JSON-RPC error in a 4xx answer to the first POST
 	protocolVersion string
 }
+
+// maxErrorPeek bounds what is read of a 4xx body to find a JSON-RPC error.
+const maxErrorPeek = 64 << 10
 
 func (r *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
@@ -331,10 +385,26 @@ func (r *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	r.s.noteHTTP(resp)
 	if req.Method == http.MethodPost {
 		r.mu.Lock()
-		if r.first == 0 {
+		first := r.first == 0
+		if first {
 			r.first = resp.StatusCode
 		}
 		r.mu.Unlock()
+		if first && resp.StatusCode >= 400 && resp.StatusCode < 500 {
+			// The go-sdk drops error bodies it cannot decode, such as the
+			// TypeScript SDK's {"id": null, "error": ...}; the fallback
+			// decision needs to know whether one was there.
+			peek, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorPeek))
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
+			if werr := decodeErrorBody(peek); werr != nil {
+				r.mu.Lock()
+				r.firstErr = werr
+				r.mu.Unlock()
+			}
+		}
 	}
 	max := r.maxBody
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
@@ -342,6 +412,27 @@ func (r *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	resp.Body = &boundedBody{rc: resp.Body, max: max, r: r}
 	return resp, nil
+}
+
+// decodeErrorBody returns the JSON-RPC error object in body, if it is one.
+func decodeErrorBody(body []byte) *jsonrpc.Error {
+	var msg struct {
+		JSONRPC string `json:"jsonrpc"`
+		Error   *struct {
+			Code    *int64 `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.JSONRPC != "2.0" || msg.Error == nil || msg.Error.Code == nil {
+		return nil
+	}
+	return &jsonrpc.Error{Code: *msg.Error.Code, Message: msg.Error.Message}
+}
+
+func (r *remoteRoundTripper) firstError() *jsonrpc.Error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.firstErr
 }
 
 func (r *remoteRoundTripper) firstStatus() int {

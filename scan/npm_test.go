@@ -60,9 +60,12 @@ func TestRealNPMServers(t *testing.T) {
 		{
 			plan:   npmPlan("@modelcontextprotocol/server-everything", "2026.1.26"),
 			server: "mcp-servers/everything", version: "2025-11-25",
-			tools: []string{"echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference", "get-structured-content",
+			// get-roots-list, trigger-elicitation-request and
+			// trigger-sampling-request are offered only to clients that
+			// declare roots, elicitation and sampling, as mcpvet does.
+			tools: []string{"echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference", "get-roots-list", "get-structured-content",
 				"get-sum", "get-tiny-image", "gzip-file-as-resource", "simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates",
-				"trigger-long-running-operation"},
+				"trigger-elicitation-request", "trigger-long-running-operation", "trigger-sampling-request"},
 			prompts: 4, resources: 7,
 		},
 		{

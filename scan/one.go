@@ -100,6 +100,9 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 		return processInfo(srv.Info(wait))
 	}
 	po.Relaunch = launch
+	if c := first.HTTPClient(); c != nil {
+		po.HTTPClient = c
+	}
 	res := probe.Run(ctx, t, &po)
 	if plan.Transport == sandbox.TransportStdio {
 		// Read after the run: the mechanisms are known once the process

@@ -32,6 +32,7 @@ type runFlags struct {
 	handshakeTimeout time.Duration
 	protocolVersion  string
 	noInject         bool
+	exercise         bool
 	cacheDir         string
 	memory           int64
 	processes        int
@@ -57,7 +58,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.serverTimeout, "server-timeout", 2*time.Minute, "deadline for one server from launch to teardown")
 	fl.DurationVar(&f.handshakeTimeout, "handshake-timeout", 20*time.Second, "deadline for launch plus handshake")
 	fl.StringVar(&f.protocolVersion, "protocol-version", "", "protocol version to ask for (default: the newest, with fallback)")
-	fl.BoolVar(&f.noInject, "no-inject", false, "skip failure injection (list and check only)")
+	fl.BoolVar(&f.noInject, "no-inject", false, "skip failure injection and the capability-gated calls (list and check only)")
+	fl.BoolVar(&f.exercise, "exercise", false, "call each tool annotated readOnlyHint: true and openWorldHint: false once with arguments generated from its schema")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "install cache (default $XDG_CACHE_HOME/mcpvet)")
 	fl.Int64Var(&f.memory, "memory", sandbox.DefaultMemoryBytes>>20, "memory limit of one server's process tree, in MiB")
 	fl.IntVar(&f.processes, "max-processes", sandbox.DefaultProcesses, "process and thread limit of one server")
@@ -205,6 +207,8 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 			HandshakeTimeout: f.handshakeTimeout,
 			ProtocolVersion:  f.protocolVersion,
 			Inject:           &probe.InjectOptions{Disabled: f.noInject},
+			SkipBasics:       f.noInject,
+			Exercise:         f.exercise,
 		},
 		Timeout: f.serverTimeout,
 	}, nil

@@ -1,0 +1,182 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Successful tool calls, opt-in (Options.Exercise, --exercise): each tool
+// annotated readOnlyHint: true and openWorldHint: false is called once
+// with arguments generated from its input schema and a progress token.
+// The result is validated against the schema (check_messages.go), its
+// structuredContent against the tool's outputSchema, and the progress
+// notifications for the token must increase.
+
+// CodeProgressNotMonotonic: progress notifications of one request did not
+// increase.
+const CodeProgressNotMonotonic = "protocol/progress_not_monotonic"
+
+const specProgress = `"The progress value MUST increase with each notification, even if the total is unknown." (2025-11-25, Utilities, Progress)`
+
+func init() {
+	register(CatalogEntry{CodeProgressNotMonotonic, SeverityError,
+		"progress notifications of one request did not increase",
+		"send a larger progress value in each notifications/progress of a request"})
+}
+
+// maxExercised bounds the tools one run calls.
+const maxExercised = 20
+
+// Exercise is one successful-path tool call of --exercise.
+type Exercise struct {
+	Tool string `json:"tool"`
+	// Arguments are the arguments generated from the input schema.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Outcome is result, tool_error, error, no_answer or skipped.
+	Outcome string `json:"outcome"`
+	// Detail says why a call was skipped or failed.
+	Detail string `json:"detail,omitempty"`
+	// Progress and Logs count the notifications/progress for the call's
+	// token and the notifications/message received during the call.
+	Progress int `json:"progress"`
+	Logs     int `json:"logs"`
+}
+
+// exercisable reports whether a tool's annotations say it only reads and
+// touches no outside system.
+func exercisable(t Tool) bool {
+	var a struct {
+		ReadOnly  *bool `json:"readOnlyHint"`
+		OpenWorld *bool `json:"openWorldHint"`
+	}
+	return json.Unmarshal(t.Annotations, &a) == nil && a.ReadOnly != nil && *a.ReadOnly && a.OpenWorld != nil && !*a.OpenWorld
+}
+
+// generatedArguments returns arguments for the tool that its input schema
+// accepts.
+func generatedArguments(t Tool) (json.RawMessage, error) {
+	sch, err := compileInputSchema(t.InputSchema)
+	if err != nil {
+		return nil, err
+	}
+	var doc any
+	if err := decodeNumbers(t.InputSchema, &doc); err != nil {
+		return nil, err
+	}
+	root, _ := doc.(map[string]any)
+	args := map[string]any{}
+	if root != nil {
+		if m, ok := sample(root, 0).(map[string]any); ok {
+			args = m
+		}
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	if rejects(sch, raw) {
+		return raw, fmt.Errorf("the generated arguments %s do not validate against the input schema", raw)
+	}
+	return raw, nil
+}
+
+func runExercise(ctx context.Context, s *session, res *Result, o Options) {
+	if !o.Exercise || s == nil || s.rec == nil || !res.Liveness.HandshakeCompleted {
+		return
+	}
+	checker := o.Checker
+	if checker == nil {
+		checker = NewChecker()
+	}
+	n := 0
+	for _, t := range res.Tools {
+		if !exercisable(t) || ctx.Err() != nil {
+			continue
+		}
+		if n == maxExercised {
+			break
+		}
+		n++
+		ex := Exercise{Tool: t.Name}
+		args, err := generatedArguments(t)
+		ex.Arguments = args
+		if err != nil {
+			ex.Outcome, ex.Detail = "skipped", err.Error()
+			res.Exercised = append(res.Exercised, ex)
+			continue
+		}
+		conn := s.rec.currentConn()
+		if conn == nil || conn.isDead() {
+			break
+		}
+		token := fmt.Sprintf("mcpvet-exercise-%d", n)
+		params, _ := json.Marshal(map[string]any{"name": t.Name, "arguments": json.RawMessage(args), "_meta": map[string]string{"progressToken": token}})
+		logsBefore := s.rec.notificationCount("notifications/message")
+		cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
+		result, werr, err := conn.rawCall(cctx, "tools/call", params)
+		cancel()
+		ex.Logs = s.rec.notificationCount("notifications/message") - logsBefore
+		values := s.rec.progressValues(`"` + token + `"`)
+		ex.Progress = len(values)
+		for i := 1; i < len(values); i++ {
+			if values[i] <= values[i-1] {
+				res.Findings = append(res.Findings, NewFinding(CodeProgressNotMonotonic, subjectOf("tool", t.Name, 0), "notifications/progress/params/progress",
+					fmt.Sprint(values), "the progress values of one call of %s were %v; the spec says %s", t.Name, values, specProgress))
+				break
+			}
+		}
+		switch {
+		case err != nil:
+			ex.Outcome, ex.Detail = "no_answer", err.Error()
+		case werr != nil:
+			ex.Outcome, ex.Detail = "error", Truncate(fmt.Sprintf("%d %s", werr.Code, werr.Message), 200)
+		default:
+			var r struct {
+				IsError           bool            `json:"isError"`
+				StructuredContent json.RawMessage `json:"structuredContent"`
+			}
+			_ = json.Unmarshal(result, &r)
+			if r.IsError {
+				ex.Outcome = "tool_error"
+				break
+			}
+			ex.Outcome = "result"
+			if string(r.StructuredContent) == "null" {
+				r.StructuredContent = nil
+			}
+			res.Findings = append(res.Findings, checker.CheckStructuredOutput(t, r.StructuredContent)...)
+		}
+		res.Exercised = append(res.Exercised, ex)
+	}
+}
+
+func (r *recorder) notificationCount(method string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.notifications[method]
+}
+
+// noteProgress records one progress value; r.mu is held.
+func (r *recorder) noteProgress(params json.RawMessage) {
+	var p struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress *float64        `json:"progress"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Progress == nil || len(p.Token) == 0 {
+		return
+	}
+	if r.progress == nil {
+		r.progress = map[string][]float64{}
+	}
+	k := idKey(p.Token)
+	if len(r.progress[k]) < 1000 {
+		r.progress[k] = append(r.progress[k], *p.Progress)
+	}
+}
+
+func (r *recorder) progressValues(token string) []float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]float64(nil), r.progress[token]...)
+}

@@ -1,0 +1,373 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HTTP-level checks of a streamable-http target (2025-11-25, "Streamable
+// HTTP"). They run beside the probe's own session with a bounded number of
+// extra requests, all to the target's endpoint and nowhere else: one
+// initialize each with a foreign Origin and a foreign Host, and one extra
+// session that is initialized, listed, sent a GET, a request without its
+// session id, a request with an unsupported MCP-Protocol-Version, then
+// deleted and asked once more. Sessions the checks open are deleted.
+const (
+	CodeHTTPForeignOrigin   = "http/foreign_origin_accepted"
+	CodeHTTPForeignHost     = "http/foreign_host_accepted"
+	CodeHTTPSessionCharset  = "http/session_id_charset"
+	CodeHTTPDeletedSession  = "http/deleted_session_not_404"
+	CodeHTTPMissingSession  = "http/missing_session_not_400"
+	CodeHTTPProtocolVersion = "http/bad_protocol_version_accepted"
+	CodeHTTPNotification    = "http/notification_not_202"
+	CodeHTTPGet             = "http/get_not_sse_or_405"
+)
+
+// The specification lines the checks enforce, quoted in their findings.
+const (
+	specOrigin          = `"Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden." (2025-11-25, Transports, Security Warning)`
+	specHost            = `"Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks" (2025-11-25, Transports, Security Warning); a DNS-rebinding page reaches a local server under the attacker's host name, so the Host header must be validated too`
+	specSessionCharset  = `"The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)." (2025-11-25, Transports, Session Management)`
+	specDeletedSession  = `"The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found." (2025-11-25, Transports, Session Management)`
+	specMissingSession  = `"Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request." (2025-11-25, Transports, Session Management)`
+	specProtocolVersion = "\"If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request.\" (2025-11-25, Transports, Protocol Version Header)"
+	specNotification    = `"If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body." (2025-11-25, Transports, Sending Messages to the Server)`
+	specGet             = `"The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed" (2025-11-25, Transports, Listening for Messages from the Server)`
+)
+
+func init() {
+	register(
+		CatalogEntry{CodeHTTPForeignOrigin, SeverityError,
+			"the server accepted a request with a foreign Origin header",
+			"validate Origin on every request and answer a foreign one with 403 Forbidden (the MCP SDKs' DNS-rebinding protection does this)"},
+		CatalogEntry{CodeHTTPForeignHost, SeverityWarn,
+			"the server accepted a request with a foreign Host header",
+			"accept only the host names the server is meant to be reached under (for a local server: localhost and 127.0.0.1), so DNS rebinding cannot reach it"},
+		CatalogEntry{CodeHTTPSessionCharset, SeverityError,
+			"the Mcp-Session-Id has characters outside visible ASCII",
+			"issue session ids of visible ASCII (0x21 to 0x7E) only, such as a UUID"},
+		CatalogEntry{CodeHTTPDeletedSession, SeverityError,
+			"a request on a deleted session did not get 404 Not Found",
+			"answer every request that carries a terminated session id with 404, so clients know to start a new session"},
+		CatalogEntry{CodeHTTPMissingSession, SeverityWarn,
+			"a request without the session id did not get 400 Bad Request",
+			"answer a non-initialize request without Mcp-Session-Id with 400 Bad Request"},
+		CatalogEntry{CodeHTTPProtocolVersion, SeverityError,
+			"the server accepted an unsupported MCP-Protocol-Version header",
+			"answer a request whose MCP-Protocol-Version header names a version the server does not support with 400 Bad Request"},
+		CatalogEntry{CodeHTTPNotification, SeverityWarn,
+			"an accepted notification was not answered with 202 Accepted",
+			"answer a POSTed notification or response with 202 Accepted and no body"},
+		CatalogEntry{CodeHTTPGet, SeverityWarn,
+			"GET on the MCP endpoint gave neither an SSE stream nor 405",
+			"answer GET on the MCP endpoint with Content-Type: text/event-stream, or with 405 Method Not Allowed when there is no server stream"},
+	)
+}
+
+// httpCheckTimeout bounds each extra request.
+const httpCheckTimeout = 3 * time.Second
+
+// maxHTTPCheckBody bounds what is read of one response.
+const maxHTTPCheckBody = 1 << 20
+
+// httpChecks is one run of the HTTP-level checks.
+type httpChecks struct {
+	client  *http.Client
+	url     string
+	version string // negotiated by the probe's own session
+
+	mu       sync.Mutex
+	findings []Finding
+	// baseTools are the tools listed by a session that declared no client
+	// capabilities; nil when unknown.
+	baseTools map[string]bool
+	requests  int
+}
+
+func (h *httpChecks) add(f Finding) {
+	h.mu.Lock()
+	h.findings = append(h.findings, f)
+	h.mu.Unlock()
+}
+
+// runHTTPChecks runs the checks against url and returns their findings and
+// the tools a capability-less session lists (nil when not listed).
+func runHTTPChecks(ctx context.Context, client *http.Client, url, version string) ([]Finding, map[string]bool, int) {
+	h := &httpChecks{client: client, url: url, version: version}
+	if version == "" || version >= "2026-07-28" {
+		// The stateless revision has no sessions and no initialize.
+		return nil, nil, 0
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { h.foreign(ctx, "Origin") })
+	wg.Go(func() { h.foreign(ctx, "Host") })
+	wg.Go(func() { h.session(ctx) })
+	wg.Wait()
+	return h.findings, h.baseTools, h.requests
+}
+
+// reply is one HTTP answer of the target.
+type reply struct {
+	status  int
+	header  http.Header
+	msg     json.RawMessage // the JSON-RPC response with the request's id, if any
+	bodyLen int
+}
+
+// send makes one request to the endpoint. body is nil for GET and DELETE.
+// For a POSTed request it reads the answer (JSON or SSE) up to the response
+// carrying id.
+func (h *httpChecks) send(ctx context.Context, method string, body []byte, id string, set func(http.Header), host string) (*reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, httpCheckTimeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.url, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if set != nil {
+		set(req.Header)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	h.mu.Lock()
+	h.requests++
+	h.mu.Unlock()
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	r := &reply{status: resp.StatusCode, header: resp.Header}
+	if method == http.MethodGet || id == "" {
+		// Never wait on a stream: the headers answer the question.
+		b, _ := io.ReadAll(io.LimitReader(firstBytes(resp), 1))
+		r.bodyLen = len(b)
+		return r, nil
+	}
+	lim := io.LimitReader(resp.Body, maxHTTPCheckBody)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		r.msg = readSSEResponse(lim, id)
+		return r, nil
+	}
+	b, _ := io.ReadAll(lim)
+	r.bodyLen = len(b)
+	if json.Valid(b) {
+		r.msg = b
+	}
+	return r, nil
+}
+
+// firstBytes returns the body of a response that is not a stream; a
+// stream's body is not read.
+func firstBytes(resp *http.Response) io.Reader {
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return strings.NewReader("")
+	}
+	return resp.Body
+}
+
+// readSSEResponse reads SSE events until one carries the JSON-RPC response
+// with id.
+func readSSEResponse(r io.Reader, id string) json.RawMessage {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxHTTPCheckBody)
+	var data strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			data.WriteString(strings.TrimPrefix(d, " "))
+			continue
+		}
+		if line != "" || data.Len() == 0 {
+			continue
+		}
+		msg := json.RawMessage(data.String())
+		data.Reset()
+		var head struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(msg, &head) == nil && string(head.ID) == id {
+			return msg
+		}
+	}
+	return nil
+}
+
+func (h *httpChecks) initBody(id string, caps string) []byte {
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"mcpvet-http-check","version":"1"}}}`,
+		id, h.version, caps)
+}
+
+// endSession deletes a session the checks opened.
+func (h *httpChecks) endSession(ctx context.Context, sid string) {
+	if sid == "" || !visibleASCII(sid) {
+		return
+	}
+	_, _ = h.send(ctx, http.MethodDelete, nil, "", func(hd http.Header) { hd.Set("Mcp-Session-Id", sid) }, "")
+}
+
+// foreign sends initialize with a foreign Origin or Host header; the server
+// must refuse it.
+func (h *httpChecks) foreign(ctx context.Context, header string) {
+	const origin = "https://mcpvet-rebinding-check.invalid"
+	const host = "mcpvet-rebinding-check.invalid"
+	var set func(http.Header)
+	var hostHdr string
+	if header == "Origin" {
+		set = func(hd http.Header) { hd.Set("Origin", origin) }
+	} else {
+		hostHdr = host
+	}
+	r, err := h.send(ctx, http.MethodPost, h.initBody(`"mcpvet-foreign"`, "{}"), `"mcpvet-foreign"`, set, hostHdr)
+	if err != nil || r.status < 200 || r.status >= 300 {
+		return
+	}
+	h.endSession(ctx, r.header.Get("Mcp-Session-Id"))
+	if header == "Origin" {
+		h.add(NewFinding(CodeHTTPForeignOrigin, "server", "http:POST initialize (Origin: "+origin+")", fmt.Sprint(r.status),
+			"initialize with the foreign header Origin: %s was answered %d; the spec says %s", origin, r.status, specOrigin))
+		return
+	}
+	h.add(NewFinding(CodeHTTPForeignHost, "server", "http:POST initialize (Host: "+host+")", fmt.Sprint(r.status),
+		"initialize with the foreign header Host: %s was answered %d; %s", host, r.status, specHost))
+}
+
+// session runs the session checks on a session of its own.
+func (h *httpChecks) session(ctx context.Context) {
+	r, err := h.send(ctx, http.MethodPost, h.initBody("1", "{}"), "1", nil, "")
+	if err != nil || r.status != http.StatusOK || r.msg == nil {
+		return
+	}
+	sid := r.header.Get("Mcp-Session-Id")
+	withSession := func(id string, version string) func(http.Header) {
+		return func(hd http.Header) {
+			if id != "" {
+				hd.Set("Mcp-Session-Id", id)
+			}
+			if version != "" {
+				hd.Set("Mcp-Protocol-Version", version)
+			}
+		}
+	}
+	if sid != "" && !visibleASCII(sid) {
+		h.add(NewFinding(CodeHTTPSessionCharset, "server", "http:Mcp-Session-Id", sid,
+			"the session id %q has characters outside 0x21-0x7E; the spec says %s", sid, specSessionCharset))
+		// The id cannot be sent back in a header; nothing else to check.
+		return
+	}
+	r, err = h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "", withSession(sid, h.version), "")
+	if err == nil && r.status != http.StatusAccepted && r.status >= 200 && r.status < 300 {
+		h.add(NewFinding(CodeHTTPNotification, "server", "http:POST notifications/initialized", fmt.Sprint(r.status),
+			"notifications/initialized was accepted with %d instead of 202; the spec says %s", r.status, specNotification))
+	}
+	r, err = h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), "2", withSession(sid, h.version), "")
+	if err == nil && r.msg != nil {
+		var tl struct {
+			Result *struct {
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+				NextCursor string `json:"nextCursor"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(r.msg, &tl) == nil && tl.Result != nil && tl.Result.NextCursor == "" {
+			base := map[string]bool{}
+			for _, t := range tl.Result.Tools {
+				base[t.Name] = true
+			}
+			h.mu.Lock()
+			h.baseTools = base
+			h.mu.Unlock()
+		}
+	}
+	r, err = h.send(ctx, http.MethodGet, nil, "", withSession(sid, h.version), "")
+	if err == nil && r.status != http.StatusMethodNotAllowed &&
+		!(r.status == http.StatusOK && strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream")) {
+		h.add(NewFinding(CodeHTTPGet, "server", "http:GET", fmt.Sprintf("%d %s", r.status, r.header.Get("Content-Type")),
+			"GET on the endpoint was answered %d with Content-Type %q; the spec says %s", r.status, r.header.Get("Content-Type"), specGet))
+	}
+	if sid == "" {
+		// A server without sessions: the session checks do not apply.
+		return
+	}
+	ping := func(id string) []byte { return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"ping"}`, id) }
+	// tools/list rather than ping: ping is allowed before initialization.
+	r, err = h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), "3", withSession("", h.version), "")
+	if err == nil && r.status != http.StatusBadRequest {
+		h.add(NewFinding(CodeHTTPMissingSession, "server", "http:POST tools/list (no Mcp-Session-Id)", fmt.Sprint(r.status),
+			"tools/list without the Mcp-Session-Id the server issued was answered %d; the spec says %s", r.status, specMissingSession))
+	}
+	if h.version >= "2025-06-18" {
+		const bad = "1999-01-01"
+		r, err = h.send(ctx, http.MethodPost, ping("4"), "4", withSession(sid, bad), "")
+		if err == nil && r.status >= 200 && r.status < 300 {
+			h.add(NewFinding(CodeHTTPProtocolVersion, "server", "http:POST ping (MCP-Protocol-Version: "+bad+")", fmt.Sprint(r.status),
+				"ping with the header MCP-Protocol-Version: %s was answered %d; the spec says %s", bad, r.status, specProtocolVersion))
+		}
+	}
+	r, err = h.send(ctx, http.MethodDelete, nil, "", withSession(sid, h.version), "")
+	if err != nil || r.status < 200 || r.status >= 300 {
+		// 405: the server does not let clients end sessions.
+		return
+	}
+	r, err = h.send(ctx, http.MethodPost, ping("5"), "5", withSession(sid, h.version), "")
+	if err == nil && r.status != http.StatusNotFound {
+		h.add(NewFinding(CodeHTTPDeletedSession, "server", "http:POST ping (deleted session)", fmt.Sprint(r.status),
+			"ping on a session the server had just deleted (DELETE answered 2xx) was answered %d; the spec says %s", r.status, specDeletedSession))
+	}
+}
+
+func visibleASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// startHTTPChecks starts the HTTP-level checks of a streamable-http target
+// beside the rest of the run and returns the function that waits for them
+// and folds them into res.
+func startHTTPChecks(ctx context.Context, res *Result, o Options) func() {
+	if o.HTTPClient == nil || res.Target.URL == "" || res.Target.Transport != "streamable-http" || res.Liveness.Handshake != "initialize" {
+		return func() {}
+	}
+	version := res.Liveness.ProtocolVersion
+	var findings []Finding
+	var base map[string]bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		findings, base, _ = runHTTPChecks(ctx, o.HTTPClient, res.Target.URL, version)
+	}()
+	return func() {
+		<-done
+		res.Findings = append(res.Findings, findings...)
+		if base == nil {
+			return
+		}
+		for i := range res.Tools {
+			res.Tools[i].NeedsClientCapabilities = !base[res.Tools[i].Name]
+		}
+	}
+}
