@@ -93,6 +93,25 @@ type rawMessage struct {
 	raw    json.RawMessage
 }
 
+// maxValidatedResultBytes bounds the bytes of results kept for validation
+// over a run, so that many large tool results cannot grow mcpvet's memory.
+const maxValidatedResultBytes = 4 << 20
+
+// keepResultFor reports whether a result of method with n bytes is kept
+// for validation, and counts it; it is called with r.mu held. List pages
+// are validated as they are read, never kept here.
+func (r *recorder) keepResultFor(method string, n int) bool {
+	if _, ok := specResultType[method]; !ok || strings.HasSuffix(method, "/list") {
+		return false
+	}
+	if r.resultsKept >= maxValidatedResults || r.resultBytesKept+n > maxValidatedResultBytes {
+		return false
+	}
+	r.resultsKept++
+	r.resultBytesKept += n
+	return true
+}
+
 // keepMessage records msg for validation; it is called with r.mu held.
 func (r *recorder) keepMessage(kind, method string, msg jsonrpc.Message) {
 	if len(r.toValidate) >= maxValidatedMessages {

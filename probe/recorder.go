@@ -44,6 +44,9 @@ type recorder struct {
 	// toValidate are errors, notifications and server requests kept for
 	// schema validation (check_messages.go).
 	toValidate []rawMessage
+	// resultsKept and resultBytesKept count the results kept for
+	// validation, within maxValidatedResults and maxValidatedResultBytes.
+	resultsKept, resultBytesKept int
 	// cancelled maps the JSON of each request id the probe cancelled to its
 	// method; late lists the methods answered after their cancellation.
 	cancelled map[string]string
@@ -210,10 +213,14 @@ func (r *recorder) received(msg jsonrpc.Message) {
 			ex.Outcome = "error"
 		} else {
 			ex.OutputBytes = len(m.Result)
-			// Only the handshake's result is read back from here; list
-			// pages and probe answers reach their callers directly, and
-			// keeping them would hold every page for the whole run.
+			// The handshake's result is read back from here, and other
+			// results for schema validation (check_messages.go) within a
+			// budget; list pages reach their callers directly and are
+			// validated as they stream, and keeping them would hold every
+			// page for the whole run.
 			if (p.method == "initialize" || p.method == "server/discover") && len(m.Result) <= maxRawKept {
+				ex.result = m.Result
+			} else if r.keepResultFor(p.method, len(m.Result)) {
 				ex.result = m.Result
 			}
 			if p.method == "tools/call" {
