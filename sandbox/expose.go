@@ -162,6 +162,13 @@ func workDirOf(plan *Plan, o *Options) string {
 	if o.WorkDir == WorkDirNone && plan.Dir == "" {
 		return ""
 	}
+	// A package mcpvet installs is registry code, not the user's: it runs
+	// in its private HOME unless its config names a working directory, so
+	// `mcpvet probe npm:PKG` run inside a project does not show the project
+	// to the package.
+	if plan.Package != nil && plan.Dir == "" {
+		return ""
+	}
 	base := o.WorkDir
 	if base == WorkDirNone {
 		base = ""

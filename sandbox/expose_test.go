@@ -297,3 +297,27 @@ func TestWorkDirNone(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkDirOfPackage: a package mcpvet installs does not see the folder
+// mcpvet runs in (`mcpvet probe npm:PKG` inside a project), unless its
+// config names a working directory; a local command does.
+func TestWorkDirOfPackage(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := &Package{RegistryType: "npm", Identifier: "x", Version: "1.0.0"}
+	for _, tc := range []struct {
+		name string
+		plan Plan
+		want string
+	}{
+		{"package", Plan{Package: pkg}, ""},
+		{"package with cwd", Plan{Package: pkg, Dir: "/srv/app"}, "/srv/app"},
+		{"local command", Plan{Command: "node", Args: []string{"server.js"}}, wd},
+	} {
+		if got := workDirOf(&tc.plan, &Options{}); got != tc.want {
+			t.Errorf("%s: workDirOf = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
