@@ -36,6 +36,8 @@ type entryPoint struct {
 	// runner, when set, replaces the sandbox backend: the package runs in
 	// its own isolation (an OCI container).
 	runner backend
+	// version is the package version installed, when known.
+	version string
 }
 
 // install installs pkg (install steps always have network) and returns its

@@ -59,6 +59,9 @@ type Info struct {
 	Mechanisms []string
 	// Limits are the limits in force, defaults filled in.
 	Limits Limits
+	// InstalledVersion is the version of the package actually installed
+	// (a dist-tag such as latest resolved), when known.
+	InstalledVersion string
 }
 
 // A Server is one launched (or launchable) MCP server. Its methods are safe
@@ -75,6 +78,8 @@ type Server struct {
 	env      []string
 	canaries map[string]string
 	remote   *remoteTransport
+	// installed is the package version actually installed, when known.
+	installed string
 
 	mu         sync.Mutex
 	started    bool
@@ -202,6 +207,7 @@ func (s *Server) prepare(ctx context.Context) error {
 		s.readOnly = append(s.readOnly, entry.readOnly...)
 		s.warnings = append(s.warnings, entry.warnings...)
 		pkgEnv = entry.env
+		s.installed = entry.version
 		if entry.runner != nil {
 			s.backend = entry.runner
 		}
@@ -277,6 +283,8 @@ func (s *Server) Info(wait time.Duration) Info {
 		Warnings:      append([]string(nil), s.warnings...),
 		Mechanisms:    append([]string(nil), s.mechanisms...),
 		Limits:        s.opts.Limits,
+
+		InstalledVersion: s.installed,
 	}
 	for k, v := range s.canaries {
 		info.Canaries[k] = v
