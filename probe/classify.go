@@ -104,7 +104,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 // environment variable names (GITHUB_TOKEN, OPENAI_API_KEY, ...).
 var (
 	credentialWord = regexp.MustCompile(`(?i)\b(?:[A-Z0-9]+_)*(?:API[_ -]?KEY|APIKEY|ACCESS[_ -]?KEY|SECRET(?:[_ -]?KEY)?|TOKEN|PASSWORD|CREDENTIALS?|CLIENT[_ -]?(?:ID|SECRET)|AUTH(?:ORIZATION)?|BEARER|PAT)\b`)
-	missingWord    = regexp.MustCompile(`(?i)\b(?:missing|required|requires|not set|not provided|must (?:be )?(?:set|provide|specify)|no .{0,40}(?:found|provided|configured|set)|undefined|is empty|not configured|unauthori[sz]ed|invalid|please (?:set|provide)|need(?:s|ed)? (?:to be set|an?))\b`)
+	missingWord    = regexp.MustCompile(`(?i)\b(?:missing|required|requires|not set|not provided|must (?:be )?(?:set|provided?|specif(?:y|ied)|supplied|given)|no .{0,40}(?:found|provided|configured|set)|undefined|is empty|not configured|unauthori[sz]ed|invalid|please (?:set|provide)|need(?:s|ed)? (?:to be set|an?))\b`)
 )
 
 // credentialEvidence returns the first line of the texts that names a

@@ -40,6 +40,9 @@ type Target struct {
 	Transport string   `json:"transport"`
 	Command   []string `json:"command,omitempty"`
 	URL       string   `json:"url,omitempty"`
+	// InstalledVersion is the package version the sandbox installed, when
+	// the plan named a dist-tag (latest) or no version.
+	InstalledVersion string `json:"installedVersion,omitempty"`
 	// Sandbox names the isolation backend that ran the server.
 	Sandbox string `json:"sandbox,omitempty"`
 	// Isolation records how the sandbox ran the server, when it ran one.

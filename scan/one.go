@@ -88,6 +88,9 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	first := current
 	info := first.Info(0)
 	target.Sandbox = info.Backend
+	if v := info.InstalledVersion; v != "" && (plan.Package == nil || v != plan.Package.Version) {
+		target.InstalledVersion = v
+	}
 
 	po := o.Probe
 	po.Target = target
