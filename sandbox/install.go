@@ -18,8 +18,9 @@ import (
 	"time"
 )
 
-// installTimeout bounds one install step on top of the caller's context.
-const installTimeout = 10 * time.Minute
+// DefaultInstallTimeout bounds one package install (see
+// [Options.InstallTimeout]).
+const DefaultInstallTimeout = 10 * time.Minute
 
 // entryPoint is how to run an installed package.
 type entryPoint struct {
@@ -43,7 +44,7 @@ type entryPoint struct {
 // install installs pkg (install steps always have network) and returns its
 // entry point. Failures that belong to the package are *LaunchError.
 func install(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
-	ctx, cancel := context.WithTimeout(ctx, installTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, o.InstallTimeout, errInstallTimeout)
 	defer cancel()
 	switch pkg.RegistryType {
 	case "npm":

@@ -84,7 +84,7 @@ func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 			return err
 		}
 		argv := append([]string{npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts",
-			"--no-save", "--loglevel=error"}, registryArgs...)
+			"--no-save", "--loglevel=http"}, registryArgs...)
 		argv = append(argv, "--", spec)
 		out, err := runTool(ctx, dir, nil, argv...)
 		if err != nil {
@@ -117,7 +117,7 @@ func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 func npmError(ctx context.Context, name, version, out string, err error) error {
 	evidence := lastLines(out, 20)
 	if ctx.Err() != nil {
-		return &LaunchError{Status: StatusInstallFailed, Detail: "npm install timed out", Evidence: evidence}
+		return &LaunchError{Status: StatusInstallFailed, Detail: installStopped(ctx, "npm install "+name+"@"+version), Evidence: evidence}
 	}
 	switch {
 	case strings.Contains(out, "E404"):

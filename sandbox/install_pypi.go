@@ -115,7 +115,7 @@ func pypiError(ctx context.Context, name, version, out string, err error, known 
 	notFound := strings.Contains(low, "not found in the package registry") || strings.Contains(low, "no matching distribution found")
 	switch {
 	case ctx.Err() != nil:
-		return &LaunchError{Status: StatusInstallFailed, Detail: "PyPI install timed out", Evidence: evidence}
+		return &LaunchError{Status: StatusInstallFailed, Detail: installStopped(ctx, "installing PyPI package "+name+"=="+version), Evidence: evidence}
 	case !known || isNetworkFailure(out):
 		why := unknownWhy
 		if why == "" {

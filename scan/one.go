@@ -22,7 +22,9 @@ type ProbeOptions struct {
 	// Probe is the template for each run's probe options; Target, Process
 	// and Relaunch are filled in per run.
 	Probe probe.Options
-	// Timeout bounds one server from launch to teardown (default 2m).
+	// Timeout bounds one server from launch to teardown (default 2m). The
+	// package install before it has its own deadline,
+	// Sandbox.InstallTimeout.
 	Timeout time.Duration
 	// Policy decides verdicts; nil uses [scoring.DefaultPolicy]. Grading
 	// happens here, not in probe, so that probe stays free of policy and
@@ -42,9 +44,6 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-
 	policy := o.Policy
 	if policy == nil {
 		policy = scoring.DefaultPolicy()
@@ -54,6 +53,17 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if plan.Status != "" {
 		return grade(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), nil, policy), nil
 	}
+	// The install runs under its own deadline, before the server's starts:
+	// a slow download does not eat the server's time.
+	if err := sandbox.Install(ctx, plan, o.Sandbox); err != nil {
+		var le *sandbox.LaunchError
+		if errors.As(err, &le) {
+			return grade(preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), nil
+		}
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
 
 	var mu sync.Mutex
 	var servers []*sandbox.Server

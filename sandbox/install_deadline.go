@@ -1,0 +1,35 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// errInstallTimeout is the cause of an install context that ran out of its
+// own deadline, as opposed to the caller's.
+var errInstallTimeout = errors.New("install deadline reached")
+
+// installStopped says why an install was stopped: its own deadline, or
+// the caller's context (a server deadline, an interrupt).
+func installStopped(ctx context.Context, what string) string {
+	if errors.Is(context.Cause(ctx), errInstallTimeout) {
+		return what + ": timed out (the install deadline, --install-timeout, was reached); the installer's last output is the evidence"
+	}
+	return fmt.Sprintf("%s: stopped (%v)", what, context.Cause(ctx))
+}
+
+// Install installs the package of plan into the cache, under the install
+// deadline of opts ([Options.InstallTimeout]), so that a later [Launch] of
+// the plan finds it there and its server deadline covers the server only.
+// Plans without a package need no install. Outcomes that belong to the
+// package are a *[LaunchError], with the installer's last output as
+// evidence.
+func Install(ctx context.Context, plan *Plan, opts *Options) error {
+	if plan == nil || plan.Package == nil || plan.Status != "" {
+		return nil
+	}
+	o := opts.resolve()
+	_, err := install(ctx, plan.Package, &o, plan.Source)
+	return err
+}
