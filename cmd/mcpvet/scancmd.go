@@ -382,14 +382,18 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 
 func newResultsCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{Use: "results", Short: "Work with results databases"}
+	var allowPartial bool
 	merge := &cobra.Command{
 		Use:   "merge OUT.db IN.db...",
 		Short: "Combine shard databases into one equal to a single-machine scan",
-		Args:  cobra.MinimumNArgs(2),
+		Long: "Combine the shard databases of one scan (every shard i/n, each finished) into one equal to a single-machine scan. " +
+			"An incomplete or unfinished set is refused unless --allow-partial, which the merged scan records. Merging the same shards again changes nothing.",
+		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return results.Merge(cmd.Context(), args[0], args[1:]...)
+			return results.MergeShards(cmd.Context(), args[0], args[1:], &results.MergeOptions{AllowPartial: allowPartial})
 		},
 	}
+	merge.Flags().BoolVar(&allowPartial, "allow-partial", false, "merge an incomplete or unfinished shard set (recorded in the merged scan)")
 	cmd.AddCommand(merge)
 	return cmd
 }

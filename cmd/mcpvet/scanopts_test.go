@@ -187,3 +187,31 @@ func TestRegistryRetryLine(t *testing.T) {
 		t.Errorf("retry lines %q; want one: attempt 1 of 2, the cause, the wait\nstderr:\n%s", retries, stderr)
 	}
 }
+
+// TestMergeCommandChecksShards: results merge refuses 2 of 3 shards (exit
+// 2, one line), merges the full set, and merging it again adds nothing.
+func TestMergeCommandChecksShards(t *testing.T) {
+	dir := t.TempDir()
+	snap := remoteSnapshot(t, dir, 12)
+	var shards []string
+	for i := range 3 {
+		db := filepath.Join(dir, fmt.Sprintf("shard-%d.db", i))
+		if code, _, stderr := runCLI("scan", "--from", snap, "--shard", fmt.Sprintf("%d/3", i), "--db", db, "--quiet", "--sandbox", "none"); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		shards = append(shards, db)
+	}
+	out := filepath.Join(dir, "census.db")
+	code, _, stderr := runCLI(append([]string{"results", "merge", out}, shards[:2]...)...)
+	if code != 2 || !strings.Contains(stderr, "missing 2/3") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("merge of 2 of 3 shards: exit %d, stderr %q; want exit 2, one line naming shard 2/3", code, stderr)
+	}
+	for range 2 {
+		if code, _, stderr := runCLI(append([]string{"results", "merge", out}, shards...)...); code != 0 {
+			t.Fatalf("merge: exit %d: %s", code, stderr)
+		}
+	}
+	if runs, distinct := countRuns(t, out); runs != 12 || distinct != 12 {
+		t.Errorf("after merging twice: %d runs (%d distinct), want 12", runs, distinct)
+	}
+}
