@@ -44,6 +44,18 @@ type entryPoint struct {
 // install installs pkg (install steps always have network) and returns its
 // entry point. Failures that belong to the package are *LaunchError.
 func install(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
+	key := installMemoKey(pkg, o, source)
+	if ep, ok := installMemoGet(key); ok {
+		return ep, nil
+	}
+	ep, err := installOnce(ctx, pkg, o, source)
+	if err == nil {
+		installMemo.Store(key, ep)
+	}
+	return ep, err
+}
+
+func installOnce(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, o.InstallTimeout, errInstallTimeout)
 	defer cancel()
 	switch pkg.RegistryType {

@@ -2,8 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 )
 
 // errInstallTimeout is the cause of an install context that ran out of its
@@ -32,4 +36,30 @@ func Install(ctx context.Context, plan *Plan, opts *Options) error {
 	o := opts.resolve()
 	_, err := install(ctx, plan.Package, &o, plan.Source)
 	return err
+}
+
+// installMemo remembers successful installs for the life of the process,
+// so that the plans of a scan that share a package install it once: the
+// install pool's [Install] and the later [Launch] of each plan (OCI pulls
+// included) do not repeat the work. Failures are not remembered.
+var installMemo sync.Map // key string -> *entryPoint
+
+func installMemoKey(pkg *Package, o *Options, source string) string {
+	b, _ := json.Marshal(pkg)
+	return o.CacheDir + "\x00" + source + "\x00" + string(b)
+}
+
+// installMemoGet returns a copy of a remembered entry point: callers
+// append to its slices.
+func installMemoGet(key string) (*entryPoint, bool) {
+	v, ok := installMemo.Load(key)
+	if !ok {
+		return nil, false
+	}
+	ep := *v.(*entryPoint)
+	ep.argv = slices.Clone(ep.argv)
+	ep.readOnly = slices.Clone(ep.readOnly)
+	ep.warnings = slices.Clone(ep.warnings)
+	ep.env = maps.Clone(ep.env)
+	return &ep, true
 }

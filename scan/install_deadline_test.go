@@ -75,19 +75,19 @@ func TestInstallHasItsOwnDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs npm")
 	}
-	reg := slowNPMRegistry(t, 3*time.Second)
-	plan := func() *sandbox.Plan {
+	plan := func(reg *httptest.Server) *sandbox.Plan {
 		return &sandbox.Plan{Key: "npm:mcpvet-slow@1.0.0", Name: "mcpvet-slow", Source: "test", Transport: sandbox.TransportStdio,
 			Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-slow", Version: "1.0.0"}}
 	}
 
 	t.Run("slow install, short server deadline", func(t *testing.T) {
+		reg := slowNPMRegistry(t, 3*time.Second)
 		opts := &ProbeOptions{
 			Sandbox: &sandbox.Options{Backend: sandbox.BackendNone, CacheDir: t.TempDir(), InstallTimeout: time.Minute},
 			Probe:   probe.Options{HandshakeTimeout: 10 * time.Second},
 			Timeout: 2 * time.Second, // shorter than the download
 		}
-		res, err := Probe(context.Background(), plan(), opts)
+		res, err := Probe(context.Background(), plan(reg), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,11 +97,12 @@ func TestInstallHasItsOwnDeadline(t *testing.T) {
 	})
 
 	t.Run("install deadline", func(t *testing.T) {
+		reg := slowNPMRegistry(t, time.Minute)
 		opts := &ProbeOptions{
-			Sandbox: &sandbox.Options{Backend: sandbox.BackendNone, CacheDir: t.TempDir(), InstallTimeout: 1500 * time.Millisecond},
+			Sandbox: &sandbox.Options{Backend: sandbox.BackendNone, CacheDir: t.TempDir(), InstallTimeout: 6 * time.Second},
 			Timeout: time.Minute,
 		}
-		res, err := Probe(context.Background(), plan(), opts)
+		res, err := Probe(context.Background(), plan(reg), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -55,12 +55,8 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	}
 	// The install runs under its own deadline, before the server's starts:
 	// a slow download does not eat the server's time.
-	if err := sandbox.Install(ctx, plan, o.Sandbox); err != nil {
-		var le *sandbox.LaunchError
-		if errors.As(err, &le) {
-			return grade(preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), nil
-		}
-		return nil, err
+	if res, done, err := installStep(ctx, plan, &o); done {
+		return res, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
@@ -239,4 +235,27 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 		LimitExceeded: in.LimitExceeded,
 		Started:       in.Started,
 	}
+}
+
+// installStep installs plan's package (if any) under the install deadline.
+// done is true when the plan is done: its install failed (res is the graded
+// pre-launch result) or the sandbox infrastructure failed (err).
+func installStep(ctx context.Context, plan *sandbox.Plan, o *ProbeOptions) (res *probe.Result, done bool, err error) {
+	if plan.Package == nil || plan.Status != "" {
+		return nil, false, nil
+	}
+	start := time.Now()
+	ierr := sandbox.Install(ctx, plan, o.Sandbox)
+	if ierr == nil {
+		return nil, false, nil
+	}
+	var le *sandbox.LaunchError
+	if !errors.As(ierr, &le) {
+		return nil, true, ierr
+	}
+	policy := o.Policy
+	if policy == nil {
+		policy = scoring.DefaultPolicy()
+	}
+	return grade(preLaunch(TargetOf(plan), probe.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), true, nil
 }

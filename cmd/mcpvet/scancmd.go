@@ -30,6 +30,7 @@ type scanFlags struct {
 	config      string
 	limit       int
 	concurrency int
+	installConc int
 	resume      bool
 	shard       string
 	sample      int
@@ -64,6 +65,7 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.config, "config", "", "read targets from an MCP client config (Claude Desktop, VS Code, Cursor)")
 	fl.IntVar(&f.limit, "limit", 0, "scan at most N targets (after filtering, sampling and sharding)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
+	fl.IntVar(&f.installConc, "install-concurrency", 0, "packages installed at once, in their own pool (default: --concurrency)")
 	fl.BoolVar(&f.resume, "resume", false, "finish the most recent unfinished scan in --db")
 	fl.StringVar(&f.shard, "shard", "", "scan only shard i of n (i/n, 0 <= i < n), a stable hash partition of the targets")
 	fl.IntVar(&f.sample, "sample", 0, "scan a random sample of N targets (with --seed)")
@@ -102,6 +104,8 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		return usagef("give exactly one of --registry URL, --from FILE or --config FILE (or --resume)")
 	case f.concurrency < 1 && f.flags != nil && f.flags.Changed("concurrency"), f.concurrency < 0:
 		return usagef("--concurrency %d: must be at least 1 (leave the flag out for the number of CPUs)", f.concurrency)
+	case f.installConc < 0:
+		return usagef("--install-concurrency %d: must not be negative (0: as many as --concurrency)", f.installConc)
 	case f.retries < 0:
 		return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", f.retries)
 	case f.sample < 0 || f.limit < 0:
@@ -136,7 +140,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		return err
 	}
 
-	o := &scan.Options{Store: st, Concurrency: f.concurrency, Probe: *popts}
+	o := &scan.Options{Store: st, Concurrency: f.concurrency, InstallConcurrency: f.installConc, Probe: *popts}
 	if f.resume {
 		o.Resume = resumeID
 	} else {
