@@ -50,6 +50,13 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 	if err != nil {
 		return nil, err
 	}
+	if !known && unknownWhy != "" && isNetworkFailure(unknownWhy) {
+		// The index cannot be reached from here (no such host, refused):
+		// an installer would retry into the same wall for seconds.
+		return nil, &LaunchError{Status: StatusInstallFailed,
+			Detail:   fmt.Sprintf("installing PyPI package %s==%s: the package index could not be reached; nothing is known about the package", name, version),
+			Evidence: unknownWhy}
+	}
 	uv, uvErr := requireTool("uv", "uv")
 	python, pyErr := requireTool("python3", "python3")
 	if uvErr != nil && pyErr != nil {

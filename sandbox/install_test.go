@@ -321,6 +321,18 @@ pip)
 	echo "$@" > "$venv/../args" ;;
 esac
 `)
+	// The index answers for itself: 404 for a missing project, the
+	// version list (PEP 700) for a known one.
+	index := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/my-server/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+		w.Write([]byte(`{"meta":{"api-version":"1.1"},"name":"my-server","files":[],"versions":["1.0"]}`))
+	}))
+	defer index.Close()
+	t.Setenv("PIP_INDEX_URL", index.URL)
 	cache := t.TempDir()
 	for _, backend := range testBackends(t) {
 		t.Run(backend, func(t *testing.T) {
@@ -336,18 +348,6 @@ esac
 			cs.Close()
 		})
 	}
-	// The index answers for itself: 404 for a missing project, the
-	// version list (PEP 700) for a known one.
-	index := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/my-server/" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
-		w.Write([]byte(`{"meta":{"api-version":"1.1"},"name":"my-server","files":[],"versions":["1.0"]}`))
-	}))
-	defer index.Close()
-	t.Setenv("PIP_INDEX_URL", index.URL)
 	for _, tc := range []struct{ id, version, want string }{
 		{"missing-pkg", "1.0", StatusPackageNotFound},
 		{"my-server", "9.9.9", StatusVersionNotFound},

@@ -201,7 +201,7 @@ func isNetworkFailure(out string) bool {
 	return networkFailure().MatchString(out)
 }
 
-var networkFailure = lazyRegexp(`(?i)name or service not known|temporary failure in name resolution|nodename nor servname|no address associated|failed to establish a new connection|connection refused|connection reset|network is unreachable|no route to host|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|read timed out|connect timeout|connecttimeouterror|proxyerror|max retries exceeded|could not fetch url|ssl: certificate|certificate verify failed|dns error|failed to fetch`)
+var networkFailure = lazyRegexp(`(?i)name or service not known|no such host|i/o timeout|temporary failure in name resolution|nodename nor servname|no address associated|failed to establish a new connection|connection refused|connection reset|network is unreachable|no route to host|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|read timed out|connect timeout|connecttimeouterror|proxyerror|max retries exceeded|could not fetch url|ssl: certificate|certificate verify failed|dns error|failed to fetch`)
 
 // pypiMeta is what a PyPI index says about one project.
 type pypiMeta struct {

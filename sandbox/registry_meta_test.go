@@ -101,10 +101,10 @@ func TestNPMMetadataOncePerPackage(t *testing.T) {
 	}
 }
 
-// TestPyPIUnreachableIndexIsNotPackageNotFound runs the real pip against
-// an index nobody listens on: pip ends with "No matching distribution
-// found", but it never reached the index, so nothing is known about the
-// package.
+// TestPyPIUnreachableIndexIsNotPackageNotFound installs from an index
+// nobody listens on. pip ends such an install with "No matching
+// distribution found" (what made the old status package_not_found), but
+// the index was never reached, so nothing is known about the package.
 func TestPyPIUnreachableIndexIsNotPackageNotFound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates a virtual environment")
