@@ -62,7 +62,10 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 	case remote && isUnreachable(err):
 		set(StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error())
 	case timedOut && pi.StdoutNoise != "":
-		set(StatusStdoutPollution, "non-protocol bytes on stdout and no valid handshake answer within "+o.HandshakeTimeout.String(), pi.StdoutNoise)
+		// stdout_pollution is kept for servers that completed the
+		// handshake despite the noise; without a handshake, the noise broke
+		// the protocol (the stdout_pollution finding below says so).
+		set(StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer within "+o.HandshakeTimeout.String(), pi.StdoutNoise)
 	case timedOut || (ctx.Err() != nil && !closed):
 		detail := "no answer to the handshake within " + o.HandshakeTimeout.String()
 		if rec.pendingMethod("server/discover") {
@@ -86,7 +89,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		}
 		set(StatusExitedEarly, "the process exited before the handshake completed (exit "+code+")", keyLine(pi.StderrTail))
 	case pi.StdoutNoise != "":
-		set(StatusStdoutPollution, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
+		set(StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
 	case remote && httpStatusIn(msg, 404, 405, 406, 415):
 		set(StatusProtocolError, "the URL does not speak MCP: "+err.Error(), err.Error())
 	default:

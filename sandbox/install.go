@@ -39,6 +39,9 @@ type entryPoint struct {
 	runner backend
 	// version is the package version installed, when known.
 	version string
+	// sdk names the MCP SDK the package depends on, and sdkWhy says how
+	// that is known.
+	sdk, sdkWhy string
 }
 
 // install installs pkg (install steps always have network) and returns its

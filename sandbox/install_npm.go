@@ -101,6 +101,7 @@ func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 		return nil, err
 	}
 	ep := &entryPoint{argv: []string{node, bin}, dir: dir, version: installedNPMVersion(pkgDir)}
+	ep.sdk, ep.sdkWhy = npmSDK(dir)
 	for _, a := range pkg.RuntimeArgs {
 		if a != "-y" && a != "--yes" {
 			ep.warnings = append(ep.warnings, fmt.Sprintf("npx runtime argument %q ignored: the package is run with node directly", a))

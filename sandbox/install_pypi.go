@@ -102,6 +102,7 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 		return nil, err
 	}
 	ep := &entryPoint{argv: []string{script}, dir: dir}
+	ep.sdk, ep.sdkWhy = pySDK(venv)
 	// A venv's python links to the interpreter it was made from; expose
 	// that interpreter's prefix when it lives outside the system folders
 	// (pyenv, uv-managed Pythons).

@@ -62,6 +62,9 @@ type Info struct {
 	// InstalledVersion is the version of the package actually installed
 	// (a dist-tag such as latest resolved), when known.
 	InstalledVersion string
+	// SDK names the MCP SDK the installed package depends on, when found
+	// in its dependencies; SDKEvidence says where.
+	SDK, SDKEvidence string
 }
 
 // A Server is one launched (or launchable) MCP server. Its methods are safe
@@ -78,8 +81,9 @@ type Server struct {
 	env      []string
 	canaries map[string]string
 	remote   *remoteTransport
-	// installed is the package version actually installed, when known.
-	installed string
+	// installed is the package version actually installed, when known;
+	// sdk and sdkWhy the MCP SDK among its dependencies.
+	installed, sdk, sdkWhy string
 
 	mu         sync.Mutex
 	started    bool
@@ -138,6 +142,9 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	s.initChannels()
 	switch plan.Transport {
 	case TransportStreamable, TransportSSE:
+		if plan.Package != nil {
+			return nil, httpPackageError(plan)
+		}
 		rt, err := newRemoteTransport(s, plan)
 		if err != nil {
 			return nil, err
@@ -207,7 +214,7 @@ func (s *Server) prepare(ctx context.Context) error {
 		s.readOnly = append(s.readOnly, entry.readOnly...)
 		s.warnings = append(s.warnings, entry.warnings...)
 		pkgEnv = entry.env
-		s.installed = entry.version
+		s.installed, s.sdk, s.sdkWhy = entry.version, entry.sdk, entry.sdkWhy
 		if entry.runner != nil {
 			s.backend = entry.runner
 		}
@@ -285,6 +292,8 @@ func (s *Server) Info(wait time.Duration) Info {
 		Limits:        s.opts.Limits,
 
 		InstalledVersion: s.installed,
+		SDK:              s.sdk,
+		SDKEvidence:      s.sdkWhy,
 	}
 	for k, v := range s.canaries {
 		info.Canaries[k] = v

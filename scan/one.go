@@ -97,6 +97,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if v := info.InstalledVersion; v != "" && (plan.Package == nil || v != plan.Package.Version) {
 		target.InstalledVersion = v
 	}
+	target.SDK, target.SDKEvidence = info.SDK, info.SDKEvidence
 
 	po := o.Probe
 	po.Target = target
@@ -241,7 +242,9 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 // done is true when the plan is done: its install failed (res is the graded
 // pre-launch result) or the sandbox infrastructure failed (err).
 func installStep(ctx context.Context, plan *sandbox.Plan, o *ProbeOptions) (res *probe.Result, done bool, err error) {
-	if plan.Package == nil || plan.Status != "" {
+	if plan.Package == nil || plan.Status != "" || plan.Transport == sandbox.TransportStreamable || plan.Transport == sandbox.TransportSSE {
+		// HTTP-transport packages are refused by the launch, before any
+		// install (see sandbox.Launch).
 		return nil, false, nil
 	}
 	start := time.Now()
