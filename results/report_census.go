@@ -229,7 +229,7 @@ type BreakdownRow struct {
 // not safe for concurrent use.
 type Tally struct {
 	servers, handshake int
-	launched           int // runs that got past install and configuration
+	launched           int             // runs that got past install and configuration
 	entries            map[string]bool // entry name -> any plan live
 	groups             map[string]int
 	statuses           map[probe.Status]*[2]int // runs, of which handshake completed
