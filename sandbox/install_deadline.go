@@ -34,6 +34,11 @@ func Install(ctx context.Context, plan *Plan, opts *Options) error {
 		return nil
 	}
 	o := opts.resolve()
+	if isLocalHTTP(plan) {
+		if le := localHTTPUnsupported(plan, &o); le != nil {
+			return le
+		}
+	}
 	_, err := install(ctx, plan.Package, &o, plan.Source)
 	return err
 }

@@ -81,6 +81,10 @@ type Server struct {
 	env      []string
 	canaries map[string]string
 	remote   *remoteTransport
+	// localHTTP: the server runs in the sandbox and speaks HTTP on a port
+	// of the sandbox's network namespace (see localHTTPTransport).
+	localHTTP bool
+	netns     *os.File // the sandbox's network namespace, once found
 	// installed is the package version actually installed, when known;
 	// sdk and sdkWhy the MCP SDK among its dependencies.
 	installed, sdk, sdkWhy string
@@ -142,8 +146,13 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	s.initChannels()
 	switch plan.Transport {
 	case TransportStreamable, TransportSSE:
-		if plan.Package != nil {
-			return nil, httpPackageError(plan)
+		if isLocalHTTP(plan) {
+			// Installed and started here; reached inside the sandbox.
+			if le := localHTTPUnsupported(plan, &o); le != nil {
+				return nil, le
+			}
+			s.localHTTP = true
+			break
 		}
 		rt, err := newRemoteTransport(s, plan)
 		if err != nil {
@@ -259,6 +268,9 @@ func (s *Server) Transport() mcp.Transport {
 	if s.remote != nil {
 		return s.remote
 	}
+	if s.localHTTP {
+		return &localHTTPTransport{s: s}
+	}
 	return &stdioTransport{s: s}
 }
 
@@ -340,6 +352,9 @@ func (s *Server) Close() error {
 			errs = append(errs, s.proc.cleanup())
 		}
 		errs = append(errs, s.removeRunDir())
+		if s.netns != nil {
+			s.netns.Close()
+		}
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr
@@ -371,6 +386,10 @@ func (s *Server) start(ctx context.Context) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		if s.localHTTP {
+			s.drainStdout(s.stdout)
+			return
+		}
 		s.readStdout(s.stdout)
 	}()
 	s.wg.Add(1)

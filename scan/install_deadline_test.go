@@ -24,6 +24,13 @@ import (
 // of the sandbox tests), whose tarball arrives after delay.
 func slowNPMRegistry(t *testing.T, delay time.Duration) *httptest.Server {
 	t.Helper()
+	return fakeNPMPackage(t, "mcpvet-slow", "echo-server.js", delay)
+}
+
+// fakeNPMPackage serves one package, name@1.0.0, whose bin is the script
+// file of sandbox/testdata and whose tarball arrives after delay.
+func fakeNPMPackage(t *testing.T, name, file string, delay time.Duration) *httptest.Server {
+	t.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed")
 	}
@@ -31,14 +38,14 @@ func slowNPMRegistry(t *testing.T, delay time.Duration) *httptest.Server {
 	t.Setenv("npm_config_cache", filepath.Join(dir, "npm-cache"))
 	t.Setenv("npm_config_userconfig", filepath.Join(dir, "npmrc"))
 	t.Setenv("npm_config_fetch_retries", "0")
-	server, err := os.ReadFile(filepath.Join("..", "sandbox", "testdata", "echo-server.js"))
+	server, err := os.ReadFile(filepath.Join("..", "sandbox", "testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
-	pj := `{"name":"mcpvet-slow","version":"1.0.0","bin":"server.js"}`
+	pj := `{"name":"` + name + `","version":"1.0.0","bin":"server.js"}`
 	for name, content := range map[string]string{"package.json": pj, "server.js": string(server)} {
 		tw.WriteHeader(&tar.Header{Name: "package/" + name, Mode: 0o755, Size: int64(len(content)), Typeflag: tar.TypeReg, ModTime: time.Unix(1e9, 0)})
 		tw.Write([]byte(content))
@@ -49,12 +56,12 @@ func slowNPMRegistry(t *testing.T, delay time.Duration) *httptest.Server {
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/mcpvet-slow":
+		case "/" + name:
 			w.Header().Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(map[string]any{"name": "mcpvet-slow", "dist-tags": map[string]string{"latest": "1.0.0"},
-				"versions": map[string]any{"1.0.0": map[string]any{"name": "mcpvet-slow", "version": "1.0.0", "bin": "server.js",
-					"dist": map[string]any{"tarball": srv.URL + "/mcpvet-slow/-/mcpvet-slow-1.0.0.tgz"}}}})
-		case "/mcpvet-slow/-/mcpvet-slow-1.0.0.tgz":
+			json.NewEncoder(w).Encode(map[string]any{"name": name, "dist-tags": map[string]string{"latest": "1.0.0"},
+				"versions": map[string]any{"1.0.0": map[string]any{"name": name, "version": "1.0.0", "bin": "server.js",
+					"dist": map[string]any{"tarball": srv.URL + "/" + name + "/-/" + name + "-1.0.0.tgz"}}}})
+		case "/" + name + "/-/" + name + "-1.0.0.tgz":
 			select {
 			case <-time.After(delay):
 				w.Write(tgz)

@@ -109,7 +109,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	}
 	po.Relaunch = launch
 	res := probe.Run(ctx, t, &po)
-	if plan.Transport == sandbox.TransportStdio {
+	if info.Backend != "remote" {
 		// Read after the run: the mechanisms are known once the process
 		// has been started.
 		res.Target.Isolation = isolationOf(first.Info(0))
@@ -242,9 +242,7 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 // done is true when the plan is done: its install failed (res is the graded
 // pre-launch result) or the sandbox infrastructure failed (err).
 func installStep(ctx context.Context, plan *sandbox.Plan, o *ProbeOptions) (res *probe.Result, done bool, err error) {
-	if plan.Package == nil || plan.Status != "" || plan.Transport == sandbox.TransportStreamable || plan.Transport == sandbox.TransportSSE {
-		// HTTP-transport packages are refused by the launch, before any
-		// install (see sandbox.Launch).
+	if plan.Package == nil || plan.Status != "" {
 		return nil, false, nil
 	}
 	start := time.Now()
