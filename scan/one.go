@@ -53,6 +53,9 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if plan.Status != "" {
 		return grade(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), nil, policy), nil
 	}
+	if err := unreachableRemote(ctx, plan); err != nil {
+		return grade(unreachableResult(plan, err, start), nil, policy), nil
+	}
 	// The install runs under its own deadline, before the server's starts:
 	// a slow download does not eat the server's time.
 	if res, done, err := installStep(ctx, plan, &o); done {
