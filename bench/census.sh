@@ -8,6 +8,10 @@
 #
 #   OLD=/tmp/mcpvet-old bench/census.sh                 # 200 plans, --sample 200 --seed 1
 #   N=50 CONCURRENCY=2 OLD=/tmp/mcpvet-old bench/census.sh
+#   ONLY_NEW=1 OLD=/tmp/mcpvet-old bench/census.sh    # rerun this tree's side, keep the old runs in BENCH_OUT
+#
+# "peak RSS" is /usr/bin/time's: the largest of mcpvet and the installers
+# it runs (npm, node); "mcpvet" is mcpvet's own high-water mark (VmHWM).
 #
 # Build the old binary from a commit first, for example:
 #   git archive a368394 | tar -x -C /tmp/old && (cd /tmp/old && go build -o /tmp/mcpvet-old ./cmd/mcpvet)
@@ -23,7 +27,11 @@ old="${OLD:?set OLD to the old mcpvet binary}"
 mkdir -p "$out"
 OUT="$out/mcpvet-new" scripts/build.sh >/dev/null
 cp "$old" "$out/mcpvet-old"
-rm -rf "$out/cache-old" "$out/cache-new" "$out"/*.db* "$out"/*.time
+if [ -n "${ONLY_NEW:-}" ]; then
+  rm -rf "$out/cache-new" "$out"/new-*
+else
+  rm -rf "$out/cache-old" "$out/cache-new" "$out"/*.db* "$out"/*.time "$out"/*.hwm
+fi
 
 # run NAME BINARY CACHE: one scan of the sample, timed.
 run() {
@@ -32,20 +40,28 @@ run() {
   npm_config_cache="$cache/npm" PIP_CACHE_DIR="$cache/pip" \
     /usr/bin/time -v -o "$out/$name.time" \
     "$bin" scan --from "$snapshot" --sample "$n" --seed "$seed" --concurrency "$conc" \
-    --cache-dir "$cache/mcpvet" --db "$out/$name.db" --quiet > "$out/$name.summary" 2> "$out/$name.stderr" || true
-  local wall rss
+    --cache-dir "$cache/mcpvet" --db "$out/$name.db" --quiet > "$out/$name.summary" 2> "$out/$name.stderr" &
+  local tpid=$! mpid=""
+  while kill -0 "$tpid" 2>/dev/null; do
+    [ -n "$mpid" ] || mpid=$(pgrep -P "$tpid" | head -1)
+    [ -n "$mpid" ] && awk '/VmHWM/ {print $2}' "/proc/$mpid/status" > "$out/$name.hwm.tmp" 2>/dev/null && [ -s "$out/$name.hwm.tmp" ] && mv "$out/$name.hwm.tmp" "$out/$name.hwm"
+    sleep 1
+  done
+  wait "$tpid" || true
+  local wall rss hwm
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$out/$name.time")
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out/$name.time")
-  printf '%-10s wall %-10s peak RSS %6d MiB  %s\n' "$name" "$wall" $((rss / 1024)) "$(head -1 "$out/$name.summary")"
+  hwm=$(cat "$out/$name.hwm" 2>/dev/null || echo 0)
+  printf '%-10s wall %-10s peak RSS %6d MiB (mcpvet %4d MiB)  %s\n' "$name" "$wall" $((rss / 1024)) $((hwm / 1024)) "$(head -1 "$out/$name.summary")"
 }
 
 seconds() { # h:mm:ss or m:ss.ss -> seconds
   awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }' <<< "$1"
 }
 
-run old-cold "$out/mcpvet-old" "$out/cache-old"
+[ -n "${ONLY_NEW:-}" ] || run old-cold "$out/mcpvet-old" "$out/cache-old"
 run new-cold "$out/mcpvet-new" "$out/cache-new"
-run old-warm "$out/mcpvet-old" "$out/cache-old"
+[ -n "${ONLY_NEW:-}" ] || run old-warm "$out/mcpvet-old" "$out/cache-old"
 run new-warm "$out/mcpvet-new" "$out/cache-new"
 
 for phase in cold warm; do
