@@ -201,7 +201,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 		{"Package type", c.Breakdowns.PackageType},
 		{"Transport", c.Breakdowns.Transport},
 		{"Negotiated protocol version", c.Breakdowns.ProtocolVersion},
-		{"Server SDK (from serverInfo; unknown unless an SDK default names it)", c.Breakdowns.SDK},
+		{"Server SDK (from an SDK's serverInfo default, the package's dependencies or an SDK's error format)", c.Breakdowns.SDK},
 	} {
 		e.printf("\n### %s\n\n| Value | Servers | Handshake | Rate | 95%% CI | Tools | Median score | Keep | Fix | Drop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", b.title)
 		for i, row := range b.rows {

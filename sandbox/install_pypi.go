@@ -40,6 +40,11 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 		}
 		indexArgs = []string{"--index-url", base}
 	}
+	uv, uvErr := requireTool("uv", "uv")
+	python, pyErr := requireTool("python3", "python3")
+	if uvErr != nil && pyErr != nil {
+		return nil, launchErrorf(StatusRuntimeUnavailable, "neither uv nor python3 is installed (needed for PyPI packages)")
+	}
 	// One request to the index (cached for the scan) says whether the
 	// project and version exist before anything is installed.
 	index := ""
@@ -56,11 +61,6 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 		return nil, &LaunchError{Status: StatusInstallFailed,
 			Detail:   fmt.Sprintf("installing PyPI package %s==%s: the package index could not be reached; nothing is known about the package", name, version),
 			Evidence: unknownWhy}
-	}
-	uv, uvErr := requireTool("uv", "uv")
-	python, pyErr := requireTool("python3", "python3")
-	if uvErr != nil && pyErr != nil {
-		return nil, launchErrorf(StatusRuntimeUnavailable, "neither uv nor python3 is installed (needed for PyPI packages)")
 	}
 	req := name
 	if version != "" {
