@@ -1,6 +1,6 @@
 # Development shortcuts. The README's two commands need none of this.
 
-.PHONY: help build test race lint bench-probe bench-scan bench-sandbox
+.PHONY: help build test race lint bench-probe bench-scan bench-census bench-sandbox
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -22,6 +22,9 @@ bench-probe: ## probe speed vs the bare handshake and the Inspector CLI (needs h
 
 bench-scan: ## scan throughput and peak memory over 1,000 fixture targets
 	N=1000 FIXTURE=oldversion bench/scan.sh
+
+bench-census: ## a 200-plan registry sample, cold and warm, side by side with an older binary (OLD=path)
+	bench/census.sh
 
 bench-sandbox: ## sandbox start overhead and warm npm launches
 	bench/sandbox.sh

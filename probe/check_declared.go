@@ -97,9 +97,17 @@ func CheckDeclared(res *Result, serverJSON json.RawMessage) []Finding {
 				list = append(list, v)
 			}
 		}
-		add(doc.Version)
+		// A dist-tag such as "latest" is not a version: what it meant is
+		// the version the sandbox installed.
+		addVersion := func(v string) {
+			if isVersionTag(v) {
+				v = res.Target.InstalledVersion
+			}
+			add(v)
+		}
+		addVersion(doc.Version)
 		for _, i := range pkgs {
-			add(doc.Packages[i].Version)
+			addVersion(doc.Packages[i].Version)
 		}
 		if len(list) > 0 && !declared[normalVersion(l.ServerInfo.Version)] {
 			out = append(out, NewFinding(CodeDeclaredVersion, declaredSubject, declaredVersionPointer, l.ServerInfo.Version,
@@ -208,6 +216,13 @@ func matchingPackages(doc *serverJSONDoc, t Target) []int {
 	return all
 }
 
+// isVersionTag reports whether v is a dist-tag (latest, next, beta) rather
+// than a version: versions start with a digit, or v and a digit.
+func isVersionTag(v string) bool {
+	v = normalVersion(v)
+	return v != "" && (v[0] < '0' || v[0] > '9')
+}
+
 func normalVersion(v string) string {
 	return strings.TrimPrefix(strings.TrimSpace(strings.ToLower(v)), "v")
 }
@@ -226,7 +241,7 @@ var (
 	// underscore (GITHUB_TOKEN, OPENAI_API_KEY).
 	envVarName = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
 	// envAsking matches the words of a line that asks for a variable.
-	envAsking = regexp.MustCompile(`(?i)\b(?:env|environment|variable|var|not set|missing|required|requires|must be (?:set|provided)|please (?:set|provide)|export|undefined|is empty|not (?:provided|configured|found))\b|process\.env|os\.environ|getenv`)
+	envAsking = regexp.MustCompile(`(?i)\b(?:env|environment|variable|var|not set|missing|required|requires|must be (?:set|provided|specified|supplied|given)|please (?:set|provide)|export|undefined|is empty|not (?:provided|configured|found))\b|process\.env|os\.environ|getenv`)
 )
 
 // askedEnvVars returns, in order of first appearance, the environment

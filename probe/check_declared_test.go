@@ -15,6 +15,12 @@ func TestCheckDeclared(t *testing.T) {
 		return &Result{Target: Target{Name: "@pulsemcp/pulse-fetch", Transport: transport, URL: url, Command: []string{"npx", "-y", "@pulsemcp/pulse-fetch@0.2.14"}},
 			Liveness: Liveness{Status: StatusOK, HandshakeCompleted: true, ServerInfo: &ServerInfo{Name: "pulse", Version: version}}}
 	}
+	// A real entry whose package version is the dist-tag "latest".
+	fearGreed := `{"name":"io.github.ycjcl868/mcp-server-fear-greed","version":"1.0.2","packages":[{"registryType":"npm","registryBaseUrl":"https://registry.npmjs.org","identifier":"mcp-server-fear-greed","version":"latest","transport":{"type":"stdio"}}]}`
+	installed := func(r *Result, v string) *Result {
+		r.Target.Name, r.Target.Command, r.Target.InstalledVersion = "mcp-server-fear-greed", []string{"npm:mcp-server-fear-greed@latest"}, v
+		return r
+	}
 	died := func(evidence, stderr string) *Result {
 		return &Result{Target: Target{Name: "@pulsemcp/pulse-fetch", Transport: "stdio"},
 			Liveness: Liveness{Status: StatusMissingCredentials, Evidence: evidence, StderrTail: stderr}}
@@ -30,6 +36,9 @@ func TestCheckDeclared(t *testing.T) {
 		{"bare server.json with BOM", alive("0.2.14", "stdio", ""), "\ufeff" + pulse, []string{}},
 		{"no server.json", alive("9", "stdio", ""), "", nil},
 		{"version differs", alive("1.0.0", "stdio", ""), pulse, []string{"declared/version_mismatch 1.0.0"}},
+		{"latest is the installed version", installed(alive("1.0.5", "stdio", ""), "1.0.5"), fearGreed, []string{}},
+		{"latest, installed version unknown", alive("1.0.5", "stdio", ""), fearGreed, []string{"declared/version_mismatch 1.0.5"}},
+		{"latest, server reports another", installed(alive("0.9.0", "stdio", ""), "1.0.5"), fearGreed, []string{"declared/version_mismatch 0.9.0"}},
 		{"transport differs", alive("0.2.14", "sse", "http://localhost:1/sse"), pulse, []string{"declared/transport_mismatch sse"}},
 		{"remote agrees", alive("1.0.1", "sse", "https://getdialer.app/sse"), remote, []string{}},
 		{"remote URL declared with another type", alive("1.0.1", "streamable-http", "https://getdialer.app/sse"), remote, []string{"declared/transport_mismatch streamable-http"}},

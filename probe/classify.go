@@ -68,7 +68,10 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 	case remote && isUnreachable(err):
 		set(StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error())
 	case timedOut && pi.StdoutNoise != "":
-		set(StatusStdoutPollution, "non-protocol bytes on stdout and no valid handshake answer within "+o.HandshakeTimeout.String(), pi.StdoutNoise)
+		// stdout_pollution is kept for servers that completed the
+		// handshake despite the noise; without a handshake, the noise broke
+		// the protocol (the stdout_pollution finding below says so).
+		set(StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer within "+o.HandshakeTimeout.String(), pi.StdoutNoise)
 	case timedOut || (ctx.Err() != nil && !closed):
 		detail := "no answer to the handshake within " + o.HandshakeTimeout.String()
 		switch {
@@ -101,7 +104,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		}
 		set(StatusExitedEarly, "the process exited before the handshake completed (exit "+code+")", keyLine(pi.StderrTail))
 	case pi.StdoutNoise != "":
-		set(StatusStdoutPollution, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
+		set(StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
 	case remote && httpStatusIn(msg, 404, 405, 406, 415):
 		set(StatusProtocolError, "the URL does not speak MCP: "+err.Error(), err.Error())
 	default:
@@ -170,7 +173,7 @@ func classifyRemote(ctx context.Context, err error, msg string, pi ProcessInfo, 
 // environment variable names (GITHUB_TOKEN, OPENAI_API_KEY, ...).
 var (
 	credentialWord = regexp.MustCompile(`(?i)\b(?:[A-Z0-9]+_)*(?:API[_ -]?KEY|APIKEY|ACCESS[_ -]?KEY|SECRET(?:[_ -]?KEY)?|TOKEN|PASSWORD|CREDENTIALS?|CLIENT[_ -]?(?:ID|SECRET)|AUTH(?:ORIZATION)?|BEARER|PAT)\b`)
-	missingWord    = regexp.MustCompile(`(?i)\b(?:missing|required|requires|not set|not provided|must (?:be )?(?:set|provide|specify)|no .{0,40}(?:found|provided|configured|set)|undefined|is empty|not configured|unauthori[sz]ed|invalid|please (?:set|provide)|need(?:s|ed)? (?:to be set|an?))\b`)
+	missingWord    = regexp.MustCompile(`(?i)\b(?:missing|required|requires|not set|not provided|must (?:be )?(?:set|provided?|specif(?:y|ied)|supplied|given)|no .{0,40}(?:found|provided|configured|set)|undefined|is empty|not configured|unauthori[sz]ed|invalid|please (?:set|provide)|need(?:s|ed)? (?:to be set|an?))\b`)
 )
 
 // credentialEvidence returns the first line of the texts that names a

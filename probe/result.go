@@ -56,6 +56,13 @@ type Target struct {
 	Launcher string   `json:"launcher,omitempty"`
 	Written  []string `json:"written,omitempty"`
 	URL      string   `json:"url,omitempty"`
+	// InstalledVersion is the package version the sandbox installed, when
+	// the plan named a dist-tag (latest) or no version.
+	InstalledVersion string `json:"installedVersion,omitempty"`
+	// SDK names the MCP SDK the installed package depends on, and
+	// SDKEvidence how that is known ("the package depends on ...").
+	SDK         string `json:"sdk,omitempty"`
+	SDKEvidence string `json:"sdkEvidence,omitempty"`
 	// Sandbox names the isolation backend that ran the server.
 	Sandbox string `json:"sandbox,omitempty"`
 	// Isolation records how the sandbox ran the server, when it ran one.

@@ -25,8 +25,10 @@ const (
 	// a well-formed result, or a protocol version the client supports.
 	StatusProtocolError Status = "protocol_error"
 	// StatusStdoutPollution: non-protocol bytes appeared on stdout before or
-	// during the handshake. Liveness.HandshakeCompleted tells whether the
-	// handshake succeeded anyway.
+	// during the handshake, which completed anyway. (Noise without a
+	// completed handshake is StatusProtocolError with a
+	// liveness/stdout_pollution finding, so that each status means one
+	// outcome.)
 	StatusStdoutPollution Status = "stdout_pollution"
 	// StatusUnreachable: a URL target could not be connected to, or
 	// answered HTTP 404, 405 or 410 (no MCP endpoint) or 5xx.
@@ -61,12 +63,12 @@ type StatusInfo struct {
 // Statuses lists every status with its meaning, in the order reports show them.
 var Statuses = []StatusInfo{
 	{StatusOK, "the handshake completed and stdout carried only protocol messages"},
-	{StatusStdoutPollution, "non-protocol bytes on stdout before or during the handshake (liveness.handshakeCompleted says whether it completed anyway)"},
+	{StatusStdoutPollution, "non-protocol bytes on stdout before or during the handshake, which completed anyway"},
 	{StatusSpawnFailed, "the executable is missing or cannot be run"},
 	{StatusExitedEarly, "the process ended before the handshake; exit code and the last 4 KiB of stderr are kept"},
 	{StatusMissingCredentials, "the server exited or refused with a message naming a key, token or environment variable"},
 	{StatusHandshakeTimeout, "no answer to the handshake within the deadline"},
-	{StatusProtocolError, "invalid JSON-RPC, a malformed result, or an unsupported protocol version"},
+	{StatusProtocolError, "invalid JSON-RPC, a malformed result, an unsupported protocol version, or non-protocol bytes on stdout instead of a handshake answer"},
 	{StatusUnreachable, "a URL target could not be connected to"},
 	{StatusNeedsConfiguration, "the launch plan has required inputs without a value"},
 	{StatusRuntimeUnavailable, "the runtime the package needs (uvx, docker, dnx, ...) is not available"},
@@ -78,6 +80,7 @@ var Statuses = []StatusInfo{
 }
 
 // Alive reports whether the status means the server completed the handshake.
-// For [StatusStdoutPollution] that depends on the run, so callers should use
-// Liveness.HandshakeCompleted instead when they have it.
+// Results from older versions used [StatusStdoutPollution] without a
+// handshake too, so callers should use Liveness.HandshakeCompleted
+// instead when they have it.
 func (s Status) Alive() bool { return s == StatusOK }

@@ -29,7 +29,29 @@ import (
 // added to it) but not one of the inputs. Everything is written in one
 // transaction: on error out is unchanged, or removed if Merge created it.
 // An input or output that cannot be opened is reported as an [*OpenError].
-func Merge(ctx context.Context, out string, in ...string) (err error) {
+//
+// Merge refuses an incomplete set: every shard 0..n-1 of one scan (same
+// plan-set digest), each finished with status done. [MergeShards] with
+// AllowPartial merges what there is and records that in the merged scan.
+// Merging the same inputs again into the same output changes nothing.
+func Merge(ctx context.Context, out string, in ...string) error {
+	return MergeShards(ctx, out, in, nil)
+}
+
+// MergeOptions configures [MergeShards].
+type MergeOptions struct {
+	// AllowPartial merges an incomplete or unfinished shard set; the
+	// merged scan's options record it ("merge": {"allowPartial": true,
+	// "missingShards": [...], "unfinished": [...]}).
+	AllowPartial bool
+}
+
+// MergeShards is [Merge] with options.
+func MergeShards(ctx context.Context, out string, in []string, opts *MergeOptions) (err error) {
+	var mo MergeOptions
+	if opts != nil {
+		mo = *opts
+	}
 	defer func() {
 		var oe *OpenError
 		if err != nil && !errors.As(err, &oe) {
@@ -110,6 +132,27 @@ func Merge(ctx context.Context, out string, in ...string) (err error) {
 	for _, x := range inputs {
 		if x.scan.FinishedAt.IsZero() {
 			finished = time.Time{} // a shard is unfinished
+		}
+	}
+	scans := make([]Scan, len(inputs))
+	paths := make([]string, len(inputs))
+	for i, x := range inputs {
+		scans[i], paths[i] = x.scan, x.path
+	}
+	check, err := checkShardSet(scans, paths)
+	if err != nil {
+		return err
+	}
+	if !mo.AllowPartial && check.problem != "" {
+		return fmt.Errorf("%w: %s; pass --allow-partial to merge it anyway (recorded in the merged scan)", ErrIncompleteShards, check.problem)
+	}
+	if info.Options, err = withMergeRecord(info.Options, check, mo.AllowPartial); err != nil {
+		return err
+	}
+	if existed {
+		// Idempotence: the same inputs merged before into out.
+		if done, err := alreadyMerged(ctx, out, check.digest); err != nil || done {
+			return err
 		}
 	}
 

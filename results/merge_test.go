@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,6 +58,9 @@ func storeScan(t *testing.T, path string, info ScanInfo, plans []sandbox.Plan, r
 				t.Fatal(err)
 			}
 		}
+	}
+	if status == ScanRunning {
+		return // a shard still running: never finished
 	}
 	if err := st.FinishScan(ctx, id, status); err != nil {
 		t.Fatal(err)
@@ -214,7 +218,10 @@ func TestMerge(t *testing.T) {
 	}
 
 	merged := filepath.Join(dir, "merged.db")
-	if err := Merge(context.Background(), merged, shards...); err != nil {
+	if err := Merge(context.Background(), merged, shards...); !errors.Is(err, ErrIncompleteShards) {
+		t.Fatalf("Merge with shard 1 interrupted: %v, want ErrIncompleteShards", err)
+	}
+	if err := MergeShards(context.Background(), merged, shards, &MergeOptions{AllowPartial: true}); err != nil {
 		t.Fatal(err)
 	}
 	want, got := view(t, single), view(t, merged)
@@ -368,4 +375,79 @@ func TestMergeRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMergeChecksShardSet: a merge takes the complete, finished shard set
+// of one scan, unless told to allow a partial one (and then says so in the
+// merged scan); merging the same inputs twice changes nothing.
+func TestMergeChecksShardSet(t *testing.T) {
+	ctx := context.Background()
+	plans, results := mergeSet()
+	opts := func(digest string) []byte { return []byte(`{"planSetDigest":"` + digest + `"}`) }
+	shard := func(t *testing.T, dir string, i, n int, digest, status string) string {
+		var part []sandbox.Plan
+		for j, p := range plans {
+			if j%n == i {
+				part = append(part, p)
+			}
+		}
+		p := filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d-%s.db", i, n, status))
+		storeScan(t, p, ScanInfo{Kind: KindScan, Source: "snapshot", Options: opts(digest), ShardIndex: i, ShardCount: n, RubricVersion: "r"},
+			part, results, status, migrations)
+		return p
+	}
+	t.Run("two of three", func(t *testing.T) {
+		dir := t.TempDir()
+		in := []string{shard(t, dir, 0, 3, "d", ScanDone), shard(t, dir, 1, 3, "d", ScanDone)}
+		err := Merge(ctx, filepath.Join(dir, "out.db"), in...)
+		if !errors.Is(err, ErrIncompleteShards) || !strings.Contains(err.Error(), "missing 2/3") {
+			t.Fatalf("err = %v, want ErrIncompleteShards naming shard 2/3", err)
+		}
+		out := filepath.Join(dir, "partial.db")
+		if err := MergeShards(ctx, out, in, &MergeOptions{AllowPartial: true}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := Open(ctx, out, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		sc, _ := st.LatestScan(ctx)
+		if !strings.Contains(string(sc.Options), `"allowPartial":true`) || !strings.Contains(string(sc.Options), `"missingShards":["2/3"]`) {
+			t.Errorf("merged scan options do not record the partial merge: %s", sc.Options)
+		}
+	})
+	t.Run("a shard still running", func(t *testing.T) {
+		dir := t.TempDir()
+		in := []string{shard(t, dir, 0, 2, "d", ScanDone), shard(t, dir, 1, 2, "d", ScanRunning)}
+		if err := Merge(ctx, filepath.Join(dir, "out.db"), in...); !errors.Is(err, ErrIncompleteShards) || !strings.Contains(err.Error(), "not finished") {
+			t.Fatalf("err = %v, want ErrIncompleteShards: shard 1/2 not finished", err)
+		}
+	})
+	t.Run("shards of another plan set", func(t *testing.T) {
+		dir := t.TempDir()
+		in := []string{shard(t, dir, 0, 2, "d1", ScanDone), shard(t, dir, 1, 2, "d2", ScanDone)}
+		if err := MergeShards(ctx, filepath.Join(dir, "out.db"), in, &MergeOptions{AllowPartial: true}); err == nil || !strings.Contains(err.Error(), "plan set") {
+			t.Fatalf("err = %v, want a plan-set mismatch even with AllowPartial", err)
+		}
+	})
+	t.Run("twice into the same output", func(t *testing.T) {
+		dir := t.TempDir()
+		in := []string{shard(t, dir, 0, 2, "d", ScanDone), shard(t, dir, 1, 2, "d", ScanDone)}
+		out := filepath.Join(dir, "out.db")
+		for range 2 {
+			if err := Merge(ctx, out, in...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := Open(ctx, out, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		scans, _ := st.Scans(ctx)
+		if len(scans) != 1 || scans[0].Done != 38 {
+			t.Errorf("after two merges: %d scans (first with %d runs), want 1 scan with 38", len(scans), scans[0].Done)
+		}
+	})
 }

@@ -92,13 +92,16 @@ type Report struct {
 // A ServerRow summarises one run: the server table of a report, one CSV
 // row.
 type ServerRow struct {
-	RunID       int64  `json:"runId"`
-	Key         string `json:"key"`
-	Name        string `json:"name"`
-	Version     string `json:"version,omitempty"`
-	Source      string `json:"source,omitempty"`
-	PackageType string `json:"packageType"`
-	Transport   string `json:"transport"`
+	RunID   int64  `json:"runId"`
+	Key     string `json:"key"`
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	// InstalledVersion is the package version installed for a dist-tag
+	// such as latest.
+	InstalledVersion string `json:"installedVersion,omitempty"`
+	Source           string `json:"source,omitempty"`
+	PackageType      string `json:"packageType"`
+	Transport        string `json:"transport"`
 	// Launch is the command line or URL.
 	Launch             string       `json:"launch,omitempty"`
 	Status             probe.Status `json:"status"`
@@ -134,7 +137,7 @@ func RowOf(rec Record) ServerRow {
 	l := &res.Liveness
 	row := ServerRow{
 		RunID: rec.ID, Key: rec.TargetKey, CreatedAt: rec.CreatedAt,
-		Name: res.Target.Name, Version: res.Target.Version, Source: res.Target.Source,
+		Name: res.Target.Name, Version: res.Target.Version, InstalledVersion: res.Target.InstalledVersion, Source: res.Target.Source,
 		PackageType: PackageType(res.Target), Transport: transportKey(res.Target),
 		Status: l.Status, Group: GroupOf(*l), HandshakeCompleted: l.HandshakeCompleted,
 		ProtocolVersion: l.ProtocolVersion,
@@ -152,7 +155,7 @@ func RowOf(rec Record) ServerRow {
 	if si := l.ServerInfo; si != nil {
 		row.ServerName, row.ServerVersion = si.Name, si.Version
 	}
-	row.SDK, row.SDKEvidence = SDKOf(*l)
+	row.SDK, row.SDKEvidence = SDKOfResult(res)
 	for i := range res.Findings {
 		switch res.Findings[i].Severity {
 		case probe.SeverityFatal:

@@ -17,7 +17,24 @@ import (
 // pass over the runs. Its JSON form is the "census" object of
 // docs/report-schema.md.
 type Census struct {
-	// Servers counts the runs (one per target) of the scan.
+	// Units: a registry entry (a server.json, "server") has one plan per
+	// package and per remote; each plan has one run. A launch is a plan
+	// whose package installed and whose process started (or whose remote
+	// was reached); a handshake is a launch that completed the MCP
+	// handshake.
+	//
+	// Entries counts the distinct registry entries (server names) of the
+	// runs; EntriesLive those with at least one plan that completed the
+	// handshake, of Entries.
+	Entries     int        `json:"entries"`
+	EntriesLive Proportion `json:"entriesLive"`
+	// Plans counts the runs (one per plan); Servers is the same number,
+	// under its historical name.
+	Plans int `json:"plans"`
+	// Launches counts the runs that got past install and configuration and
+	// started a process or reached a remote.
+	Launches int `json:"launches"`
+	// Servers counts the runs (one per target) of the scan: plans.
 	Servers int `json:"servers"`
 	// Handshake is the servers that completed the handshake, of Servers.
 	Handshake Proportion `json:"handshakeCompleted"`
@@ -212,7 +229,8 @@ type BreakdownRow struct {
 // not safe for concurrent use.
 type Tally struct {
 	servers, handshake int
-	launched           int // runs that got past install and configuration
+	launched           int             // runs that got past install and configuration
+	entries            map[string]bool // entry name -> any plan live
 	groups             map[string]int
 	statuses           map[probe.Status]*[2]int // runs, of which handshake completed
 
@@ -248,6 +266,7 @@ type bucket struct {
 // NewTally returns an empty tally.
 func NewTally() *Tally {
 	t := &Tally{
+		entries:     map[string]bool{},
 		groups:      map[string]int{},
 		statuses:    map[probe.Status]*[2]int{},
 		classes:     map[string]int{},
@@ -264,11 +283,12 @@ func NewTally() *Tally {
 }
 
 // launched reports whether a run with status s got as far as starting the
-// server: every status but the pre-launch ones.
+// server: every status but the pre-launch ones and an unreachable remote
+// (nothing was launched, and nothing answered).
 func launched(s probe.Status) bool {
 	switch s {
 	case probe.StatusNeedsConfiguration, probe.StatusRuntimeUnavailable, probe.StatusPackageNotFound,
-		probe.StatusVersionNotFound, probe.StatusInstallFailed, probe.StatusInvalidPlan:
+		probe.StatusVersionNotFound, probe.StatusInstallFailed, probe.StatusInvalidPlan, probe.StatusUnreachable:
 		return false
 	}
 	return true
@@ -281,6 +301,7 @@ func (t *Tally) Add(res *probe.Result) {
 	if launched(l.Status) {
 		t.launched++
 	}
+	t.entries[res.Target.Name] = t.entries[res.Target.Name] || l.HandshakeCompleted
 	t.groups[GroupOf(*l)]++
 	st := t.statuses[l.Status]
 	if st == nil {
@@ -317,7 +338,7 @@ func (t *Tally) Add(res *probe.Result) {
 	}
 	t.addFindings(res.Findings)
 
-	sdk, _ := SDKOf(*l)
+	sdk, _ := SDKOfResult(res)
 	for i, key := range [4]string{PackageType(res.Target), transportKey(res.Target), ProtocolKey(*l), sdk} {
 		b := t.by[i][key]
 		if b == nil {
@@ -488,7 +509,14 @@ func (t *Tally) addFindings(fs []probe.Finding) {
 
 // Census returns the figures of the results added so far.
 func (t *Tally) Census() *Census {
-	c := &Census{Servers: t.servers, Handshake: Prop(t.handshake, t.servers), HandshakeOfLaunched: Prop(t.handshake, t.launched)}
+	live := 0
+	for _, ok := range t.entries {
+		if ok {
+			live++
+		}
+	}
+	c := &Census{Entries: len(t.entries), EntriesLive: Prop(live, len(t.entries)), Plans: t.servers, Launches: t.launched,
+		Servers: t.servers, Handshake: Prop(t.handshake, t.servers), HandshakeOfLaunched: Prop(t.handshake, t.launched)}
 	for _, g := range LivenessGroups {
 		c.Liveness = append(c.Liveness, GroupFigure{Group: g.Group, Label: g.Label, Statuses: g.Statuses,
 			Share: Prop(t.groups[g.Group], t.servers)})

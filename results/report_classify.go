@@ -45,7 +45,7 @@ var LivenessGroups = []LivenessGroup{
 		probe.StatusInstallFailed, probe.StatusRuntimeUnavailable, probe.StatusInvalidPlan}},
 	{GroupNeedsConfiguration, "needs configuration", []probe.Status{probe.StatusNeedsConfiguration}},
 	{GroupUnreachable, "unreachable (remote)", []probe.Status{probe.StatusUnreachable}},
-	{GroupOther, "other", []probe.Status{probe.StatusLimitExceeded, probe.StatusStdoutPollution}},
+	{GroupOther, "other", []probe.Status{probe.StatusLimitExceeded}},
 }
 
 var groupOfStatus = func() map[probe.Status]string {
@@ -63,6 +63,11 @@ var groupOfStatus = func() map[probe.Status]string {
 func GroupOf(l probe.Liveness) string {
 	if l.HandshakeCompleted {
 		return GroupHandshake
+	}
+	if l.Status == probe.StatusStdoutPollution {
+		// Older results: noise instead of a handshake answer, which this
+		// version calls protocol_error.
+		return GroupProtocolError
 	}
 	if g, ok := groupOfStatus[l.Status]; ok {
 		return g
@@ -200,3 +205,44 @@ var hintCodes = []struct {
 
 // legacyProtocol is the revision without tool annotations.
 const legacyProtocol = "2024-11-05"
+
+// SDKOfResult is [SDKOf] with more evidence: a serverInfo default an SDK
+// fills in comes first, then the SDK the installed package depends on
+// (the sandbox looks in its node_modules or virtual environment), then
+// the error format the server answered failure-injection probes with.
+func SDKOfResult(res *probe.Result) (sdk, evidence string) {
+	sdk, evidence = SDKOf(res.Liveness)
+	if sdk != SDKUnknown {
+		return sdk, evidence
+	}
+	if res.Target.SDK != "" {
+		return probe.Truncate(res.Target.SDK, 64), probe.Truncate(res.Target.SDKEvidence, 200)
+	}
+	if s, why := sdkFromErrors(res); s != "" {
+		return s, why
+	}
+	return sdk, evidence
+}
+
+// errorFormats are the texts SDKs put into the tool errors they make
+// themselves (a call with invalid arguments, an unknown tool), not the
+// server author.
+var errorFormats = []struct {
+	sdk, prefix, why string
+}{
+	{"typescript: official SDK", "MCP error -32602: ", `the TypeScript SDK's McpError text "MCP error -32602: ..."`},
+	{"typescript: official SDK", "MCP error -32601: ", `the TypeScript SDK's McpError text "MCP error -32601: ..."`},
+	{"python: official SDK or FastMCP", "Error executing tool ", `the Python SDK's tool error text "Error executing tool ..."`},
+	{"python: official SDK or FastMCP", "Unknown tool: ", `the Python SDK's "Unknown tool: ..."`},
+}
+
+func sdkFromErrors(res *probe.Result) (sdk, evidence string) {
+	for _, p := range res.Probes {
+		for _, f := range errorFormats {
+			if strings.HasPrefix(p.Text, f.prefix) {
+				return f.sdk, "error format: " + f.why
+			}
+		}
+	}
+	return "", ""
+}

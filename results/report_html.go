@@ -139,6 +139,7 @@ type htmlHead struct {
 	Scan      string
 	Generated string
 	CSP       string
+	Units     string
 	Style     template.CSS
 	Headlines []headline
 	Charts    []hchart
@@ -166,8 +167,69 @@ type htmlServer struct {
 	Fired    string
 	Tools    []probe.Tool
 	Findings []probe.Finding
-	Probes   []probe.ProbeCall
-	More     [3]int // tools, findings, probes not shown
+	// Groups are the findings grouped by code, with counts.
+	Groups []findingGroup
+	// NoFindings says why a server has no findings.
+	NoFindings string
+	Probes     []probe.ProbeCall
+	More       [3]int // tools, findings, probes not shown
+}
+
+// findingGroup is one finding code of one server: how often, on which
+// subjects, and the first message.
+type findingGroup struct {
+	Severity     probe.Severity
+	Code         string
+	Count        int
+	Subjects     []string
+	MoreSubjects int
+	Message      string
+	Value        string
+}
+
+// maxGroupSubjects caps the subjects listed per finding code.
+const maxGroupSubjects = 8
+
+// groupFindings groups fs (sorted by severity) by code, keeping the order
+// of first appearance.
+func groupFindings(fs []probe.Finding) []findingGroup {
+	var out []findingGroup
+	index := map[string]int{}
+	seen := map[string]map[string]bool{}
+	for _, f := range fs {
+		i, ok := index[f.Code]
+		if !ok {
+			i = len(out)
+			index[f.Code] = i
+			seen[f.Code] = map[string]bool{}
+			out = append(out, findingGroup{Severity: f.Severity, Code: f.Code, Message: f.Message, Value: f.Value})
+		}
+		g := &out[i]
+		g.Count++
+		subj := f.Subject
+		if f.Pointer != "" {
+			subj += " " + f.Pointer
+		}
+		if subj == "" || seen[f.Code][subj] {
+			continue
+		}
+		seen[f.Code][subj] = true
+		if len(g.Subjects) < maxGroupSubjects {
+			g.Subjects = append(g.Subjects, subj)
+		} else {
+			g.MoreSubjects++
+		}
+	}
+	return out
+}
+
+// noFindingsWhy says why a run has no findings: the checks need a
+// completed handshake.
+func noFindingsWhy(res *probe.Result) string {
+	if !res.Liveness.HandshakeCompleted {
+		return "the server did not complete the handshake (" + string(res.Liveness.Status) + "), so there was nothing to check"
+	}
+	return "every check passed"
 }
 
 func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error {
@@ -176,6 +238,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 		R: r, C: c, Scan: scanLine(r, func(s string) string { return textLine(s, 200) }), CSP: htmlCSP,
 		Style:     template.CSS(htmlStyle),
 		Headlines: headlines(c),
+		Units:     unitsLine(c),
 		Capped:    r.Sections < len(r.Rows),
 	}
 	h.Generated = "Generated " + fmtTime(r.GeneratedAt)
@@ -200,7 +263,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 		elems = append(elems, chartItem{e.Element, e.Pass})
 	}
 	h.Charts = []hchart{
-		newHChart("Liveness (of servers)", live),
+		newHChart("Liveness (of plans)", live),
 		newHChart("Annotation hints omitted (of tools)", hints),
 		newHChart("Error responses passing each rubric element", elems),
 	}
@@ -218,7 +281,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 		{"Package type", c.Breakdowns.PackageType},
 		{"Transport", c.Breakdowns.Transport},
 		{"Negotiated protocol version", c.Breakdowns.ProtocolVersion},
-		{"Server SDK (from serverInfo; unknown unless an SDK default names it)", c.Breakdowns.SDK},
+		{"Server SDK (from an SDK's serverInfo default, the package's dependencies or an SDK's error format)", c.Breakdowns.SDK},
 	} {
 		hb := htmlBreakdown{Title: b.t, Rows: b.rows}
 		if len(hb.Rows) > maxShownKeys {
@@ -238,6 +301,10 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 			if n > maxShownItems {
 				s.More[k] = n - maxShownItems
 			}
+		}
+		s.Groups = groupFindings(s.Findings)
+		if len(s.Groups) == 0 {
+			s.NoFindings = noFindingsWhy(res)
 		}
 		s.Tools = s.Tools[:min(len(s.Tools), maxShownItems)]
 		s.Findings = s.Findings[:min(len(s.Findings), maxShownItems)]
@@ -390,8 +457,9 @@ const htmlTemplate = `
 </div>
 
 <h2 id="liveness">Liveness</h2>
+<p>{{.Units}} Rates below are of plans; each status is in exactly one group.</p>
 <div class="scroll"><table>
-<thead><tr><th>Group</th><th>Statuses</th><th class="n">Servers</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
+<thead><tr><th>Group</th><th>Statuses</th><th class="n">Plans</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
 <tbody>
 {{- range .C.Liveness}}
 <tr><td>{{.Label}}</td><td>{{range $i, $s := .Statuses}}{{if $i}}, {{end}}{{$s}}{{end}}</td><td class="n">{{int .Share.Count}}</td><td class="n">{{.Share.Percent}}</td><td class="n">{{.Share.CI}}</td></tr>
@@ -399,7 +467,7 @@ const htmlTemplate = `
 </tbody></table></div>
 <h3>By status</h3>
 <div class="scroll"><table>
-<thead><tr><th>Status</th><th class="n">Servers</th><th class="n">Rate</th><th class="n">Handshake anyway</th><th>Meaning</th></tr></thead>
+<thead><tr><th>Status</th><th class="n">Plans</th><th class="n">Rate</th><th class="n">Handshake completed</th><th>Meaning</th></tr></thead>
 <tbody>
 {{- range .C.Statuses}}
 <tr><td>{{line (print .Status)}}</td><td class="n">{{int .Share.Count}}</td><td class="n">{{.Share.Percent}}</td><td class="n">{{int .Handshake}}</td><td>{{.Meaning}}</td></tr>
@@ -407,6 +475,7 @@ const htmlTemplate = `
 </tbody></table></div>
 
 <h2 id="tools">Tools</h2>
+{{if not .C.Handshake.Count}}<p class="muted">No tools: no plan completed the handshake, so none was listed.</p>{{end}}
 {{with .C.Tools}}
 <p>{{nounCount .Servers "server"}} completed the handshake and listed {{offers .Total .Prompts .Resources .ResourceTemplates}}.</p>
 <div class="scroll"><table>
@@ -440,6 +509,7 @@ const htmlTemplate = `
 {{end}}
 
 <h2 id="scores">Actionability scores</h2>
+{{if not .C.Score.Distribution.N}}<p class="muted">No scores: {{if not .C.Handshake.Count}}no plan completed the handshake{{else if not .C.Errors.Probes}}no failure-injection probe was sent (--no-inject, or no live server offered a tool to probe){{else}}no error response could be graded{{end}}.</p>{{end}}
 {{with .C.Score}}
 <p>{{.Scored}} of the servers that completed the handshake have a score. Median {{num .Distribution.Median}}, mean {{num .Distribution.Mean}}, p10 {{num .Distribution.P10}}, p90 {{num .Distribution.P90}}.</p>
 <div class="scroll"><table>
@@ -449,6 +519,7 @@ const htmlTemplate = `
 {{end}}
 
 <h2 id="errors">Error responses</h2>
+{{if not .C.Errors.Probes}}<p class="muted">No probes: {{if not .C.Handshake.Count}}no plan completed the handshake{{else}}failure injection was off (--no-inject) or no live server offered a tool to probe{{end}}.</p>{{end}}
 {{with .C.Errors}}
 <p>{{int .Probes}} failure-injection probes; {{int .Graded}} responses graded on {{int .Servers}} servers.</p>
 <div class="scroll"><table>
@@ -495,7 +566,7 @@ const htmlTemplate = `
 {{- end}}
 </tbody></table></div>
 {{if .MoreFind}}<p class="muted">{{.MoreFind}} more codes in the JSON report.</p>{{end}}
-{{else}}<p>No findings.</p>{{end}}
+{{else}}<p>No findings: {{if .C.Handshake.Count}}every check passed on the {{int .C.Handshake.Count}} plans that completed the handshake{{else}}no plan completed the handshake, so there was nothing to check{{end}}.</p>{{end}}
 
 <h2 id="breakdowns">Breakdowns</h2>
 {{- range .Breakdown}}
@@ -513,11 +584,11 @@ const htmlTemplate = `
 <h2 id="servers">Servers</h2>
 <p class="muted">{{int (len .R.Rows)}} servers; click a column to sort.{{if .Capped}} Details below for the first {{int .R.Sections}} by name (the JSON report has every server).{{end}}</p>
 <div class="scroll"><table class="sortable" id="server-table">
-<thead><tr><th class="n">#</th><th>Server</th><th>Package</th><th class="hide-s">Transport</th><th>Status</th><th class="n">Tools</th><th class="n">Score</th><th>Verdict</th><th class="n">Findings</th></tr></thead>
+<thead><tr><th class="n">#</th><th>Server</th><th>Version</th><th>Package</th><th class="hide-s">Transport</th><th>Status</th><th class="n">Tools</th><th class="n">Score</th><th>Verdict</th><th class="n">Findings</th></tr></thead>
 <tbody>
 {{- $sections := .R.Sections}}
 {{- range $i, $r := .R.Rows}}
-<tr><td class="n">{{add1 $i}}</td><td class="wrap">{{if lt $i $sections}}<a href="#{{sectionAnchor $i}}">{{line $r.Name}}</a>{{else}}{{line $r.Name}}{{end}}{{with $r.Version}} <span class="muted">{{line .}}</span>{{end}}</td><td>{{line $r.PackageType}}</td><td class="hide-s">{{line $r.Transport}}</td><td>{{line (print $r.Status)}}</td><td class="n">{{$r.Tools}}</td><td class="n" data-v="{{scorev $r.Score}}">{{score $r.Score}}</td><td class="v-{{line $r.Verdict}}">{{line $r.Verdict}}</td><td class="n">{{$r.Findings}}</td></tr>
+<tr><td class="n">{{add1 $i}}</td><td class="wrap">{{if lt $i $sections}}<a href="#{{sectionAnchor $i}}">{{line $r.Name}}</a>{{else}}{{line $r.Name}}{{end}}</td><td>{{line $r.Version}}{{with $r.InstalledVersion}} <span class="muted">({{line .}} installed)</span>{{end}}</td><td>{{line $r.PackageType}}</td><td class="hide-s">{{line $r.Transport}}</td><td>{{line (print $r.Status)}}</td><td class="n">{{$r.Tools}}</td><td class="n" data-v="{{scorev $r.Score}}">{{score $r.Score}}</td><td class="v-{{line $r.Verdict}}">{{line $r.Verdict}}</td><td class="n">{{$r.Findings}}</td></tr>
 {{- end}}
 </tbody></table></div>
 {{end}}
@@ -577,16 +648,17 @@ const htmlTemplate = `
 {{- if hasText .Res.Liveness.StdoutNoise}}
 <details open><summary>non-protocol stdout</summary><pre>{{text .Res.Liveness.StdoutNoise}}</pre></details>
 {{- end}}
-{{- if .Findings}}
-<h4>Findings ({{len .Res.Findings}})</h4>
+{{- if .Groups}}
+<h4>Findings ({{len .Res.Findings}} in {{len .Groups}} codes)</h4>
 <div class="scroll"><table>
-<thead><tr><th>Severity</th><th>Code</th><th>Subject</th><th>Message</th><th>Evidence</th></tr></thead>
+<thead><tr><th>Severity</th><th>Code</th><th class="n">Count</th><th>Subjects</th><th>First message</th></tr></thead>
 <tbody>
-{{- range .Findings}}
-<tr><td class="sev-{{line (print .Severity)}}">{{line (print .Severity)}}</td><td>{{line .Code}}</td><td class="wrap">{{line .Subject}}{{with .Pointer}} <code>{{line .}}</code>{{end}}</td><td class="wrap">{{long .Message}}</td><td class="wrap">{{with .Value}}<code>{{long .}}</code>{{end}}</td></tr>
+{{- range .Groups}}
+<tr><td class="sev-{{line (print .Severity)}}">{{line (print .Severity)}}</td><td>{{line .Code}}</td><td class="n">{{.Count}}</td><td class="wrap">{{long (join .Subjects ", ")}}{{if .MoreSubjects}} <span class="muted">and {{.MoreSubjects}} more</span>{{end}}</td><td class="wrap">{{long .Message}}{{with .Value}} <code>{{long .}}</code>{{end}}</td></tr>
 {{- end}}
 </tbody></table></div>
-{{- with index .More 1}}<p class="muted">{{.}} more findings in the JSON report.</p>{{end}}
+{{- else}}
+<h4>Findings</h4><p class="muted">None: {{.NoFindings}}.</p>
 {{- end}}
 {{- if .Probes}}
 <h4>Probes ({{len .Res.Probes}})</h4>

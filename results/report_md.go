@@ -78,7 +78,8 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 	e.printf("%s. Every rate is stated with its denominator and a 95%% Wilson score interval.\n\n", gen)
 
 	e.str("## Headline figures\n\n")
-	e.printf("%s of %s servers (%s, 95%% CI %s) completed the handshake.\n\n",
+	e.printf("%s\n\n", unitsLine(c))
+	e.printf("%s of %s plans (%s, 95%% CI %s) completed the handshake.\n\n",
 		fmtInt(c.Handshake.Count), fmtInt(c.Handshake.Total), c.Handshake.Percent(), c.Handshake.CI())
 	e.str("| Figure | Count | Of | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
 	for _, h := range headlines(c) {
@@ -91,11 +92,11 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 	e.printf("Actionability score (of %s scored servers): median %s, mean %s, p10 %s, p90 %s.\n\n",
 		fmtInt(sd.N), fmtNum(sd.Median, 1), fmtNum(sd.Mean, 1), fmtNum(sd.P10, 1), fmtNum(sd.P90, 1))
 
-	e.str("## Liveness\n\n| Group | Statuses | Servers | Rate | 95% CI |\n|---|---|---:|---:|---:|\n")
+	e.str("## Liveness\n\nOf plans; each status is in exactly one group.\n\n| Group | Statuses | Plans | Rate | 95% CI |\n|---|---|---:|---:|---:|\n")
 	for _, g := range c.Liveness {
 		e.printf("| %s | %s | %s | %s | %s |\n", g.Label, mdStatuses(g.Statuses), fmtInt(g.Share.Count), g.Share.Percent(), g.Share.CI())
 	}
-	e.str("\n| Status | Servers | Rate | Handshake completed anyway | Meaning |\n|---|---:|---:|---:|---|\n")
+	e.str("\n| Status | Plans | Rate | Handshake completed | Meaning |\n|---|---:|---:|---:|---|\n")
 	for _, s := range c.Statuses {
 		e.printf("| %s | %s | %s | %s | %s |\n", mdText(string(s.Status), 64), fmtInt(s.Share.Count), s.Share.Percent(),
 			fmtInt(s.Handshake), mdText(s.Meaning, maxShownLine))
@@ -200,7 +201,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 		{"Package type", c.Breakdowns.PackageType},
 		{"Transport", c.Breakdowns.Transport},
 		{"Negotiated protocol version", c.Breakdowns.ProtocolVersion},
-		{"Server SDK (from serverInfo; unknown unless an SDK default names it)", c.Breakdowns.SDK},
+		{"Server SDK (from an SDK's serverInfo default, the package's dependencies or an SDK's error format)", c.Breakdowns.SDK},
 	} {
 		e.printf("\n### %s\n\n| Value | Servers | Handshake | Rate | 95%% CI | Tools | Median score | Keep | Fix | Drop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", b.title)
 		for i, row := range b.rows {

@@ -477,7 +477,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true}, results.GroupHandshake},
 		{probe.Liveness{Status: probe.StatusStdoutPollution, HandshakeCompleted: true}, results.GroupHandshake},
-		{probe.Liveness{Status: probe.StatusStdoutPollution}, results.GroupOther},
+		{probe.Liveness{Status: probe.StatusUnreachable}, results.GroupUnreachable},
 		{probe.Liveness{Status: probe.StatusSpawnFailed}, results.GroupNeverStarted},
 		{probe.Liveness{Status: probe.StatusExitedEarly}, results.GroupNeverStarted},
 		{probe.Liveness{Status: probe.StatusInstallFailed}, results.GroupNotInstallable},

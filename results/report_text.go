@@ -161,14 +161,16 @@ func headlines(c *Census) []headline {
 		return Prop(0, c.Servers)
 	}
 	h := []headline{
-		{"completed the handshake", "servers", c.Handshake},
-		{"completed the handshake, of servers launched", "servers launched", c.HandshakeOfLaunched},
-		{"never started (spawn failed, exited early)", "servers", group(GroupNeverStarted)},
-		{"missing credentials", "servers", group(GroupMissingCredentials)},
-		{"handshake timed out", "servers", group(GroupTimeout)},
-		{"protocol error", "servers", group(GroupProtocolError)},
-		{"not installable", "servers", group(GroupNotInstallable)},
-		{"needs configuration", "servers", group(GroupNeedsConfiguration)},
+		{"registry entries live (any of their plans completed the handshake)", "registry entries", c.EntriesLive},
+		{"plans that completed the handshake", "plans", c.Handshake},
+		{"launches that completed the handshake", "launches (installed and started, or remote reached)", c.HandshakeOfLaunched},
+		{"never started (spawn failed, exited early)", "plans", group(GroupNeverStarted)},
+		{"missing credentials", "plans", group(GroupMissingCredentials)},
+		{"handshake timed out", "plans", group(GroupTimeout)},
+		{"protocol error", "plans", group(GroupProtocolError)},
+		{"not installable", "plans", group(GroupNotInstallable)},
+		{"needs configuration", "plans", group(GroupNeedsConfiguration)},
+		{"unreachable remotes", "plans", group(GroupUnreachable)},
 		{"tools with a fatal schema violation", "tools", c.Schema.FatalTools},
 		{"tools with a soft schema violation", "tools", c.Schema.SoftTools},
 		{"tools omitting at least one annotation hint", "tools checked", c.Annotations.AnyOmitted},
@@ -239,4 +241,14 @@ func textBar(share float64, width int) string {
 		n = width
 	}
 	return strings.Repeat("█", n) + strings.Repeat("░", width-n)
+}
+
+// unitsLine names the report's units and their counts: registry entries,
+// plans, launches, handshakes.
+func unitsLine(c *Census) string {
+	return fmt.Sprintf("Units: %s registry entries (servers) with %s plans (one per package and per remote); "+
+		"%s launches (installed and started, or remote reached); %s handshakes completed. "+
+		"%s of %s registry entries (%s) are live: at least one of their plans completed the handshake.",
+		fmtInt(c.Entries), fmtInt(c.Plans), fmtInt(c.Launches), fmtInt(c.Handshake.Count),
+		fmtInt(c.EntriesLive.Count), fmtInt(c.EntriesLive.Total), c.EntriesLive.Percent())
 }

@@ -18,8 +18,9 @@ import (
 	"time"
 )
 
-// installTimeout bounds one install step on top of the caller's context.
-const installTimeout = 10 * time.Minute
+// DefaultInstallTimeout bounds one package install (see
+// [Options.InstallTimeout]).
+const DefaultInstallTimeout = 10 * time.Minute
 
 // entryPoint is how to run an installed package.
 type entryPoint struct {
@@ -36,12 +37,29 @@ type entryPoint struct {
 	// runner, when set, replaces the sandbox backend: the package runs in
 	// its own isolation (an OCI container).
 	runner backend
+	// version is the package version installed, when known.
+	version string
+	// sdk names the MCP SDK the package depends on, and sdkWhy says how
+	// that is known.
+	sdk, sdkWhy string
 }
 
 // install installs pkg (install steps always have network) and returns its
 // entry point. Failures that belong to the package are *LaunchError.
 func install(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
-	ctx, cancel := context.WithTimeout(ctx, installTimeout)
+	key := installMemoKey(pkg, o, source)
+	if ep, ok := installMemoGet(key); ok {
+		return ep, nil
+	}
+	ep, err := installOnce(ctx, pkg, o, source)
+	if err == nil {
+		installMemo.Store(key, ep)
+	}
+	return ep, err
+}
+
+func installOnce(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, o.InstallTimeout, errInstallTimeout)
 	defer cancel()
 	switch pkg.RegistryType {
 	case "npm":

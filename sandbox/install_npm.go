@@ -62,6 +62,16 @@ func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 	if err != nil {
 		return nil, err
 	}
+	// One metadata request (cached for the scan) says whether the package
+	// and version exist before anything is installed, and resolves a
+	// dist-tag such as latest to the version that will be installed.
+	exact, err := checkNPM(ctx, pkg.RegistryBaseURL, name, version)
+	if err != nil {
+		return nil, err
+	}
+	if exact != "" {
+		version = exact
+	}
 	spec := name + "@" + version
 	key := cacheKeyPart(name) + "@" + cacheKeyPart(version)
 	if len(registryArgs) > 0 {
@@ -74,11 +84,11 @@ func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 			return err
 		}
 		argv := append([]string{npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts",
-			"--no-save", "--loglevel=error"}, registryArgs...)
+			"--no-save", "--loglevel=http"}, registryArgs...)
 		argv = append(argv, "--", spec)
 		out, err := runTool(ctx, dir, nil, argv...)
 		if err != nil {
-			return npmError(ctx, npm, registryArgs, name, version, out, err)
+			return npmError(ctx, name, version, out, err)
 		}
 		return nil
 	})
@@ -90,7 +100,8 @@ func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 	if err != nil {
 		return nil, err
 	}
-	ep := &entryPoint{argv: []string{node, bin}, dir: dir}
+	ep := &entryPoint{argv: []string{node, bin}, dir: dir, version: installedNPMVersion(pkgDir)}
+	ep.sdk, ep.sdkWhy = npmSDK(dir)
 	for _, a := range pkg.RuntimeArgs {
 		if a != "-y" && a != "--yes" {
 			ep.warnings = append(ep.warnings, fmt.Sprintf("npx runtime argument %q ignored: the package is run with node directly", a))
@@ -99,28 +110,41 @@ func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 	return ep, nil
 }
 
-// npmError maps a failed npm install to a LaunchError. npm says E404 both
-// for a missing package and (on some mirrors) for a missing version, and
-// ETARGET when the package exists without that version; one `npm view`
-// tells the two 404s apart.
-func npmError(ctx context.Context, npm string, registryArgs []string, name, version, out string, err error) error {
+// npmError maps a failed npm install to a LaunchError. A 404 is about the
+// package itself only when it names the package: npm also says E404 when
+// a dependency is missing from the registry, which is an install failure
+// of a package that exists. Without network, nothing is known about the
+// package: install_failed with npm's output.
+func npmError(ctx context.Context, name, version, out string, err error) error {
 	evidence := lastLines(out, 20)
 	if ctx.Err() != nil {
-		return &LaunchError{Status: StatusInstallFailed, Detail: "npm install timed out", Evidence: evidence}
+		return &LaunchError{Status: StatusInstallFailed, Detail: installStopped(ctx, "npm install "+name+"@"+version), Evidence: evidence}
 	}
 	switch {
-	case strings.Contains(out, "ETARGET") || strings.Contains(out, "notarget") || strings.Contains(out, "No matching version"):
-		return &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version %s", name, version), Evidence: evidence}
 	case strings.Contains(out, "E404"):
-		argv := append([]string{npm, "view", "--loglevel=error"}, registryArgs...)
-		argv = append(argv, "--", name, "name")
-		if viewOut, verr := runTool(ctx, os.TempDir(), nil, argv...); verr == nil && strings.TrimSpace(viewOut) != "" {
-			return &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version %s", name, version), Evidence: evidence}
+		missing := npm404Names(out)
+		for _, m := range missing {
+			if m == name {
+				return &LaunchError{Status: StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name), Evidence: evidence}
+			}
 		}
-		return &LaunchError{Status: StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found", name), Evidence: evidence}
+		if len(missing) > 0 {
+			return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: dependency %s not found in the registry", name, version, strings.Join(missing, ", ")), Evidence: evidence}
+		}
+	case strings.Contains(out, "ETARGET") || strings.Contains(out, "notarget") || strings.Contains(out, "No matching version"):
+		if m := npmNoMatch().FindStringSubmatch(out); m != nil && !strings.HasPrefix(m[1], name+"@") {
+			return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: no version of dependency %s", name, version, m[1]), Evidence: evidence}
+		}
+		return &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version %s", name, version), Evidence: evidence}
+	case isNetworkFailure(out):
+		return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: the registry could not be reached", name, version), Evidence: evidence}
 	}
 	return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: %v", name, version, err), Evidence: evidence}
 }
+
+// npmNoMatch finds the spec of an ETARGET: "No matching version found for
+// <spec>.".
+var npmNoMatch = lazyRegexp(`No matching version found for (\S+?)\.?(?:\s|$)`)
 
 // npmBin returns the absolute path of the package's executable: the
 // package.json "bin" that npx would pick (the only one, or the one named
@@ -167,4 +191,19 @@ func npmBin(pkgDir, name string) (string, error) {
 		return "", &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm package %s: bin %q is missing", name, rel)}
 	}
 	return bin, nil
+}
+
+// installedNPMVersion reads the version from an installed package.json.
+func installedNPMVersion(pkgDir string) string {
+	data, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var meta struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &meta) != nil || !validVersion(meta.Version) {
+		return ""
+	}
+	return meta.Version
 }

@@ -45,6 +45,23 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 	if uvErr != nil && pyErr != nil {
 		return nil, launchErrorf(StatusRuntimeUnavailable, "neither uv nor python3 is installed (needed for PyPI packages)")
 	}
+	// One request to the index (cached for the scan) says whether the
+	// project and version exist before anything is installed.
+	index := ""
+	if len(indexArgs) > 0 {
+		index = indexArgs[1]
+	}
+	known, unknownWhy, err := checkPyPI(ctx, index, name, version)
+	if err != nil {
+		return nil, err
+	}
+	if !known && unknownWhy != "" && isNetworkFailure(unknownWhy) {
+		// The index cannot be reached from here (no such host, refused):
+		// an installer would retry into the same wall for seconds.
+		return nil, &LaunchError{Status: StatusInstallFailed,
+			Detail:   fmt.Sprintf("installing PyPI package %s==%s: the package index could not be reached; nothing is known about the package", name, version),
+			Evidence: unknownWhy}
+	}
 	req := name
 	if version != "" {
 		req += "==" + version
@@ -71,7 +88,7 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 		}
 		for _, argv := range steps {
 			if out, err := runTool(ctx, dir, nil, argv...); err != nil {
-				return pypiError(ctx, name, version, out, err)
+				return pypiError(ctx, name, version, out, err, known, unknownWhy)
 			}
 		}
 		return nil
@@ -85,6 +102,7 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 		return nil, err
 	}
 	ep := &entryPoint{argv: []string{script}, dir: dir}
+	ep.sdk, ep.sdkWhy = pySDK(venv)
 	// A venv's python links to the interpreter it was made from; expose
 	// that interpreter's prefix when it lives outside the system folders
 	// (pyenv, uv-managed Pythons).
@@ -94,16 +112,31 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 	return ep, nil
 }
 
-func pypiError(ctx context.Context, name, version, out string, err error) error {
+// pypiError maps a failed install to a LaunchError. pip and uv end an
+// install whose index they never reached with the same words as one for a
+// project that does not exist ("No matching distribution found"), so the
+// not-found statuses need the index's own answer (known): without it, the
+// failure is install_failed with the reason the index could not be asked.
+func pypiError(ctx context.Context, name, version, out string, err error, known bool, unknownWhy string) error {
 	evidence := lastLines(out, 20)
 	low := strings.ToLower(out)
+	notFound := strings.Contains(low, "not found in the package registry") || strings.Contains(low, "no matching distribution found")
 	switch {
 	case ctx.Err() != nil:
-		return &LaunchError{Status: StatusInstallFailed, Detail: "PyPI install timed out", Evidence: evidence}
+		return &LaunchError{Status: StatusInstallFailed, Detail: installStopped(ctx, "installing PyPI package "+name+"=="+version), Evidence: evidence}
+	case !known || isNetworkFailure(out):
+		why := unknownWhy
+		if why == "" {
+			why = "see the installer output"
+		}
+		return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("installing PyPI package %s==%s: the package index could not be reached (%s)", name, version, why),
+			Evidence: strings.TrimSpace(unknownWhy + "\n" + networkEvidence(out, evidence))}
 	case strings.Contains(low, "there is no version of"), strings.Contains(low, "from versions: ") && !strings.Contains(low, "from versions: none"):
 		return &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("PyPI package %s has no version %s", name, version), Evidence: evidence}
-	case strings.Contains(low, "not found in the package registry"), strings.Contains(low, "no matching distribution found"):
-		return &LaunchError{Status: StatusPackageNotFound, Detail: fmt.Sprintf("PyPI package %s not found", name), Evidence: evidence}
+	case notFound:
+		// The index lists the project, yet no distribution fits: none for
+		// this Python or platform.
+		return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("PyPI package %s==%s: no distribution installable here", name, version), Evidence: evidence}
 	}
 	return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("installing PyPI package %s: %v", name, err), Evidence: evidence}
 }
@@ -167,4 +200,19 @@ func readConsoleScripts(path string) []string {
 		}
 	}
 	return out
+}
+
+// networkEvidence puts the first line that shows the network failure
+// before the installer's last lines, which often only repeat its verdict.
+func networkEvidence(out, tail string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if isNetworkFailure(line) {
+			line = strings.TrimSpace(line)
+			if strings.Contains(tail, line) {
+				return tail
+			}
+			return line + "\n...\n" + tail
+		}
+	}
+	return tail
 }

@@ -36,11 +36,13 @@ type npmRegistry struct {
 	mu       sync.Mutex
 	pkgs     map[string]map[string][]byte // name -> version -> tarball
 	bins     map[string]any               // name -> package.json "bin"
+	deps     map[string]map[string]string // name -> package.json "dependencies"
 	tarballs atomic.Int32                 // tarball downloads
+	metas    atomic.Int32                 // metadata (packument) requests
 }
 
 func newNPMRegistry(t testing.TB) *npmRegistry {
-	r := &npmRegistry{pkgs: map[string]map[string][]byte{}, bins: map[string]any{}}
+	r := &npmRegistry{pkgs: map[string]map[string][]byte{}, bins: map[string]any{}, deps: map[string]map[string]string{}}
 	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.Close)
 	return r
@@ -50,7 +52,13 @@ func newNPMRegistry(t testing.TB) *npmRegistry {
 // package.json "bin".
 func (r *npmRegistry) add(t testing.TB, name, version string, bin any, files map[string]string) {
 	t.Helper()
-	pj, _ := json.Marshal(map[string]any{"name": name, "version": version, "bin": bin})
+	r.addWithDeps(t, name, version, bin, files, nil)
+}
+
+// addWithDeps is add with package.json "dependencies".
+func (r *npmRegistry) addWithDeps(t testing.TB, name, version string, bin any, files map[string]string, deps map[string]string) {
+	t.Helper()
+	pj, _ := json.Marshal(map[string]any{"name": name, "version": version, "bin": bin, "dependencies": deps})
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
@@ -73,6 +81,7 @@ func (r *npmRegistry) add(t testing.TB, name, version string, bin any, files map
 	}
 	r.pkgs[name][version] = buf.Bytes()
 	r.bins[name] = bin
+	r.deps[name] = deps
 }
 
 func (r *npmRegistry) serve(w http.ResponseWriter, req *http.Request) {
@@ -91,6 +100,7 @@ func (r *npmRegistry) serve(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
+	r.metas.Add(1)
 	versions, ok := r.pkgs[path]
 	if !ok {
 		w.WriteHeader(http.StatusNotFound)
@@ -103,7 +113,7 @@ func (r *npmRegistry) serve(w http.ResponseWriter, req *http.Request) {
 		s512 := sha512.Sum512(tgz)
 		base := path[strings.LastIndex(path, "/")+1:]
 		doc["versions"].(map[string]any)[v] = map[string]any{
-			"name": path, "version": v, "bin": r.bins[path],
+			"name": path, "version": v, "bin": r.bins[path], "dependencies": r.deps[path],
 			"dist": map[string]any{
 				"tarball":   fmt.Sprintf("%s/%s/-/%s-%s.tgz", r.URL, path, base, v),
 				"shasum":    hex.EncodeToString(s1[:]),
@@ -313,6 +323,18 @@ pip)
 	echo "$@" > "$venv/../args" ;;
 esac
 `)
+	// The index answers for itself: 404 for a missing project, the
+	// version list (PEP 700) for a known one.
+	index := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/my-server/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.pypi.simple.v1+json")
+		w.Write([]byte(`{"meta":{"api-version":"1.1"},"name":"my-server","files":[],"versions":["1.0"]}`))
+	}))
+	defer index.Close()
+	t.Setenv("PIP_INDEX_URL", index.URL)
 	cache := t.TempDir()
 	for _, backend := range testBackends(t) {
 		t.Run(backend, func(t *testing.T) {

@@ -91,6 +91,9 @@ type Options struct {
 	// Defaults [DefaultStdinGrace] and [DefaultTerminateGrace].
 	StdinGrace     time.Duration
 	TerminateGrace time.Duration
+	// InstallTimeout bounds installing one package, apart from the
+	// server's own deadline; [DefaultInstallTimeout] when 0.
+	InstallTimeout time.Duration
 }
 
 // Limits bounds one server run. A zero field selects its default; a
@@ -169,6 +172,9 @@ func (opts *Options) resolve() Options {
 	}
 	if o.StdinGrace <= 0 {
 		o.StdinGrace = min(DefaultStdinGrace, o.TerminateGrace)
+	}
+	if o.InstallTimeout <= 0 {
+		o.InstallTimeout = DefaultInstallTimeout
 	}
 	o.Limits = o.Limits.withDefaults()
 	return o

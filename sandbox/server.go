@@ -80,6 +80,12 @@ type Info struct {
 	Refused []string
 	// PackageVersion is the version the package installer resolved.
 	PackageVersion string
+	// InstalledVersion is the version of the package actually installed
+	// (a dist-tag such as latest resolved), when known.
+	InstalledVersion string
+	// SDK names the MCP SDK the installed package depends on, when found
+	// in its dependencies; SDKEvidence says where.
+	SDK, SDKEvidence string
 }
 
 // A Server is one launched (or launchable) MCP server. Its methods are safe
@@ -101,6 +107,13 @@ type Server struct {
 	env      []string
 	canaries map[string]string
 	remote   *remoteTransport
+	// localHTTP: the server runs in the sandbox and speaks HTTP on a port
+	// of the sandbox's network namespace (see localHTTPTransport).
+	localHTTP bool
+	netns     *os.File // the sandbox's network namespace, once found
+	// installed is the package version actually installed, when known;
+	// sdk and sdkWhy the MCP SDK among its dependencies.
+	installed, sdk, sdkWhy string
 
 	mu         sync.Mutex
 	started    bool
@@ -163,6 +176,14 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	s.initChannels()
 	switch plan.Transport {
 	case TransportStreamable, TransportSSE:
+		if isLocalHTTP(plan) {
+			// Installed and started here; reached inside the sandbox.
+			if le := localHTTPUnsupported(plan, &o); le != nil {
+				return nil, le
+			}
+			s.localHTTP = true
+			break
+		}
 		rt, err := newRemoteTransport(ctx, s, plan)
 		if err != nil {
 			return nil, err
@@ -233,6 +254,7 @@ func (s *Server) prepare(ctx context.Context) error {
 		s.readOnly = append(s.readOnly, entry.readOnly...)
 		s.warnings = append(s.warnings, entry.warnings...)
 		pkgEnv = entry.env
+		s.installed, s.sdk, s.sdkWhy = entry.version, entry.sdk, entry.sdkWhy
 		if entry.runner != nil {
 			s.backend = entry.runner
 		}
@@ -295,6 +317,9 @@ func (s *Server) Transport() mcp.Transport {
 	if s.remote != nil {
 		return s.remote
 	}
+	if s.localHTTP {
+		return &localHTTPTransport{s: s}
+	}
 	return &stdioTransport{s: s}
 }
 
@@ -314,25 +339,28 @@ func (s *Server) Info(wait time.Duration) Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := Info{
-		SpawnError:     s.spawnErr,
-		Exited:         s.exited,
-		ExitCode:       s.exitCode,
-		Signal:         s.signal,
-		StderrTail:     s.stderr.String(),
-		StdoutNoise:    string(s.noise),
-		LimitExceeded:  s.limit,
-		Started:        s.startTime,
-		Canaries:       map[string]string{},
-		Warnings:       append([]string(nil), s.warnings...),
-		Mechanisms:     append([]string(nil), s.mechanisms...),
-		Limits:         s.opts.Limits,
-		Redirects:      append([]string(nil), s.redirects...),
-		StderrSecrets:  s.stderrWatch.names(),
-		HTTP:           s.http,
-		WorkDir:        s.workDir,
-		Exposed:        append([]Exposure(nil), s.exposed...),
-		Refused:        append([]string(nil), s.refused...),
-		PackageVersion: s.pkgVer,
+		SpawnError:       s.spawnErr,
+		Exited:           s.exited,
+		ExitCode:         s.exitCode,
+		Signal:           s.signal,
+		StderrTail:       s.stderr.String(),
+		StdoutNoise:      string(s.noise),
+		LimitExceeded:    s.limit,
+		Started:          s.startTime,
+		Canaries:         map[string]string{},
+		Warnings:         append([]string(nil), s.warnings...),
+		Mechanisms:       append([]string(nil), s.mechanisms...),
+		Limits:           s.opts.Limits,
+		Redirects:        append([]string(nil), s.redirects...),
+		StderrSecrets:    s.stderrWatch.names(),
+		HTTP:             s.http,
+		WorkDir:          s.workDir,
+		Exposed:          append([]Exposure(nil), s.exposed...),
+		Refused:          append([]string(nil), s.refused...),
+		PackageVersion:   s.pkgVer,
+		InstalledVersion: s.installed,
+		SDK:              s.sdk,
+		SDKEvidence:      s.sdkWhy,
 	}
 	if s.backend != nil && s.backend.name() == BackendNone {
 		info.Home = s.homeDir()
@@ -382,6 +410,9 @@ func (s *Server) Close() error {
 			errs = append(errs, s.proc.cleanup())
 		}
 		errs = append(errs, s.removeRunDir())
+		if s.netns != nil {
+			s.netns.Close()
+		}
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr
@@ -413,6 +444,10 @@ func (s *Server) start(ctx context.Context) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		if s.localHTTP {
+			s.drainStdout(s.stdout)
+			return
+		}
 		s.readStdout(s.stdout)
 	}()
 	s.wg.Add(1)

@@ -124,6 +124,11 @@ func TestRealNPMServers(t *testing.T) {
 			if len(res.Prompts) != tt.prompts || len(res.Resources) != tt.resources {
 				t.Errorf("%d prompts, %d resources; want %d, %d", len(res.Prompts), len(res.Resources), tt.prompts, tt.resources)
 			}
+			// Every pinned server is built on the official TypeScript SDK,
+			// which the sandbox finds among the installed dependencies.
+			if res.Target.SDK != "typescript: official SDK" {
+				t.Errorf("Target.SDK = %q (%s), want typescript: official SDK", res.Target.SDK, res.Target.SDKEvidence)
+			}
 			if res.Target.Sandbox == "" || res.Target.Sandbox == "none" {
 				t.Errorf("ran with sandbox %q, want isolation", res.Target.Sandbox)
 			}

@@ -24,7 +24,9 @@ type ProbeOptions struct {
 	// Probe is the template for each run's probe options; Target, Process
 	// and Relaunch are filled in per run.
 	Probe probe.Options
-	// Timeout bounds one server from launch to teardown (default 2m).
+	// Timeout bounds one server from launch to teardown (default 2m). The
+	// package install before it has its own deadline,
+	// Sandbox.InstallTimeout.
 	Timeout time.Duration
 	// Policy decides verdicts; nil uses [scoring.DefaultPolicy]. Grading
 	// happens here, not in probe, so that probe stays free of policy and
@@ -44,9 +46,6 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-
 	policy := o.Policy
 	if policy == nil {
 		policy = scoring.DefaultPolicy()
@@ -56,6 +55,16 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if plan.Status != "" {
 		return grade(withNotes(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), plan), nil, policy), nil
 	}
+	if err := unreachableRemote(ctx, plan); err != nil {
+		return grade(unreachableResult(plan, err, start), nil, policy), nil
+	}
+	// The install runs under its own deadline, before the server's starts:
+	// a slow download does not eat the server's time.
+	if res, done, err := installStep(ctx, plan, &o); done {
+		return res, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
 
 	var mu sync.Mutex
 	var servers []*sandbox.Server
@@ -90,6 +99,10 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	first := current
 	info := first.Info(0)
 	target.Sandbox = info.Backend
+	if v := info.InstalledVersion; v != "" && (plan.Package == nil || v != plan.Package.Version) {
+		target.InstalledVersion = v
+	}
+	target.SDK, target.SDKEvidence = info.SDK, info.SDKEvidence
 
 	po := o.Probe
 	po.Target = target
@@ -104,7 +117,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 		po.HTTPClient = c
 	}
 	res := probe.Run(ctx, t, &po)
-	if plan.Transport == sandbox.TransportStdio {
+	if info.Backend != "remote" {
 		// Read after the run: the mechanisms are known once the process
 		// has been started.
 		res.Target.Isolation = isolationOf(first.Info(0))
@@ -305,4 +318,27 @@ func withNotes(res *probe.Result, plan *sandbox.Plan) *probe.Result {
 		res.Findings = append(res.Findings, probe.NewFinding(code, "server", "config", n, "%s", n))
 	}
 	return res
+}
+
+// installStep installs plan's package (if any) under the install deadline.
+// done is true when the plan is done: its install failed (res is the graded
+// pre-launch result) or the sandbox infrastructure failed (err).
+func installStep(ctx context.Context, plan *sandbox.Plan, o *ProbeOptions) (res *probe.Result, done bool, err error) {
+	if plan.Package == nil || plan.Status != "" {
+		return nil, false, nil
+	}
+	start := time.Now()
+	ierr := sandbox.Install(ctx, plan, o.Sandbox)
+	if ierr == nil {
+		return nil, false, nil
+	}
+	var le *sandbox.LaunchError
+	if !errors.As(ierr, &le) {
+		return nil, true, ierr
+	}
+	policy := o.Policy
+	if policy == nil {
+		policy = scoring.DefaultPolicy()
+	}
+	return grade(preLaunch(TargetOf(plan), probe.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), true, nil
 }

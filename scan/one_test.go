@@ -51,7 +51,7 @@ func TestLivenessStatuses(t *testing.T) {
 		{"protocol_error shape", stdio(bins["garbage"]), probe.StatusProtocolError, false, "cannot unmarshal"},
 		{"protocol_error version", stdio(bins["badversion"]), probe.StatusProtocolError, false, "1999-01-01"},
 		{"stdout_pollution completed", stdio(bins["banner"]), probe.StatusStdoutPollution, true, ""},
-		{"stdout_pollution garbage bytes", withEnv(stdio(bins["garbage"]), "FIXTURE_GARBAGE", "bytes"), probe.StatusStdoutPollution, false, ""},
+		{"stdout_pollution garbage bytes", withEnv(stdio(bins["garbage"]), "FIXTURE_GARBAGE", "bytes"), probe.StatusProtocolError, false, ""},
 		{"old version ok", stdio(bins["oldversion"]), probe.StatusOK, true, ""},
 		{"unreachable", sandbox.Plan{Key: "u", Name: "u", Transport: sandbox.TransportStreamable, URL: "http://127.0.0.1:1/mcp"}, probe.StatusUnreachable, false, "refused"},
 		{"needs_configuration", sandbox.Plan{Key: "n", Name: "n", Transport: "stdio", Status: "needs_configuration", StatusDetail: "API_KEY has no value"}, probe.StatusNeedsConfiguration, false, ""},

@@ -49,6 +49,10 @@ type Options struct {
 	Restore func(ctx context.Context, plan *sandbox.Plan) error
 	// Concurrency is how many servers run at once (default: CPUs).
 	Concurrency int
+	// InstallConcurrency is how many packages install at once, in a pool
+	// of their own so that network waits hold no server slot (default:
+	// Concurrency).
+	InstallConcurrency int
 	// Probe configures each server's run.
 	Probe ProbeOptions
 	// Progress, when set, is called after each target from the single
@@ -98,6 +102,9 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = runtime.NumCPU()
+	}
+	if o.InstallConcurrency <= 0 {
+		o.InstallConcurrency = o.Concurrency
 	}
 	if o.Probe.Probe.Checker == nil {
 		o.Probe.Probe.Checker = probe.NewChecker()
@@ -185,34 +192,52 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		}
 	}()
 
+	// Two pools: installs (network-bound) feed probes (CPU-bound). A plan
+	// whose install fails is done without taking a probe slot; one that
+	// installed is probed from the cache.
+	ip := pool.New().WithContext(wctx).WithMaxGoroutines(o.InstallConcurrency)
 	p := pool.New().WithContext(wctx).WithMaxGoroutines(o.Concurrency)
 	var infraMu sync.Mutex
 	var infraErr error
+	finish := func(ctx context.Context, plan *sandbox.Plan, res *probe.Result, err error) {
+		if ctx.Err() != nil {
+			// Interrupted mid-run: the result is incomplete, so the
+			// target stays pending for --resume.
+			return
+		}
+		if err != nil {
+			infraMu.Lock()
+			if infraErr == nil {
+				infraErr = fmt.Errorf("scan: %s: %w", plan.Key, err)
+			}
+			infraMu.Unlock()
+			cancel(err)
+			return
+		}
+		out <- done{plan, res}
+	}
 	for i := range pending {
 		plan := &pending[i]
 		if wctx.Err() != nil {
 			break
 		}
-		p.Go(func(ctx context.Context) error {
-			res, err := Probe(ctx, plan, &o.Probe)
+		ip.Go(func(ctx context.Context) error {
+			if res, done, err := installStep(ctx, plan, &o.Probe); done {
+				finish(ctx, plan, res, err)
+				return nil
+			}
 			if ctx.Err() != nil {
-				// Interrupted mid-run: the result is incomplete, so the
-				// target stays pending for --resume.
 				return nil
 			}
-			if err != nil {
-				infraMu.Lock()
-				if infraErr == nil {
-					infraErr = fmt.Errorf("scan: %s: %w", plan.Key, err)
-				}
-				infraMu.Unlock()
-				cancel(err)
+			p.Go(func(ctx context.Context) error {
+				res, err := Probe(ctx, plan, &o.Probe)
+				finish(ctx, plan, res, err)
 				return nil
-			}
-			out <- done{plan, res}
+			})
 			return nil
 		})
 	}
+	_ = ip.Wait()
 	_ = p.Wait()
 	close(out)
 	wg.Wait()

@@ -55,7 +55,7 @@ func exitCode(err error, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "mcpvet: "+line)
 	var ue usageError
 	switch {
-	case errors.As(err, &ue) || isCobraUsage(err):
+	case errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, results.ErrIncompleteShards):
 		return exitUsage
 	case errors.Is(err, errPartial):
 		return exitPartial

@@ -29,6 +29,7 @@ type runFlags struct {
 	allowNetwork     bool
 	allowPrivate     bool
 	serverTimeout    time.Duration
+	installTimeout   time.Duration
 	handshakeTimeout time.Duration
 	protocolVersion  string
 	noInject         bool
@@ -55,7 +56,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.sandbox, "sandbox", "auto", "isolation backend: auto, builtin, bwrap or none")
 	fl.BoolVar(&f.allowNetwork, "allow-network", false, "let servers reach the network at run time (recorded with the results)")
 	fl.BoolVar(&f.allowPrivate, "allow-private-network", false, "let URL targets from a registry or snapshot connect to loopback, private, link-local and metadata addresses (recorded with the results)")
-	fl.DurationVar(&f.serverTimeout, "server-timeout", 2*time.Minute, "deadline for one server from launch to teardown")
+	fl.DurationVar(&f.serverTimeout, "server-timeout", 2*time.Minute, "deadline for one server from launch to teardown (the package install has its own, --install-timeout)")
+	fl.DurationVar(&f.installTimeout, "install-timeout", sandbox.DefaultInstallTimeout, "deadline for installing one package, before the server deadline starts")
 	fl.DurationVar(&f.handshakeTimeout, "handshake-timeout", 20*time.Second, "deadline for launch plus handshake")
 	fl.StringVar(&f.protocolVersion, "protocol-version", "", "protocol version to ask for (default: the newest, with fallback)")
 	fl.BoolVar(&f.noInject, "no-inject", false, "skip failure injection and the capability-gated calls (list and check only)")
@@ -155,6 +157,9 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 	if f.serverTimeout <= 0 || f.handshakeTimeout <= 0 {
 		return nil, usagef("--server-timeout and --handshake-timeout must be positive durations such as 30s")
 	}
+	if f.installTimeout <= 0 {
+		return nil, usagef("--install-timeout %s: must be a positive duration, such as 10m", f.installTimeout)
+	}
 	env, err := keyValues("--env", f.env)
 	if err != nil {
 		return nil, err
@@ -189,6 +194,7 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 			AllowNetwork:        f.allowNetwork,
 			AllowPrivateNetwork: f.allowPrivate,
 			CacheDir:            f.cacheDir,
+			InstallTimeout:      f.installTimeout,
 			Env:                 env,
 			WorkDir:             wd,
 			Expose:              expose,

@@ -98,7 +98,7 @@ func TestReportCommand(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d, stderr %q", code, errs)
 		}
-		if !strings.Contains(out, "1 of 1 servers (100.0%, 95% CI 20.7–100.0%) completed the handshake") ||
+		if !strings.Contains(out, "1 of 1 plans (100.0%, 95% CI 20.7–100.0%) completed the handshake") ||
 			!strings.Contains(out, "io.github.x/first") || strings.Contains(out, "io.github.x/dead") {
 			t.Errorf("md report of scan 1:\n%s", out)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
@@ -29,6 +30,7 @@ type scanFlags struct {
 	config      string
 	limit       int
 	concurrency int
+	installConc int
 	resume      bool
 	shard       string
 	sample      int
@@ -36,6 +38,9 @@ type scanFlags struct {
 	allVersions bool
 	registryTyp string
 	transport   string
+	retries     int
+	// flags is the command's flag set: what was given, for --resume.
+	flags *pflag.FlagSet
 }
 
 func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
@@ -49,6 +54,7 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
   mcpvet scan --from servers.json --shard 2/8 --db shard-2.db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.flags = cmd.Flags()
 			return runScan(cmd.Context(), &f, g, stdout, stderr)
 		},
 	}
@@ -59,6 +65,7 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.config, "config", "", "read targets from an MCP client config (Claude Desktop, VS Code, Cursor)")
 	fl.IntVar(&f.limit, "limit", 0, "scan at most N targets (after filtering, sampling and sharding)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
+	fl.IntVar(&f.installConc, "install-concurrency", 0, "packages installed at once, in their own pool (default: --concurrency)")
 	fl.BoolVar(&f.resume, "resume", false, "finish the most recent unfinished scan in --db")
 	fl.StringVar(&f.shard, "shard", "", "scan only shard i of n (i/n, 0 <= i < n), a stable hash partition of the targets")
 	fl.IntVar(&f.sample, "sample", 0, "scan a random sample of N targets (with --seed)")
@@ -66,6 +73,7 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	fl.BoolVar(&f.allVersions, "all-versions", false, "keep every version of each server, not only the latest (--latest-only is the default)")
 	fl.StringVar(&f.registryTyp, "registry-type", "", "keep only plans of this package type: npm, pypi, oci, nuget, mcpb or remote")
 	fl.StringVar(&f.transport, "transport", "", "keep only plans of this transport: stdio, streamable-http or sse")
+	fl.IntVar(&f.retries, "registry-retries", source.DefaultMaxRetries, "retries of one registry page after a transient failure (0: fail at once)")
 	return cmd
 }
 
@@ -94,10 +102,31 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		return usagef("--resume takes its targets from --db; drop --registry, --from and --config")
 	case !f.resume && sources != 1:
 		return usagef("give exactly one of --registry URL, --from FILE or --config FILE (or --resume)")
-	case f.concurrency < 0:
-		return usagef("--concurrency %d: must be at least 1", f.concurrency)
+	case f.concurrency < 1 && f.flags != nil && f.flags.Changed("concurrency"), f.concurrency < 0:
+		return usagef("--concurrency %d: must be at least 1 (leave the flag out for the number of CPUs)", f.concurrency)
+	case f.installConc < 0:
+		return usagef("--install-concurrency %d: must not be negative (0: as many as --concurrency)", f.installConc)
+	case f.retries < 0:
+		return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", f.retries)
 	case f.sample < 0 || f.limit < 0:
 		return usagef("--sample and --limit must not be negative")
+	}
+	st, err := results.Open(ctx, f.db, nil)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var resumeID int64
+	if f.resume {
+		// The resumed scan keeps every option it started with.
+		id, err := latestUnfinished(ctx, st)
+		if err != nil {
+			return err
+		}
+		resumeID = id
+		if err := restoreScanFlags(ctx, st, id, f); err != nil {
+			return err
+		}
 	}
 	shardI, shardN := 0, 0 // shardN 0: not sharded
 	if f.shard != "" {
@@ -113,19 +142,10 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 	// Registry servers are no one's local servers: they start in their
 	// private HOME, not in the folder mcpvet runs in.
 	popts.Sandbox.WorkDir = sandbox.WorkDirNone
-	st, err := results.Open(ctx, f.db, nil)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 
-	o := &scan.Options{Store: st, Concurrency: f.concurrency, Probe: *popts}
+	o := &scan.Options{Store: st, Concurrency: f.concurrency, InstallConcurrency: f.installConc, Probe: *popts}
 	if f.resume {
-		id, err := latestUnfinished(ctx, st)
-		if err != nil {
-			return err
-		}
-		o.Resume = id
+		o.Resume = resumeID
 		o.Restore = secretRestorer(f)
 	} else {
 		plans, src, stats, err := loadPlans(ctx, f, stderr, g.quiet)
@@ -135,15 +155,18 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		if f.registryTyp != "" || f.transport != "" {
 			plans = filterPlans(plans, f.registryTyp, f.transport)
 		}
-		if shardN > 0 {
-			if plans, err = source.Shard(plans, shardI, shardN); err != nil {
-				return usageError{err}
-			}
-		}
+		// The sample is drawn before sharding, so the shards of one
+		// sampled scan partition the sample.
 		var seed *int64
 		if f.sample > 0 {
 			plans = source.Sample(plans, f.sample, uint64(f.seed))
 			seed = &f.seed
+		}
+		planSet, planSetSize := planSetDigest(plans), len(plans)
+		if shardN > 0 {
+			if plans, err = source.Shard(plans, shardI, shardN); err != nil {
+				return usageError{err}
+			}
 		}
 		if f.limit > 0 && len(plans) > f.limit {
 			plans = plans[:f.limit]
@@ -153,6 +176,8 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 			"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
 			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "allVersions": f.allVersions,
 			"sourceStats": stats, "policy": popts.Policy,
+			"planSetDigest": planSet, "planSetSize": planSetSize,
+			"flags": recordFlags(f.flags),
 		})
 		o.Plans = plans
 		o.Info = results.ScanInfo{Kind: results.KindScan, Source: src, Options: optsJSON, Seed: seed,
@@ -236,9 +261,13 @@ func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) 
 		if !f.allVersions {
 			copts.Version = "latest"
 		}
+		copts.MaxRetries = f.retries
+		if f.retries == 0 {
+			copts.MaxRetries = -1 // CrawlOptions: negative is never
+		}
 		if !quiet {
 			copts.OnRetry = func(r source.RetryInfo) {
-				fmt.Fprintf(stderr, "mcpvet: registry: %s\n", safe.Line(fmt.Sprint(r)))
+				fmt.Fprintf(stderr, "mcpvet: registry: %s\n", safe.Line(r.String()))
 			}
 		}
 		entries, err := source.Fetch(ctx, copts)
@@ -342,15 +371,27 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		url, out    string
 		allVersions bool
 		search      string
+		retries     int
 	)
 	pull := &cobra.Command{
 		Use:   "pull [-o FILE]",
 		Short: "Save a registry snapshot, so a census can be reproduced from the same input",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			copts := &source.CrawlOptions{BaseURL: url, Search: search}
+			if retries < 0 {
+				return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", retries)
+			}
+			copts := &source.CrawlOptions{BaseURL: url, Search: search, MaxRetries: retries}
+			if retries == 0 {
+				copts.MaxRetries = -1
+			}
 			if !allVersions {
 				copts.Version = "latest"
+			}
+			if !g.quiet {
+				copts.OnRetry = func(r source.RetryInfo) {
+					fmt.Fprintf(stderr, "mcpvet: registry: %s\n", safe.Line(r.String()))
+				}
 			}
 			entries, err := source.Fetch(cmd.Context(), copts)
 			if err != nil {
@@ -369,20 +410,45 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	pull.Flags().StringVarP(&out, "output", "o", "-", "snapshot file (- is stdout)")
 	pull.Flags().BoolVar(&allVersions, "all-versions", false, "every version, not only the latest")
 	pull.Flags().StringVar(&search, "search", "", "only servers whose name contains this")
+	pull.Flags().IntVar(&retries, "registry-retries", source.DefaultMaxRetries, "retries of one registry page after a transient failure (0: fail at once)")
 	cmd.AddCommand(pull)
 	return cmd
 }
 
 func newResultsCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{Use: "results", Short: "Work with results databases"}
+	var allowPartial bool
 	merge := &cobra.Command{
 		Use:   "merge OUT.db IN.db...",
 		Short: "Combine shard databases into one equal to a single-machine scan",
-		Args:  cobra.MinimumNArgs(2),
+		Long: "Combine the shard databases of one scan (every shard i/n, each finished) into one equal to a single-machine scan. " +
+			"An incomplete or unfinished set is refused unless --allow-partial, which the merged scan records. Merging the same shards again changes nothing.",
+		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return results.Merge(cmd.Context(), args[0], args[1:]...)
+			return results.MergeShards(cmd.Context(), args[0], args[1:], &results.MergeOptions{AllowPartial: allowPartial})
 		},
 	}
+	merge.Flags().BoolVar(&allowPartial, "allow-partial", false, "merge an incomplete or unfinished shard set (recorded in the merged scan)")
 	cmd.AddCommand(merge)
 	return cmd
+}
+
+// restoreScanFlags sets f's flags from the options stored with scan id.
+func restoreScanFlags(ctx context.Context, st *results.Store, id int64, f *scanFlags) error {
+	sc, err := st.Scan(ctx, id)
+	if err != nil {
+		return err
+	}
+	var stored struct {
+		Flags map[string]json.RawMessage `json:"flags"`
+	}
+	if len(sc.Options) > 0 {
+		if err := json.Unmarshal(sc.Options, &stored); err != nil {
+			return fmt.Errorf("--resume: scan %d: reading its stored options: %v", id, err)
+		}
+	}
+	if stored.Flags == nil || f.flags == nil {
+		return nil // a scan from an older mcpvet: only the targets are stored
+	}
+	return restoreFlags(f.flags, stored.Flags)
 }

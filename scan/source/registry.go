@@ -116,6 +116,21 @@ type RetryInfo struct {
 	Wait time.Duration
 	// Err is why the attempt failed.
 	Err error
+	// MaxAttempts is how many attempts the page gets in all.
+	MaxAttempts int
+}
+
+// String is one readable line: which attempt failed, why, and the wait.
+func (r RetryInfo) String() string {
+	of := ""
+	if r.MaxAttempts > 0 {
+		of = fmt.Sprintf(" of %d", r.MaxAttempts)
+	}
+	cause := "unknown error"
+	if r.Err != nil {
+		cause = r.Err.Error()
+	}
+	return fmt.Sprintf("page %d: attempt %d%s failed (%s); retrying in %s", r.Page, r.Attempt, of, cause, r.Wait.Round(time.Millisecond))
 }
 
 // A PageError is how a crawl ends early: which page failed and why. The
@@ -363,7 +378,7 @@ func (c *crawler) fetchPage(ctx context.Context, page int, cursor string) (pageR
 			wait = min(te.retryAfter, c.opts.MaxRetryAfter)
 		}
 		if c.opts.OnRetry != nil {
-			c.opts.OnRetry(RetryInfo{Page: page, Cursor: cursor, Attempt: attempt, Wait: wait, Err: te.err})
+			c.opts.OnRetry(RetryInfo{Page: page, Cursor: cursor, Attempt: attempt, Wait: wait, Err: te.err, MaxAttempts: c.opts.MaxRetries + 1})
 		}
 		if err := sleep(ctx, wait); err != nil {
 			return pageResult{}, attempt, err

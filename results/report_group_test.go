@@ -1,0 +1,48 @@
+package results
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
+
+// TestGroupFindings: a server's findings are shown per code with counts,
+// not as one row each.
+func TestGroupFindings(t *testing.T) {
+	var fs []probe.Finding
+	for _, tool := range []string{"a", "b", "c", "a"} {
+		fs = append(fs, probe.Finding{Code: "annotations/missing_read_only_hint", Severity: probe.SeverityInfo, Subject: "tool " + tool, Message: "m " + tool})
+	}
+	fs = append(fs, probe.Finding{Code: "schema/x", Severity: probe.SeverityWarn, Subject: "tool a", Pointer: "/inputSchema", Message: "s"})
+	got := groupFindings(sortedFindings(fs))
+	want := []findingGroup{
+		{Severity: probe.SeverityWarn, Code: "schema/x", Count: 1, Subjects: []string{"tool a /inputSchema"}, Message: "s"},
+		{Severity: probe.SeverityInfo, Code: "annotations/missing_read_only_hint", Count: 4, Subjects: []string{"tool a", "tool b", "tool c"}, Message: "m a"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+}
+
+// TestSDKOfResult: the SDK comes from a serverInfo default, else from the
+// installed package's dependencies, else from an SDK's error format.
+func TestSDKOfResult(t *testing.T) {
+	live := probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ServerInfo: &probe.ServerInfo{Name: "memory-server"}}
+	for _, tc := range []struct {
+		name string
+		res  probe.Result
+		want string
+	}{
+		{"named by the author", probe.Result{Liveness: live}, SDKUnknown},
+		{"dependency", probe.Result{Liveness: live, Target: probe.Target{SDK: "typescript: official SDK", SDKEvidence: "the package depends on @modelcontextprotocol/sdk (npm)"}}, "typescript: official SDK"},
+		{"error format", probe.Result{Liveness: live, Probes: []probe.ProbeCall{{Text: "MCP error -32602: Invalid arguments for tool create_entities: [...]"}}}, "typescript: official SDK"},
+		{"serverInfo default wins", probe.Result{Liveness: probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ServerInfo: &probe.ServerInfo{Name: "rmcp"}},
+			Target: probe.Target{SDK: "typescript: official SDK"}}, "rust: rmcp"},
+	} {
+		if got, _ := SDKOfResult(&tc.res); got != tc.want {
+			t.Errorf("%s: SDKOfResult = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

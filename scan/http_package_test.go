@@ -1,0 +1,151 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/sandbox"
+)
+
+// hostListener listens on a free host port and counts every request.
+func hostListener(t *testing.T) (port int, contacts *atomic.Int32) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	contacts = &atomic.Int32{}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		contacts.Add(1)
+		http.Error(w, "not the package", http.StatusTeapot)
+	})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return l.Addr().(*net.TCPAddr).Port, contacts
+}
+
+// TestHTTPServerProbedInsideItsSandbox: a plan whose server runs here but
+// speaks HTTP (like the 50 registry packages with an HTTP transport, 31 of
+// them on localhost ports such as 8089) is started in the sandbox and
+// reached inside the sandbox's own network namespace. The fixture serves
+// MCP on port P inside the sandbox while a listener on the same port P of
+// the host records any contact: the handshake must reach the fixture and
+// the host listener must see nothing. (Old behaviour: nothing was started;
+// mcpvet connected to the host's port P and credited whatever answered.)
+func TestHTTPServerProbedInsideItsSandbox(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("entering the sandbox's network namespace needs root")
+	}
+	bin := testfixture.Path(t, "http")
+	port, contacts := hostListener(t)
+	for _, backend := range []string{sandbox.BackendBuiltin, sandbox.BackendBwrap} {
+		for _, transport := range []string{sandbox.TransportStreamable, sandbox.TransportSSE} {
+			t.Run(backend+"/"+transport, func(t *testing.T) {
+				args := []string{"-addr", fmt.Sprintf("127.0.0.1:%d", port)}
+				if transport == sandbox.TransportSSE {
+					args = append(args, "-sse")
+				}
+				plan := &sandbox.Plan{Key: "http-fixture#" + transport, Name: "io.example/http", Source: "test", Transport: transport,
+					Command: bin, Args: args, URL: fmt.Sprintf("http://localhost:%d/mcp", port)}
+				res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{Backend: backend, CacheDir: t.TempDir()},
+					Probe: probe.Options{HandshakeTimeout: 15 * time.Second}, Timeout: time.Minute})
+				if err != nil {
+					if strings.Contains(err.Error(), "not available") {
+						t.Skip(err)
+					}
+					t.Fatal(err)
+				}
+				l := res.Liveness
+				if !l.HandshakeCompleted || l.ServerInfo == nil || l.ServerInfo.Name != "http" {
+					t.Fatalf("status %s (%s), serverInfo %+v, exit %v; want the fixture's handshake\nstderr: %s", l.Status, l.Detail, l.ServerInfo, l.ExitCode, l.StderrTail)
+				}
+				if len(res.Tools) != 2 {
+					var fs []string
+					for _, f := range res.Findings {
+						fs = append(fs, f.Code+": "+f.Message)
+					}
+					t.Errorf("%d tools, want the fixture's 2; findings:\n%s", len(res.Tools), strings.Join(fs, "\n"))
+				}
+				if iso := res.Target.Isolation; iso == nil || iso.Network {
+					t.Errorf("isolation %+v, want a sandbox without network", iso)
+				}
+			})
+		}
+	}
+	if n := contacts.Load(); n != 0 {
+		t.Errorf("the host listener on port %d was contacted %d times", port, n)
+	}
+}
+
+// TestHTTPPackageRefusedWithoutNamespace: where the sandbox has no network
+// namespace of its own, a local HTTP server is not launched and its host
+// port is never contacted; the status says why.
+func TestHTTPPackageRefusedWithoutNamespace(t *testing.T) {
+	port, contacts := hostListener(t)
+	for _, tc := range []struct {
+		name string
+		opts sandbox.Options
+		pkg  string
+	}{
+		{"sandbox none", sandbox.Options{Backend: sandbox.BackendNone}, "npm"},
+		{"allow network", sandbox.Options{AllowNetwork: true}, "npm"},
+		{"oci", sandbox.Options{}, "oci"},
+	} {
+		plan := &sandbox.Plan{Key: "npm:mcpvet-http@1.0.0", Name: "io.example/http", Source: "registry", Transport: sandbox.TransportStreamable,
+			URL:     fmt.Sprintf("http://localhost:%d/mcp", port),
+			Package: &sandbox.Package{RegistryType: tc.pkg, Identifier: "mcpvet-http", Version: "1.0.0"}}
+		tc.opts.CacheDir = t.TempDir()
+		res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &tc.opts, Timeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := res.Liveness; l.Status != probe.StatusRuntimeUnavailable || !strings.Contains(l.Detail, "never connects to that address on the host") {
+			t.Errorf("%s: status %s (%s), want runtime_unavailable saying why", tc.name, l.Status, l.Detail)
+		}
+	}
+	if n := contacts.Load(); n != 0 {
+		t.Errorf("the host listener on port %d was contacted %d times", port, n)
+	}
+}
+
+// TestHTTPPackageInstalledAndProbedInsideItsSandbox: an npm package (from
+// a local fake registry) whose transport is streamable-http on
+// localhost:P is installed, started in the sandbox and probed there, while
+// a listener on the host's port P records any contact.
+func TestHTTPPackageInstalledAndProbedInsideItsSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs npm")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("entering the sandbox's network namespace needs root")
+	}
+	reg := fakeNPMPackage(t, "mcpvet-echo-http", "echo-http-server.js", 0)
+	port, contacts := hostListener(t)
+	plan := &sandbox.Plan{Key: "npm:mcpvet-echo-http@1.0.0", Name: "io.example/echo-http", Source: "registry", Transport: sandbox.TransportStreamable,
+		URL: fmt.Sprintf("http://localhost:%d/mcp", port), Args: []string{fmt.Sprint(port)},
+		Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo-http", Version: "1.0.0"}}
+	res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{CacheDir: t.TempDir()},
+		Probe: probe.Options{HandshakeTimeout: 20 * time.Second}, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Liveness
+	if !l.HandshakeCompleted || l.ServerInfo == nil || l.ServerInfo.Name != "echo-http-js" {
+		t.Fatalf("status %s (%s); want the package's handshake\nstderr: %s", l.Status, l.Detail, l.StderrTail)
+	}
+	if len(res.Tools) != 1 || res.Tools[0].Name != "echo" {
+		t.Errorf("tools %v, want the package's echo", res.Tools)
+	}
+	if n := contacts.Load(); n != 0 {
+		t.Errorf("the host listener on port %d was contacted %d times", port, n)
+	}
+}

@@ -1,0 +1,70 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/sandbox"
+)
+
+// precheckTimeout bounds the reachability check of a remote.
+const precheckTimeout = 5 * time.Second
+
+// unreachableRemote checks, before any MCP client is set up, whether a
+// remote plan's host resolves and its port accepts a connection. It
+// returns the error only when the answer is definite: the name does not
+// resolve, or the connection is refused or has no route. A census meets
+// hundreds of such remotes (dead hosts, localhost ports); each would
+// otherwise cost the client's retries and protocol-version fallback,
+// seconds of a probe slot, for the same unreachable status. A timeout, a
+// proxy in the environment or anything else leaves the decision to the
+// probe.
+func unreachableRemote(ctx context.Context, plan *sandbox.Plan) error {
+	if plan.Package != nil || plan.Command != "" || plan.URL == "" ||
+		(plan.Transport != sandbox.TransportStreamable && plan.Transport != sandbox.TransportSSE) {
+		return nil
+	}
+	u, err := url.Parse(plan.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil
+	}
+	if p, err := http.ProxyFromEnvironment(&http.Request{URL: u}); err != nil || p != nil {
+		return nil // a proxy decides what is reachable
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	ctx, cancel := context.WithTimeout(ctx, precheckTimeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err == nil {
+		c.Close()
+		return nil
+	}
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return err
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return err
+	}
+	return nil
+}
+
+// unreachableResult is the result of a remote that [unreachableRemote]
+// found unreachable: what the probe would record, without its wait.
+func unreachableResult(plan *sandbox.Plan, err error, start time.Time) *probe.Result {
+	res := preLaunch(TargetOf(plan), probe.StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error(), start)
+	res.Target.Sandbox = "remote"
+	res.Findings = append(res.Findings, probe.NewFinding(probe.CodeNotAlive, "server", "", string(probe.StatusUnreachable),
+		"the server did not complete the MCP handshake (%s): %s", probe.StatusUnreachable, res.Liveness.Detail))
+	return res
+}
