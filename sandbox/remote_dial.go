@@ -243,3 +243,20 @@ func (s *Server) noteHTTP(resp *http.Response) {
 	}
 	s.http = o
 }
+
+// CheckRemote makes, before anything connects, the checks [Launch] makes of
+// a remote plan: no user info in the URL and, for an untrusted plan
+// without [Options.AllowPrivateNetwork], no private address. It returns a
+// [*LaunchError] with status invalid_plan, or nil.
+func CheckRemote(ctx context.Context, plan *Plan, opts *Options) error {
+	o := opts.resolve()
+	return checkRemoteURL(ctx, plan, o.AllowPrivateNetwork, o.resolver())
+}
+
+// DialRemote connects to addr the way a remote plan's HTTP transport
+// does: with the same resolver and, for an untrusted plan, the same
+// refusal of private addresses at connect time.
+func DialRemote(ctx context.Context, plan *Plan, opts *Options, network, addr string) (net.Conn, error) {
+	o := opts.resolve()
+	return guardedDial(plan, o.AllowPrivateNetwork, o.resolver())(ctx, network, addr)
+}

@@ -55,7 +55,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if plan.Status != "" {
 		return grade(withNotes(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), plan), nil, policy), nil
 	}
-	if err := unreachableRemote(ctx, plan); err != nil {
+	if err := unreachableRemote(ctx, plan, o.Sandbox); err != nil {
 		return grade(unreachableResult(plan, err, start), nil, policy), nil
 	}
 	// The install runs under its own deadline, before the server's starts:

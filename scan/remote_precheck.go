@@ -25,7 +25,11 @@ const precheckTimeout = 5 * time.Second
 // seconds of a probe slot, for the same unreachable status. A timeout, a
 // proxy in the environment or anything else leaves the decision to the
 // probe.
-func unreachableRemote(ctx context.Context, plan *sandbox.Plan) error {
+//
+// It connects as the remote's transport would ([sandbox.DialRemote]): an
+// untrusted plan never reaches a private address through it; such a plan
+// is left to the launch, which refuses it as invalid_plan.
+func unreachableRemote(ctx context.Context, plan *sandbox.Plan, opts *sandbox.Options) error {
 	if plan.Package != nil || plan.Command != "" || plan.URL == "" ||
 		(plan.Transport != sandbox.TransportStreamable && plan.Transport != sandbox.TransportSSE) {
 		return nil
@@ -43,8 +47,10 @@ func unreachableRemote(ctx context.Context, plan *sandbox.Plan) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, precheckTimeout)
 	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if sandbox.CheckRemote(ctx, plan, opts) != nil {
+		return nil // the launch refuses it, with the reason
+	}
+	c, err := sandbox.DialRemote(ctx, plan, opts, "tcp", net.JoinHostPort(u.Hostname(), port))
 	if err == nil {
 		c.Close()
 		return nil

@@ -20,11 +20,13 @@ func TestUnreachableRemoteDecidedBeforeTheClient(t *testing.T) {
 	}
 	closed := "http://" + l.Addr().String() + "/mcp"
 	l.Close()
-	for _, tc := range []struct{ url, evidence string }{
-		{closed, "connection refused"},
-		{"https://mcpvet-test-host.invalid/mcp", "no such host"},
+	// The loopback port is the user's own target (a registry entry may not
+	// point at loopback at all: invalid_plan, see remote_secure_test.go).
+	for _, tc := range []struct{ url, source, evidence string }{
+		{closed, "config:mcp.json", "connection refused"},
+		{"https://mcpvet-test-host.invalid/mcp", "registry", "no such host"},
 	} {
-		plan := &sandbox.Plan{Key: tc.url, Name: "io.example/gone", Source: "registry", Transport: sandbox.TransportStreamable, URL: tc.url}
+		plan := &sandbox.Plan{Key: tc.url, Name: "io.example/gone", Source: tc.source, Transport: sandbox.TransportStreamable, URL: tc.url}
 		res, err := Probe(context.Background(), plan, nil)
 		if err != nil {
 			t.Fatal(err)
