@@ -217,6 +217,7 @@ func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptio
 		return nil, fmt.Errorf("results: building report of scan %d: %w", scanID, err)
 	}
 	r.Census = t.Census()
+	r.Census.EntriesWithoutPlans = entriesWithoutPlans(sc.Options)
 	sort.SliceStable(r.Rows, func(i, j int) bool {
 		a, b := &r.Rows[i], &r.Rows[j]
 		if a.Name != b.Name {

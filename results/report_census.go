@@ -28,6 +28,10 @@ type Census struct {
 	// handshake, of Entries.
 	Entries     int        `json:"entries"`
 	EntriesLive Proportion `json:"entriesLive"`
+	// EntriesWithoutPlans counts the registry entries of the crawl that
+	// list neither a package nor a remote, so they have no plan and no run
+	// (known only for a whole, unfiltered crawl; 0 otherwise).
+	EntriesWithoutPlans int `json:"entriesWithoutPlans,omitempty"`
 	// Plans counts the runs (one per plan); Servers is the same number,
 	// under its historical name.
 	Plans int `json:"plans"`
@@ -666,4 +670,29 @@ func breakdownRows(m map[string]*bucket) []BreakdownRow {
 		return rows[i].Key < rows[j].Key
 	})
 	return rows
+}
+
+// entriesWithoutPlans reads, from a scan's options, how many entries of
+// its crawl had nothing to launch. Only a whole crawl counts them: with a
+// sample, limit, shard or filter the crawl's count is not about the
+// entries the scan ran.
+func entriesWithoutPlans(options []byte) int {
+	var o struct {
+		Sample       int            `json:"sample"`
+		Limit        int            `json:"limit"`
+		Shard        string         `json:"shard"`
+		RegistryType string         `json:"registryType"`
+		Transport    string         `json:"transport"`
+		Flags        map[string]any `json:"flags"`
+		SourceStats  *struct {
+			NoTargets int `json:"noTargets"`
+		} `json:"sourceStats"`
+	}
+	if json.Unmarshal(options, &o) != nil || o.SourceStats == nil {
+		return 0
+	}
+	if o.Sample > 0 || o.Limit > 0 || o.Shard != "" || o.RegistryType != "" || o.Transport != "" || o.Flags["shard"] != nil && o.Flags["shard"] != "" {
+		return 0
+	}
+	return o.SourceStats.NoTargets
 }

@@ -246,9 +246,14 @@ func textBar(share float64, width int) string {
 // unitsLine names the report's units and their counts: registry entries,
 // plans, launches, handshakes.
 func unitsLine(c *Census) string {
+	none := ""
+	if c.EntriesWithoutPlans > 0 {
+		none = fmt.Sprintf(" A further %s registry entries list neither a package nor a remote: nothing to launch, no plan, not counted above.",
+			fmtInt(c.EntriesWithoutPlans))
+	}
 	return fmt.Sprintf("Units: %s registry entries (servers) with %s plans (one per package and per remote); "+
 		"%s launches (installed and started, or remote reached); %s handshakes completed. "+
 		"%s of %s registry entries (%s) are live: at least one of their plans completed the handshake.",
 		fmtInt(c.Entries), fmtInt(c.Plans), fmtInt(c.Launches), fmtInt(c.Handshake.Count),
-		fmtInt(c.EntriesLive.Count), fmtInt(c.EntriesLive.Total), c.EntriesLive.Percent())
+		fmtInt(c.EntriesLive.Count), fmtInt(c.EntriesLive.Total), c.EntriesLive.Percent()) + none
 }
