@@ -28,7 +28,9 @@ func TestListCapBoundaries(t *testing.T) {
 			srv := mcp.NewServer(&mcp.Implementation{Name: "paged", Version: "1"}, &mcp.ServerOptions{PageSize: 2})
 			for i := range 6 {
 				srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool_%d", i), InputSchema: map[string]any{"type": "object"}},
-					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return &mcp.CallToolResult{}, nil
+					})
 			}
 			res := Run(context.Background(), serve(t, srv), &Options{MaxPages: tt.maxPages, MaxItems: tt.items,
 				Inject: &InjectOptions{Disabled: true}})
