@@ -370,9 +370,22 @@ func TestShutdownEscalation(t *testing.T) {
 				plan, marker := fakePlan(t, tc.fake)
 				opts := testOptions(backend)
 				opts.TerminateGrace = 2 * time.Second // room for the race detector's slowness
+				// The fakes that exit on end of input (mcp, daemon) must
+				// do so before SIGTERM: the default 100 ms was too short
+				// for race-instrumented fakes on a loaded machine.
+				opts.StdinGrace = time.Second
 				s := launch(t, plan, opts, marker)
 				conn := connect(t, s)
 				time.Sleep(300 * time.Millisecond) // let the fakes install their signal handlers
+				if tc.fake == "ignoreterm" {
+					// It says so once SIGTERM is ignored; a fixed sleep was
+					// too short for a race-instrumented binary under bwrap
+					// on a loaded machine (it got SIGTERM first).
+					deadline := time.Now().Add(10 * time.Second)
+					for !strings.Contains(s.Info(0).StderrTail, "ignoring SIGTERM") && time.Now().Before(deadline) {
+						time.Sleep(20 * time.Millisecond)
+					}
+				}
 				if tc.fake == "daemon" {
 					// The fake, its middle child (gone) and the sleeper.
 					deadline := time.Now().Add(10 * time.Second)
