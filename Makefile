@@ -1,6 +1,6 @@
 # Development shortcuts. The README's two commands need none of this.
 
-.PHONY: help build test race lint bench-probe bench-scan bench-census bench-sandbox
+.PHONY: help build test race lint mutate bench-probe bench-scan bench-census bench-sandbox
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -16,6 +16,9 @@ lint: ## gofmt, go vet, staticcheck (go install honnef.co/go/tools/cmd/staticche
 	go vet ./...
 	staticcheck ./...
 	go mod tidy -diff
+
+mutate: ## mutation testing (gremlins) per package; PKGS=./scoring ONLY='verdict|policy' narrows it
+	scripts/mutate.sh $(PKGS)
 
 bench-probe: ## probe speed vs the bare handshake and the Inspector CLI (needs hyperfine)
 	bench/probe.sh

@@ -56,17 +56,13 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		set(st, detail, ev)
 	case pi.SpawnError != "":
 		set(StatusSpawnFailed, "the server could not be started: "+pi.SpawnError, pi.SpawnError)
-	case !remote && o.Process == nil && isSpawnError(err):
+	case o.Process == nil && isSpawnError(err):
 		set(StatusSpawnFailed, "the server could not be started: "+err.Error(), err.Error())
 	case pi.LimitExceeded != "":
 		set(StatusLimitExceeded, "the sandbox killed the server: "+pi.LimitExceeded+" limit exceeded", pi.LimitExceeded)
 	case credentialEvidence(pi.StderrTail, pi.StdoutNoise, msg) != "":
 		ev := credentialEvidence(pi.StderrTail, pi.StdoutNoise, msg)
 		set(StatusMissingCredentials, "the server stopped with a message naming a credential", ev)
-	case remote && httpStatusIn(msg, 401, 403):
-		set(StatusMissingCredentials, "the server refused the handshake as unauthorized", msg)
-	case remote && isUnreachable(err):
-		set(StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error())
 	case timedOut && pi.StdoutNoise != "":
 		// stdout_pollution is kept for servers that completed the
 		// handshake despite the noise; without a handshake, the noise broke
@@ -87,7 +83,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 			detail += " (server/discover went unanswered)"
 		}
 		set(StatusHandshakeTimeout, detail, "")
-	case closed || (pi.Exited && !remote && werr == nil && !isShapeError(err)):
+	case closed || (pi.Exited && werr == nil && !isShapeError(err)):
 		// The server went away on its own: the connection closed before
 		// the handshake answered. (When the handshake fails for another
 		// reason the client closes stdin and the process exits after it,
@@ -105,8 +101,6 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		set(StatusExitedEarly, "the process exited before the handshake completed (exit "+code+")", keyLine(pi.StderrTail))
 	case pi.StdoutNoise != "":
 		set(StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
-	case remote && httpStatusIn(msg, 404, 405, 406, 415):
-		set(StatusProtocolError, "the URL does not speak MCP: "+err.Error(), err.Error())
 	default:
 		set(StatusProtocolError, "the handshake failed: "+err.Error(), msg)
 	}
@@ -124,10 +118,12 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 func classifyRemote(ctx context.Context, err error, msg string, pi ProcessInfo, timedOut bool, o Options) (Status, string, string) {
 	code := pi.HTTPStatus
 	if code == 0 {
-		// An answer the transport saw before the sandbox did (or a test
-		// transport): the go-sdk names the status in its error.
+		// An answer the transport saw before the sandbox did (or a
+		// transport without a sandbox): the go-sdk ends its error with
+		// the status text ("sending \"initialize\": Unauthorized"), other
+		// clients name the number.
 		for _, c := range []int{401, 403, 404, 405, 410, 500, 501, 502, 503, 504} {
-			if httpStatusIn(err.Error(), c) {
+			if httpStatusIn(err.Error(), c) || strings.HasSuffix(err.Error(), ": "+http.StatusText(c)) {
 				code = c
 				break
 			}

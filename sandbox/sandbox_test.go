@@ -370,9 +370,22 @@ func TestShutdownEscalation(t *testing.T) {
 				plan, marker := fakePlan(t, tc.fake)
 				opts := testOptions(backend)
 				opts.TerminateGrace = 2 * time.Second // room for the race detector's slowness
+				// The fakes that exit on end of input (mcp, daemon) must
+				// do so before SIGTERM: the default 100 ms was too short
+				// for race-instrumented fakes on a loaded machine.
+				opts.StdinGrace = time.Second
 				s := launch(t, plan, opts, marker)
 				conn := connect(t, s)
 				time.Sleep(300 * time.Millisecond) // let the fakes install their signal handlers
+				if tc.fake == "ignoreterm" {
+					// It says so once SIGTERM is ignored; a fixed sleep was
+					// too short for a race-instrumented binary under bwrap
+					// on a loaded machine (it got SIGTERM first).
+					deadline := time.Now().Add(10 * time.Second)
+					for !strings.Contains(s.Info(0).StderrTail, "ignoring SIGTERM") && time.Now().Before(deadline) {
+						time.Sleep(20 * time.Millisecond)
+					}
+				}
 				if tc.fake == "daemon" {
 					// The fake, its middle child (gone) and the sleeper.
 					deadline := time.Now().Add(10 * time.Second)
@@ -416,8 +429,13 @@ func TestEnvironment(t *testing.T) {
 			info := s.Info(5 * time.Second)
 			got := map[string]string{}
 			for _, line := range strings.Split(strings.TrimSpace(info.StderrTail), "\n") {
-				k, v, _ := strings.Cut(line, "=")
-				got[k] = v
+				// Every variable has a "="; other lines are not the
+				// environment (a binary built with -cover warns on
+				// stderr at exit that GOCOVERDIR, which the sandbox does
+				// not pass, is not set).
+				if k, v, ok := strings.Cut(line, "="); ok {
+					got[k] = v
+				}
 			}
 			canary := info.Canaries["API_KEY"]
 			if !strings.HasPrefix(canary, canaryPrefix) || len(canary) != len(canaryPrefix)+16 {

@@ -1,0 +1,150 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestRemoteHandshakeStatus runs the handshake over the go-sdk's own
+// streamable HTTP client against servers that answer with an HTTP error,
+// so the status is decided from the SDK's real error text (no sandbox
+// reports the HTTP status here): 401 and 403 are missing_credentials
+// (issue 17: a mutant that dropped that mapping survived the probe
+// package's tests), 404/405/410 and 5xx unreachable, other 4xx a
+// protocol error.
+func TestRemoteHandshakeStatus(t *testing.T) {
+	tests := []struct {
+		code   int
+		want   Status
+		detail string
+	}{
+		{http.StatusUnauthorized, StatusMissingCredentials, "HTTP 401 Unauthorized; pass the credentials it needs with --header"},
+		{http.StatusForbidden, StatusMissingCredentials, "HTTP 403 Forbidden; pass the credentials it needs with --header"},
+		{http.StatusNotFound, StatusUnreachable, "HTTP 404 Not Found: no MCP endpoint at this URL"},
+		{http.StatusMethodNotAllowed, StatusUnreachable, "HTTP 405 Method Not Allowed: no MCP endpoint at this URL"},
+		{http.StatusGone, StatusUnreachable, "HTTP 410 Gone: no MCP endpoint at this URL"},
+		{http.StatusInternalServerError, StatusUnreachable, "HTTP 500 Internal Server Error"},
+		{http.StatusServiceUnavailable, StatusUnreachable, "HTTP 503 Service Unavailable"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.code), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, http.StatusText(tt.code), tt.code)
+			}))
+			defer srv.Close()
+			tr := &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1}
+			res := Run(context.Background(), tr, &Options{
+				Target:           Target{Name: srv.URL, Transport: "streamable-http", URL: srv.URL},
+				HandshakeTimeout: 10 * time.Second,
+			})
+			if res.Liveness.HandshakeCompleted {
+				t.Fatal("handshake completed against an HTTP error")
+			}
+			if res.Liveness.Status != tt.want {
+				t.Errorf("status = %s, want %s (%s)", res.Liveness.Status, tt.want, res.Liveness.Detail)
+			}
+			if !strings.Contains(res.Liveness.Detail, tt.detail) {
+				t.Errorf("detail = %q, want it to contain %q", res.Liveness.Detail, tt.detail)
+			}
+		})
+	}
+}
+
+// TestClassifyFailure decides the status of failed handshakes from what
+// the launcher reports, one case per branch, with the order that makes
+// the launcher's certain knowledge win over guesses from text.
+func TestClassifyFailure(t *testing.T) {
+	exit := func(c int) *int { return &c }
+	eof := fmt.Errorf("calling \"initialize\": %w", io.EOF)
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	tests := []struct {
+		name      string
+		transport string
+		err       error
+		pi        *ProcessInfo
+		timeout   bool
+		want      Status
+		detail    string
+	}{
+		{name: "spawn error from the launcher", err: eof, pi: &ProcessInfo{SpawnError: "exec: \"nodee\": executable file not found in $PATH"},
+			want: StatusSpawnFailed, detail: "could not be started"},
+		{name: "spawn error without a launcher", err: &exec.Error{Name: "nodee", Err: exec.ErrNotFound},
+			want: StatusSpawnFailed},
+		{name: "limit beats credentials", err: eof, pi: &ProcessInfo{LimitExceeded: "memory", StderrTail: "Error: GITHUB_TOKEN is not set", Exited: true},
+			want: StatusLimitExceeded, detail: "memory limit exceeded"},
+		{name: "credential named in stderr", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(1), StderrTail: "starting\nError: GITHUB_TOKEN environment variable is required\n"},
+			want: StatusMissingCredentials, detail: "naming a credential"},
+		{name: "credential word without a missing word is an exit", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(1), StderrTail: "using API_KEY from env\nboom"},
+			want: StatusExitedEarly, detail: "(exit 1)"},
+		{name: "exit by signal", err: eof, pi: &ProcessInfo{Exited: true, Signal: "SIGSEGV"},
+			want: StatusExitedEarly, detail: "(exit SIGSEGV)"},
+		{name: "stdout closed while running", err: eof, pi: &ProcessInfo{},
+			want: StatusExitedEarly, detail: "still running: stdout closed"},
+		// Noise without a completed handshake broke the protocol: stdout_pollution is
+		// kept for servers that completed it despite the noise.
+		{name: "timeout with stdout noise", err: errHandshakeTimeout, timeout: true, pi: &ProcessInfo{StdoutNoise: "Server listening on port 3000"},
+			want: StatusProtocolError, detail: "within"},
+		{name: "plain timeout", err: errHandshakeTimeout, timeout: true, pi: &ProcessInfo{},
+			want: StatusHandshakeTimeout, detail: "no answer to the handshake within"},
+		{name: "noise without a timeout", err: errors.New("calling \"initialize\": invalid character 'S' looking for beginning of value"), pi: &ProcessInfo{StdoutNoise: "Server listening"},
+			want: StatusProtocolError, detail: "non-protocol bytes on stdout"},
+		{name: "shape error is a protocol error", err: errors.New("calling \"initialize\": json: cannot unmarshal string into Go value"), pi: &ProcessInfo{Exited: true},
+			want: StatusProtocolError, detail: "the handshake failed"},
+		{name: "remote refused connection", transport: "streamable-http", err: refused,
+			want: StatusUnreachable, detail: "could not be reached"},
+		{name: "remote 401 from the sandbox with OAuth", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 401, OAuthMetadata: true},
+			want: StatusMissingCredentials, detail: "requires OAuth authorization"},
+		{name: "remote 403 from the sandbox", transport: "sse", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 403},
+			want: StatusMissingCredentials, detail: "HTTP 403 Forbidden; pass the credentials"},
+		{name: "remote 400", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 400},
+			want: StatusProtocolError, detail: "HTTP 400 Bad Request: the handshake was refused"},
+		{name: "remote 499 is not a server error", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 499},
+			want: StatusProtocolError, detail: "the handshake was refused"},
+		{name: "remote 200 html", transport: "streamable-http", err: errors.New("bad content type"), pi: &ProcessInfo{HTTPStatus: 200, HTTPContentType: "text/html"},
+			want: StatusProtocolError, detail: "HTTP 200 OK with a text/html body, not MCP"},
+		{name: "remote 200 json that is not MCP", transport: "streamable-http", err: errors.New("no result"), pi: &ProcessInfo{HTTPStatus: 200, HTTPContentType: "application/json"},
+			want: StatusProtocolError, detail: "with a body that is not an MCP answer"},
+		{name: "remote limit", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 200, LimitExceeded: "message_size"},
+			want: StatusLimitExceeded, detail: "exceeded the message_size limit"},
+		{name: "remote timeout", transport: "streamable-http", err: errHandshakeTimeout, timeout: true,
+			want: StatusHandshakeTimeout},
+		{name: "remote credential message", transport: "streamable-http", err: errors.New("server error: API key is missing"),
+			want: StatusMissingCredentials, detail: "naming a credential"},
+		{name: "remote private address", transport: "streamable-http", err: errors.New("dial: private address: 10.0.0.1"),
+			want: StatusInvalidPlan, detail: "refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &Result{Target: Target{Transport: tt.transport}}
+			o := Options{HandshakeTimeout: 5 * time.Second}
+			if tt.pi != nil {
+				pi := *tt.pi
+				o.Process = func(time.Duration) ProcessInfo { return pi }
+			}
+			ctx := context.Background()
+			classifyFailure(ctx, res, tt.err, newRecorder(), o)
+			l := res.Liveness
+			if l.Status != tt.want {
+				t.Errorf("status = %s, want %s (%s)", l.Status, tt.want, l.Detail)
+			}
+			if !strings.Contains(l.Detail, tt.detail) {
+				t.Errorf("detail = %q, want it to contain %q", l.Detail, tt.detail)
+			}
+			if len(res.Findings) == 0 || res.Findings[0].Code != CodeNotAlive {
+				t.Errorf("findings = %+v, want %s first", res.Findings, CodeNotAlive)
+			}
+		})
+	}
+}

@@ -1,0 +1,158 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/sandbox"
+)
+
+// TestRunInterruptAndResume drives scan.Run itself (not through the CLI,
+// and under -short): a scan interrupted while two servers hang stores the
+// two that finished, is marked interrupted with the hanging targets
+// pending, and a resume runs exactly those two and finishes the scan, with
+// one run per target in the store.
+func TestRunInterruptAndResume(t *testing.T) {
+	bins := testfixture.Build(t, "wellbehaved", "oldversion", "hang")
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "scan.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+
+	plans := []sandbox.Plan{stdio(bins["wellbehaved"]), stdio(bins["oldversion"]), stdio(bins["hang"]), withEnv(stdio(bins["hang"]), "FIXTURE_SECOND", "1")}
+	plans[3].Key += "#2"
+	hanging := []string{plans[2].Key, plans[3].Key}
+
+	// The hanging servers get a long handshake deadline, so they are
+	// still running when the scan is interrupted after the other two.
+	first := fastOptions("none")
+	first.Probe.HandshakeTimeout = time.Minute
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var progress []Progress
+	start := time.Now()
+	sum, err := Run(runCtx, &Options{
+		Store: st, Plans: plans, Concurrency: len(plans), Probe: *first,
+		Info: results.ScanInfo{Kind: results.KindScan, Source: "test"},
+		Progress: func(p Progress) {
+			mu.Lock()
+			progress = append(progress, p)
+			mu.Unlock()
+			if p.Done == 2 {
+				cancel()
+			}
+		},
+	})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("Run = %v, want ErrInterrupted", err)
+	}
+	if d := time.Since(start); d > 45*time.Second {
+		t.Errorf("the interrupted scan took %v; the hanging servers were not stopped", d)
+	}
+	if !sum.Interrupted || sum.Total != 4 || sum.Done != 2 || sum.Skipped != 0 || sum.Counts[probe.StatusOK] != 2 {
+		t.Errorf("summary = %+v, want interrupted, 2 of 4 done, both ok", sum)
+	}
+	if len(progress) != 2 || progress[1].Done != 2 || progress[1].Total != 4 {
+		t.Errorf("progress = %+v, want two reports ending at 2/4", progress)
+	}
+	sc, err := st.Scan(ctx, sum.ScanID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Status != results.ScanInterrupted || sc.Targets != 4 || sc.Done != 2 {
+		t.Errorf("stored scan = %+v, want interrupted with 2 of 4 done", sc)
+	}
+	pending, err := st.PendingTargets(ctx, sum.ScanID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(hanging, keysOf(pending)); diff != "" {
+		t.Errorf("pending after the interrupt (-want +got):\n%s", diff)
+	}
+
+	// The stored plans lack the environment values: a resume without a
+	// way to restore them stops before running anything.
+	second := fastOptions("none")
+	second.Probe.HandshakeTimeout = 500 * time.Millisecond
+	var missing *sandbox.MissingSecretError
+	if _, err := Run(ctx, &Options{Store: st, Resume: sum.ScanID, Concurrency: 2, Probe: *second}); !errors.As(err, &missing) {
+		t.Fatalf("resume without Restore = %v, want a MissingSecretError", err)
+	}
+	if sc, err := st.Scan(ctx, sum.ScanID); err != nil || sc.Done != 2 || sc.Status != results.ScanInterrupted {
+		t.Fatalf("after the refused resume: %+v, %v; want it unchanged", sc, err)
+	}
+
+	// Resume with the values given again and a short handshake deadline:
+	// only the pending targets run, and time out.
+	restored := 0
+	restore := func(_ context.Context, p *sandbox.Plan) error {
+		for i := range plans {
+			if plans[i].Key == p.Key {
+				restored++
+				return p.Restore(&plans[i])
+			}
+		}
+		return errors.New("unknown plan " + p.Key)
+	}
+	sum2, err := Run(ctx, &Options{Store: st, Resume: sum.ScanID, Concurrency: 2, Probe: *second, Restore: restore})
+	if restored != 1 {
+		t.Errorf("Restore called %d times, want once (one pending plan has an environment value)", restored)
+	}
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if sum2.ScanID != sum.ScanID || sum2.Interrupted || sum2.Total != 4 || sum2.Skipped != 2 || sum2.Done != 2 ||
+		sum2.Counts[probe.StatusHandshakeTimeout] != 2 {
+		t.Errorf("resume summary = %+v, want 2 skipped and 2 handshake timeouts", sum2)
+	}
+	sc, err = st.Scan(ctx, sum.ScanID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Status != results.ScanDone || sc.Done != 4 {
+		t.Errorf("stored scan after resume = %+v, want done with 4", sc)
+	}
+	runs := map[string]probe.Status{}
+	n := 0
+	for rec, err := range st.Runs(ctx, sum.ScanID) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		runs[rec.TargetKey] = rec.Result.Liveness.Status
+	}
+	want := map[string]probe.Status{plans[0].Key: probe.StatusOK, plans[1].Key: probe.StatusOK,
+		hanging[0]: probe.StatusHandshakeTimeout, hanging[1]: probe.StatusHandshakeTimeout}
+	if diff := cmp.Diff(want, runs); diff != "" || n != 4 {
+		t.Errorf("%d runs stored; statuses (-want +got):\n%s", n, diff)
+	}
+}
+
+// TestRunWithoutStore: Run refuses to start without a store.
+func TestRunWithoutStore(t *testing.T) {
+	if _, err := Run(context.Background(), &Options{}); err == nil {
+		t.Fatal("Run without a store succeeded")
+	}
+}
+
+func keysOf(plans []sandbox.Plan) []string {
+	var out []string
+	for _, p := range plans {
+		out = append(out, p.Key)
+	}
+	sort.Strings(out)
+	return out
+}
