@@ -33,12 +33,25 @@ type Options struct {
 	// transports without one (in-memory, HTTP). It waits up to wait for
 	// the process to exit before answering, so that an exit racing the
 	// handshake failure is seen.
+	//
+	// Contract with [Options.Relaunch]: Process describes the process
+	// behind the newest transport, the one Run was given until Relaunch
+	// returns a new one, that one after. Run calls it during the run and
+	// once at the end (the stderr tail and stdout noise are final only then),
+	// so it must stay usable until Run returns; it must be safe for
+	// concurrent use.
 	Process func(wait time.Duration) ProcessInfo
 	// Checker runs the conformance checks; nil creates one per run. Share
 	// one across a scan so schema compilations are cached.
 	Checker *Checker
 	// Relaunch starts a fresh copy of the server when failure injection
-	// killed it; nil means the remaining probes are skipped.
+	// killed it and returns its transport; nil means the remaining probes
+	// are skipped. Run calls it at most [InjectOptions.MaxRelaunches]
+	// times, with a context bounded by the server's budget, and closes the
+	// old session itself; the caller owns every process it started (the
+	// first and each relaunched one) and closes them after Run returns.
+	// Once Relaunch has returned, [Options.Process] must describe the new
+	// process.
 	Relaunch func(ctx context.Context) (mcp.Transport, error)
 	// Inject configures failure injection; nil means the defaults of
 	// [InjectOptions].
