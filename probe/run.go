@@ -17,17 +17,21 @@ import (
 type Options struct {
 	// Target describes what is probed; it is copied into the result.
 	Target Target
-	// HandshakeTimeout bounds launch plus handshake (default 20s).
+	// HandshakeTimeout bounds launch plus handshake (default
+	// [DefaultHandshakeTimeout]).
 	HandshakeTimeout time.Duration
-	// CallTimeout bounds each request after the handshake (default 10s).
+	// CallTimeout bounds each request after the handshake (default
+	// [DefaultCallTimeout]).
 	CallTimeout time.Duration
 	// ProtocolVersion is the version the client asks for; empty asks for
 	// the newest the go-sdk speaks (server/discover, falling back to
 	// initialize).
 	ProtocolVersion string
-	// MaxPages caps the pages followed per list method (default 50).
+	// MaxPages caps the pages followed per list method (default
+	// [DefaultMaxPages]).
 	MaxPages int
-	// MaxItems caps the items kept per list method (default 5000).
+	// MaxItems caps the items kept per list method (default
+	// [DefaultMaxItems]).
 	MaxItems int
 	// Process reports on the server process behind the transport; nil for
 	// transports without one (in-memory, HTTP). It waits up to wait for
@@ -104,22 +108,30 @@ type ProcessInfo struct {
 	OAuthMetadata bool
 }
 
+// The defaults of [Options], in one place: the CLI's flags show them too.
+const (
+	DefaultHandshakeTimeout = 20 * time.Second
+	DefaultCallTimeout      = 10 * time.Second
+	DefaultMaxPages         = 50
+	DefaultMaxItems         = 5000
+)
+
 func (o *Options) withDefaults() Options {
 	var out Options
 	if o != nil {
 		out = *o
 	}
 	if out.HandshakeTimeout <= 0 {
-		out.HandshakeTimeout = 20 * time.Second
+		out.HandshakeTimeout = DefaultHandshakeTimeout
 	}
 	if out.CallTimeout <= 0 {
-		out.CallTimeout = 10 * time.Second
+		out.CallTimeout = DefaultCallTimeout
 	}
 	if out.MaxPages <= 0 {
-		out.MaxPages = 50
+		out.MaxPages = DefaultMaxPages
 	}
 	if out.MaxItems <= 0 {
-		out.MaxItems = 5000
+		out.MaxItems = DefaultMaxItems
 	}
 	return out
 }
