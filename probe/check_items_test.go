@@ -2,7 +2,10 @@ package probe
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -127,11 +130,37 @@ func TestValidateURITemplate(t *testing.T) {
 	}
 }
 
+// TestValidateURITemplateMessage checks that an invalid template's error
+// names the rule and the offset, not the bytes the server sent.
+func TestValidateURITemplateMessage(t *testing.T) {
+	tests := []struct{ tmpl, want string }{
+		{"a b", "unacceptable character (hint: use %XX encoding) at offset 1"},
+		{"file:///{x", "incomplete expression at offset 10"},
+		{"{=var}", "unimplemented operator (op-reserved) at offset 2"},
+		{"x\x1b[31m{var-x}", "unacceptable character (hint: use %XX encoding) at offset 1"},
+		{"{a}\x1b]0;pwned\x07", "unacceptable character (hint: use %XX encoding) at offset 3"},
+	}
+	for _, tt := range tests {
+		tmpl := tt.tmpl
+		err := validateURITemplate(tmpl)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("validateURITemplate(%q) = %v, want %q", tmpl, err, tt.want)
+		}
+	}
+}
+
 func FuzzValidateURITemplate(f *testing.F) {
 	for _, s := range []string{"{var}", "x://{+a,b*}{?c:3}", "{", "%", "é{x}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_ = validateURITemplate(s)
+		err := validateURITemplate(s)
+		if err == nil {
+			return
+		}
+		// The finding quotes the template; the error adds no server bytes.
+		if msg := err.Error(); !utf8.ValidString(msg) || strings.ContainsFunc(msg, unicode.IsControl) {
+			t.Errorf("validateURITemplate(%q) = %q: control or invalid bytes", s, msg)
+		}
 	})
 }

@@ -885,11 +885,15 @@ func ecmaToRE2(p string) string {
 
 func isHexString(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !templateHex(s[i]) {
+		if !isHex(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // regexBalanced reports whether the parentheses and brackets of a regular

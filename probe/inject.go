@@ -333,8 +333,10 @@ func (in *injector) alive(ctx context.Context) bool {
 	return err == nil
 }
 
-// exitEvidence describes how the original process ended, when the launcher
-// can tell (a relaunched process is not the one Options.Process watches).
+// exitEvidence describes how the first server process ended, when the
+// launcher can tell. After a relaunch it returns "": only the first
+// process's exit is described, although Options.Process then reports on
+// the relaunched process (see [Options.Relaunch]).
 func (in *injector) exitEvidence() string {
 	if in.opts.Process == nil || in.relaunches > 0 {
 		return ""

@@ -17,28 +17,45 @@ import (
 type Options struct {
 	// Target describes what is probed; it is copied into the result.
 	Target Target
-	// HandshakeTimeout bounds launch plus handshake (default 20s).
+	// HandshakeTimeout bounds launch plus handshake (default
+	// [DefaultHandshakeTimeout]).
 	HandshakeTimeout time.Duration
-	// CallTimeout bounds each request after the handshake (default 10s).
+	// CallTimeout bounds each request after the handshake (default
+	// [DefaultCallTimeout]).
 	CallTimeout time.Duration
 	// ProtocolVersion is the version the client asks for; empty asks for
 	// the newest the go-sdk speaks (server/discover, falling back to
 	// initialize).
 	ProtocolVersion string
-	// MaxPages caps the pages followed per list method (default 50).
+	// MaxPages caps the pages followed per list method (default
+	// [DefaultMaxPages]).
 	MaxPages int
-	// MaxItems caps the items kept per list method (default 5000).
+	// MaxItems caps the items kept per list method (default
+	// [DefaultMaxItems]).
 	MaxItems int
 	// Process reports on the server process behind the transport; nil for
 	// transports without one (in-memory, HTTP). It waits up to wait for
 	// the process to exit before answering, so that an exit racing the
 	// handshake failure is seen.
+	//
+	// Contract with [Options.Relaunch]: Process describes the process
+	// behind the newest transport, the one Run was given until Relaunch
+	// returns a new one, that one after. Run calls it during the run and
+	// once at the end (the stderr tail and stdout noise are final only then),
+	// so it must stay usable until Run returns; it must be safe for
+	// concurrent use.
 	Process func(wait time.Duration) ProcessInfo
 	// Checker runs the conformance checks; nil creates one per run. Share
 	// one across a scan so schema compilations are cached.
 	Checker *Checker
 	// Relaunch starts a fresh copy of the server when failure injection
-	// killed it; nil means the remaining probes are skipped.
+	// killed it and returns its transport; nil means the remaining probes
+	// are skipped. Run calls it at most [InjectOptions.MaxRelaunches]
+	// times, with a context bounded by the server's budget, and closes the
+	// old session itself; the caller owns every process it started (the
+	// first and each relaunched one) and closes them after Run returns.
+	// Once Relaunch has returned, [Options.Process] must describe the new
+	// process.
 	Relaunch func(ctx context.Context) (mcp.Transport, error)
 	// Inject configures failure injection; nil means the defaults of
 	// [InjectOptions].
@@ -91,22 +108,30 @@ type ProcessInfo struct {
 	OAuthMetadata bool
 }
 
+// The defaults of [Options], in one place: the CLI's flags show them too.
+const (
+	DefaultHandshakeTimeout = 20 * time.Second
+	DefaultCallTimeout      = 10 * time.Second
+	DefaultMaxPages         = 50
+	DefaultMaxItems         = 5000
+)
+
 func (o *Options) withDefaults() Options {
 	var out Options
 	if o != nil {
 		out = *o
 	}
 	if out.HandshakeTimeout <= 0 {
-		out.HandshakeTimeout = 20 * time.Second
+		out.HandshakeTimeout = DefaultHandshakeTimeout
 	}
 	if out.CallTimeout <= 0 {
-		out.CallTimeout = 10 * time.Second
+		out.CallTimeout = DefaultCallTimeout
 	}
 	if out.MaxPages <= 0 {
-		out.MaxPages = 50
+		out.MaxPages = DefaultMaxPages
 	}
 	if out.MaxItems <= 0 {
-		out.MaxItems = 5000
+		out.MaxItems = DefaultMaxItems
 	}
 	return out
 }

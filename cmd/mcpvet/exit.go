@@ -10,7 +10,7 @@ import (
 	"github.com/mcpvet/mcpvet/results"
 )
 
-// Exit codes (STYLE.md section 6).
+// Exit codes (STYLE.md section 6; README "Exit codes").
 const (
 	exitOK       = 0
 	exitFindings = 1 // a verdict at or below --fail-on; grade: a malformed line or a score below --min-score
@@ -19,61 +19,63 @@ const (
 	exitPartial  = 4 // the scan stopped early; results so far are stored
 )
 
-// usageError marks bad input from the user: flags, files, configs.
+// The sentinels [exitCode] knows. Every other error exits [exitFailed]:
+// nothing here looks at an error's text, so a wrapped EINVAL ("invalid
+// argument") from a scan is a failure, not a usage error.
+var (
+	// errUsage is matched by every [usageError]: bad input from the user.
+	errUsage = errors.New("usage")
+
+	// errFindings is returned when a verdict is at or below --fail-on;
+	// the report has been written already.
+	errFindings = errors.New("verdict at or below --fail-on")
+
+	// errPartial is returned when a scan was interrupted after storing
+	// some results; [partialError] says the same with its own advice.
+	errPartial = errors.New("scan interrupted; results so far are stored, rerun with --resume to finish")
+)
+
+// usageError marks bad input from the user: flags, arguments, files,
+// configs. It matches [errUsage] and its cause. Errors cobra returns before
+// a command's RunE (flags, arguments, unknown commands) are wrapped in it
+// by [run].
 type usageError struct{ err error }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+func (e usageError) Error() string   { return e.err.Error() }
+func (e usageError) Unwrap() []error { return []error{errUsage, e.err} }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// errFindings is returned when a verdict is at or below --fail-on; the
-// report has been written already.
-var errFindings = errors.New("verdict at or below --fail-on")
-
-// errPartial is returned when a scan was interrupted after storing some
-// results.
-var errPartial = errors.New("scan interrupted; results so far are stored, rerun with --resume to finish")
-
-// partialError is an interruption with its own message; it exits like
-// [errPartial].
+// partialError is an interruption with advice that fits its command (probe
+// and triage have no --resume); it matches [errPartial].
 type partialError string
 
 func (e partialError) Error() string        { return string(e) }
 func (e partialError) Is(target error) bool { return target == errPartial }
 
-// exitCode maps an error to the process exit code, printing it as one line.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return exitOK
-	}
-	if errors.Is(err, errFindings) || errors.Is(err, errGradeInput) {
-		// Reported already: the report, or each bad line on stderr.
-		return exitFindings
-	}
-	line := safe.Line(strings.TrimSpace(err.Error()))
-	fmt.Fprintln(stderr, "mcpvet: "+line)
-	var ue usageError
+// exitCodeOf maps an error to the process exit code by its sentinel.
+func exitCodeOf(err error) int {
 	switch {
-	case errors.As(err, &ue) || isCobraUsage(err) || errors.Is(err, results.ErrIncompleteShards):
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFindings), errors.Is(err, errGradeInput):
+		return exitFindings
+	case errors.Is(err, errUsage), errors.Is(err, results.ErrIncompleteShards):
 		return exitUsage
 	case errors.Is(err, errPartial):
 		return exitPartial
-	case errors.Is(err, results.ErrOpen):
+	default:
 		return exitFailed
 	}
-	return exitFailed
 }
 
-// isCobraUsage recognises cobra's own flag and argument errors, which it
-// returns as plain errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument",
-		"invalid argument", "accepts ", "requires at least", "requires at most", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
+// exitCode maps an error to the process exit code and prints it as one
+// line on stderr, unless it was reported already (the report, or each bad
+// grade line).
+func exitCode(err error, stderr io.Writer) int {
+	code := exitCodeOf(err)
+	if code != exitOK && code != exitFindings {
+		fmt.Fprintln(stderr, "mcpvet: "+safe.Line(strings.TrimSpace(err.Error())))
 	}
-	return false
+	return code
 }

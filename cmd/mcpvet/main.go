@@ -24,8 +24,15 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cmd := newRootCmd(stdout, stderr)
+	g := &globalFlags{}
+	defer g.release()
+	cmd := newRoot(stdout, stderr, g)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
+	if err != nil && !g.running {
+		// Cobra stopped before RunE: a flag, an argument or an unknown
+		// command.
+		err = usageError{err}
+	}
 	return exitCode(err, stderr)
 }

@@ -58,7 +58,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.allowPrivate, "allow-private-network", false, "let URL targets from a registry or snapshot connect to loopback, private, link-local and metadata addresses (recorded with the results)")
 	fl.DurationVar(&f.serverTimeout, "server-timeout", 2*time.Minute, "deadline for one server from launch to teardown (the package install has its own, --install-timeout)")
 	fl.DurationVar(&f.installTimeout, "install-timeout", sandbox.DefaultInstallTimeout, "deadline for installing one package, before the server deadline starts")
-	fl.DurationVar(&f.handshakeTimeout, "handshake-timeout", 20*time.Second, "deadline for launch plus handshake")
+	fl.DurationVar(&f.handshakeTimeout, "handshake-timeout", probe.DefaultHandshakeTimeout, "deadline for launch plus handshake")
 	fl.StringVar(&f.protocolVersion, "protocol-version", "", "protocol version to ask for (default: the newest, with fallback)")
 	fl.BoolVar(&f.noInject, "no-inject", false, "skip failure injection and the capability-gated calls (list and check only)")
 	fl.BoolVar(&f.exercise, "exercise", false, "call each tool annotated readOnlyHint: true and openWorldHint: false once with arguments generated from its schema")

@@ -58,17 +58,12 @@ func censusTestDB(t *testing.T) string {
 	return path
 }
 
-// execReport runs `mcpvet report` through its constructor and returns the
-// exit code and both streams.
+// execReport runs `mcpvet report` through run and returns the exit code
+// and both streams.
 func execReport(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := newReportCmd(&out, &errb, &globalFlags{})
-	cmd.SetArgs(args)
-	cmd.SetOut(&errb)
-	cmd.SetErr(&errb)
-	err := cmd.ExecuteContext(context.Background())
-	code = exitCode(err, &errb)
+	code = run(append([]string{"report"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

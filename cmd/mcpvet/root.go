@@ -15,11 +15,30 @@ import (
 type globalFlags struct {
 	timeout time.Duration
 	quiet   bool
-	cancel  context.CancelFunc
+
+	// running is set once the root's PersistentPreRunE has passed: an
+	// error before it (a flag, an argument, an unknown command) is a usage
+	// error.
+	running bool
+	// cancel releases the --timeout context; [run] defers it, since cobra
+	// skips post-run hooks when RunE fails.
+	cancel context.CancelFunc
+}
+
+// release cancels the --timeout context, if there is one.
+func (g *globalFlags) release() {
+	if g.cancel != nil {
+		g.cancel()
+	}
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	g := &globalFlags{}
+	return newRoot(stdout, stderr, &globalFlags{})
+}
+
+// newRoot builds the command tree on g, which [run] reads after the
+// command returns.
+func newRoot(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "mcpvet",
 		Short:         "Tell which MCP servers actually work",
@@ -36,12 +55,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 				g.cancel = cancel
 				cmd.SetContext(ctx)
 			}
+			g.running = true
 			return nil
-		},
-		PersistentPostRun: func(cmd *cobra.Command, args []string) {
-			if g.cancel != nil {
-				g.cancel()
-			}
 		},
 	}
 	root.SetOut(stdout)

@@ -218,7 +218,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		return err
 	}
 	if interrupted {
-		return errTriagePartial{}
+		return errTriageInterrupted
 	}
 	if f.failOn != "" {
 		if failing := t.Failing(f.failOn); len(failing) > 0 {
@@ -236,16 +236,10 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	return nil
 }
 
-// errTriagePartial is errPartial (exit 4) with advice that fits triage,
-// which has no --resume: the scan is stored, the report marks the servers
-// that did not run as pending.
-type errTriagePartial struct{}
-
-func (errTriagePartial) Error() string {
-	return "triage interrupted; the report shows the servers that finished and marks the rest pending; run triage again for a complete report"
-}
-
-func (errTriagePartial) Unwrap() error { return errPartial }
+// errTriageInterrupted is a partial triage (exit 4) with advice that fits
+// triage, which has no --resume: the scan is stored, the report marks the
+// servers that did not run as pending.
+var errTriageInterrupted error = partialError("triage interrupted; the report shows the servers that finished and marks the rest pending; run triage again for a complete report")
 
 // readTriageConfig reads and parses a client config, returning its bytes
 // (for locating servers in reports) and its plans. Any problem is a usage

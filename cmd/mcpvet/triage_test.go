@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -11,45 +10,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 )
 
-// runReportCLI runs mcpvet with args. Once root.go registers the triage
-// and diff commands it goes through run like every CLI test; until then it
-// mounts the commands on a root built the same way.
+// runReportCLI runs mcpvet with args through run, like every CLI test.
 func runReportCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	if c, _, err := newRootCmd(&out, &errb).Find(args[:1]); err == nil && c.Name() == args[0] {
-		code = run(args, &out, &errb)
-		return code, out.String(), errb.String()
-	}
-	g := &globalFlags{}
-	root := &cobra.Command{Use: "mcpvet", SilenceUsage: true, SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if g.timeout > 0 {
-				ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
-				g.cancel = cancel
-				cmd.SetContext(ctx)
-			}
-			return nil
-		},
-	}
-	defer func() {
-		if g.cancel != nil {
-			g.cancel()
-		}
-	}()
-	root.PersistentFlags().DurationVar(&g.timeout, "timeout", 0, "stop the whole command after this long")
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
-	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress or log lines on stderr")
-	root.AddCommand(newTriageCmd(&out, &errb, g), newDiffCmd(&out, &errb, g))
-	root.SetArgs(args)
-	code = exitCode(root.ExecuteContext(context.Background()), &errb)
+	code = run(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
