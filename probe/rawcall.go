@@ -209,6 +209,10 @@ func (c *recordingConn) rawCall(ctx context.Context, method string, params json.
 			c.rec.abandonID(id, "timeout")
 			return nil, nil, fmt.Errorf("raw call %s: %w", method, ctx.Err())
 		}
+		// A write that fails outside a timeout means the server is gone,
+		// even if the read loop has not seen it yet: mark the connection
+		// dead so no further request is sent to it.
+		c.raw.fail(err)
 		c.rec.abandonID(id, "closed")
 		return nil, nil, fmt.Errorf("raw call %s: %w: %w", method, errConnDead, err)
 	}
