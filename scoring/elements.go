@@ -1073,9 +1073,9 @@ func (in *input) isName(tok string) bool {
 // ---- 6. retryable ----------------------------------------------------------
 
 var (
-	reNever = guard(`\b(do not|don't|never|must not|should not)\s+(retry|re-try|repeat|try again)\b|\bretry(ing)?\b[^.\n]*?\b(not|never|won't|can't|cannot)\b[^.\n]*?\b(help|succeed|work|fix|change)|\b(not|non)[- ]retr[iy]able\b|\bno (arguments?|retry|retries)\b[^.\n]*?\b(can|will|would)\b|\bwill (always )?fail again\b|\bpermanent (error|failure)\b`, "retr", "repeat", "try again", "permanent", "fail again", "no arg")
-	reDelay = guard(`\b(retry|retrying|try again|wait|call again|resets?|available again|back off|backoff|retry-after)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b|\bretry-after:\s*\d+`, "retr", "try again", "wait", "call again", "reset", "available again", "back off", "backoff")
-	reDiff  = guard(`\b(retry|try again|call again|call it again|repeat the call|resend|re-send)\b[^.\n]*?\b(with|using)\b|\b(correct|fix|change|adjust|update)\b[^.\n]*?\b(and|then)\b[^.\n]*?\b(retry|try again|call again|resend|repeat)\b|\bcall \S+ again with\b`, "retr", "try again", "call again", "call it again", "repeat", "resend", "re-send", "again with")
+	reNever = guard(`\b(do not|don't|never|must not|should not)\s+(retry|re-try|repeat|try again)\b|\bretry(ing)?\b[^.\n]*?\b(not|never|won't|can't|cannot)\b[^.\n]*?\b(help|succeed|work|fix|change)|\b(not|non)[- ]retr[iy]able\b|\bno (arguments?|retry|retries)\b[^.\n]*?\b(can|will|would)\b|\bwill (always )?fail again\b|\bpermanent (error|failure)\b`, "retry", "retri", "re-try", "repeat", "try again", "permanent", "fail again", "no arg")
+	reDelay = guard(`\b(retry|retrying|try again|wait|call again|resets?|available again|back off|backoff|retry-after)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b|\bretry-after:\s*\d+`, "retry", "try again", "wait", "call again", "reset", "available again", "back off", "backoff")
+	reDiff  = guard(`\b(retry|try again|call again|call it again|repeat the call|resend|re-send)\b[^.\n]*?\b(with|using)\b|\b(correct|fix|change|adjust|update)\b[^.\n]*?\b(and|then)\b[^.\n]*?\b(retry|try again|call again|resend|repeat)\b|\bcall \S+ again with\b`, "retry", "try again", "call again", "call it again", "repeat", "resend", "re-send", "again with")
 )
 
 // firstMatchWhere is firstMatch taking only matches ok accepts (all when

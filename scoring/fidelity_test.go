@@ -120,6 +120,8 @@ func TestSenseAndAddressee(t *testing.T) {
 		{"Card declined. Do not retry.", true, false},
 		{"Card declined; do not retry this call, ask for another card.", true, false},
 		{"Never retry this request: the card is blocked.", true, false},
+		{"Never re-try this request: the card is blocked.", true, false},
+		{"Failed to retrieve the card; the request is malformed.", false, false},
 		{"Rate limited. Wait 12 s before the next call.", true, true},
 		{"Rate limited; retry after 30 seconds.", true, true},
 	}

@@ -28,8 +28,10 @@ type segment struct {
 	label string
 	s     string
 	lower string
-	// hints is the hint mask of lower, for text segments.
-	hints uint64
+	// hints is the hint mask of lower, for text segments (hinted says it
+	// was computed).
+	hints  uint64
+	hinted bool
 }
 
 // field is one JSON leaf of a payload.
@@ -101,7 +103,7 @@ func newInput(r *Response, c *Context) *input {
 func (in *input) addText(label, s string) {
 	s = truncateBytes(s, maxSemanticBytes)
 	lower := asciiLower(s)
-	in.text = append(in.text, segment{label: label, s: s, lower: lower, hints: hintMask(lower)})
+	in.text = append(in.text, segment{label: label, s: s, lower: lower, hints: hintMask(lower), hinted: true})
 }
 
 // truncateBytes cuts s to at most n bytes on a rune boundary.

@@ -134,7 +134,14 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 		seg.lower = asciiLower(seg.s)
 	}
 	lower := seg.lower[:len(s)]
-	hs, hl := hintMask(s), hintMask(lower)
+	hl := seg.hints // the mask of seg.lower, when the input computed it
+	if !seg.hinted || len(s) != len(seg.s) {
+		hl = hintMask(lower)
+	}
+	hs := hl
+	if s != lower {
+		hs = hintMask(s)
+	}
 	for _, g := range reCred {
 		if !g.hit(s, hs) {
 			continue
