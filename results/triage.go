@@ -172,20 +172,7 @@ func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
 		t.Servers = append(t.Servers, byKey[k])
 	}
 	t.Portfolio = triagePortfolio(t.Servers, t.results)
-	for _, s := range t.Servers {
-		switch {
-		case s.Pending:
-			t.Counts.Pending++
-		case s.Decision == triageKeep:
-			t.Counts.Keep++
-		case s.Decision == triageFix:
-			t.Counts.Fix++
-		case s.Decision == triageDrop:
-			t.Counts.Drop++
-		default:
-			t.Counts.Ungraded++
-		}
-	}
+	t.Recount()
 	return t, nil
 }
 

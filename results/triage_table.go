@@ -35,17 +35,7 @@ func writeTriageTable(w io.Writer, t *Triage) error {
 		if i > 0 {
 			fmt.Fprintln(tw, "\t\t\t\t")
 		}
-		verdict := s.Decision
-		switch {
-		case s.Pending:
-			verdict = "pending"
-		case verdict == "":
-			verdict = "-"
-		}
-		score := "-"
-		if s.Score != nil {
-			score = fmt.Sprintf("%.1f", *s.Score)
-		}
+		verdict, score := triageVerdictCells(s)
 		var reasons []string
 		for _, r := range s.Reasons {
 			lines := triageWrap(r, triageReasonWidth-2, triageReasonLines)
@@ -166,4 +156,20 @@ func writeTriageJSON(w io.Writer, t *Triage) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(t)
+}
+
+// triageVerdictCells are the VERDICT and SCORE cells of s in the table and
+// block layouts.
+func triageVerdictCells(s TriageServer) (verdict, score string) {
+	verdict, score = s.Decision, "-"
+	switch {
+	case s.Pending:
+		verdict = "pending"
+	case verdict == "":
+		verdict = "-"
+	}
+	if s.Score != nil {
+		score = fmt.Sprintf("%.1f", *s.Score)
+	}
+	return verdict, score
 }

@@ -94,17 +94,7 @@ func writeTriageBlocks(w io.Writer, t *Triage, width int) error {
 			fmt.Fprintf(&b, "\n== %s ==\n", strings.Join(triageWrap(config, width-6, 1<<10), "\n   "))
 		}
 		b.WriteByte('\n')
-		verdict := s.Decision
-		switch {
-		case s.Pending:
-			verdict = "pending"
-		case verdict == "":
-			verdict = "-"
-		}
-		score := "-"
-		if s.Score != nil {
-			score = fmt.Sprintf("%.1f", *s.Score)
-		}
+		verdict, score := triageVerdictCells(s)
 		tail := fmt.Sprintf("  %-7s  score %s", verdict, score)
 		name := triageWrap(s.Name, width-len(tail), 2)
 		if len(name) == 0 {

@@ -79,23 +79,15 @@ func npmMetadata(ctx context.Context, base, name string) (*npmMeta, error) {
 
 func fetchNPMMeta(ctx context.Context, base, name string) (*npmMeta, error) {
 	u := strings.TrimRight(base, "/") + "/" + strings.Replace(url.PathEscape(name), "%40", "@", 1)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	// The abbreviated ("corgi") document is what npm install reads.
+	resp, err := getMeta(ctx, u, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8")
 	if err != nil {
 		return nil, err
 	}
-	// The abbreviated ("corgi") document is what npm install reads.
-	req.Header.Set("Accept", "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8")
-	resp, err := metaClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", u, err)
+	if resp == nil {
+		return &npmMeta{}, nil
 	}
 	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return &npmMeta{}, nil
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
-	}
 	var doc struct {
 		DistTags map[string]string          `json:"dist-tags"`
 		Versions map[string]json.RawMessage `json:"versions"`
@@ -248,22 +240,14 @@ func pypiMetadata(ctx context.Context, index, name string) (*pypiMeta, error) {
 
 func fetchPyPIMeta(ctx context.Context, index, name string) (*pypiMeta, error) {
 	u := strings.TrimRight(index, "/") + "/" + url.PathEscape(normalizePyName(name)) + "/"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	resp, err := getMeta(ctx, u, "application/vnd.pypi.simple.v1+json, text/html; q=0.1")
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/vnd.pypi.simple.v1+json, text/html; q=0.1")
-	resp, err := metaClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", u, err)
+	if resp == nil {
+		return &pypiMeta{}, nil
 	}
 	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return &pypiMeta{}, nil
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
-	}
 	m := &pypiMeta{found: true}
 	if strings.Contains(resp.Header.Get("Content-Type"), "json") {
 		var doc struct {
@@ -299,4 +283,28 @@ func checkPyPI(ctx context.Context, index, name, version string) (known bool, re
 			Evidence: fmt.Sprintf("index %s: %s has %d versions, not %s", index, normalizePyName(name), len(m.versions), version)}
 	}
 	return true, "", nil
+}
+
+// getMeta asks a registry for a package's metadata document at u. It
+// returns the open response of a 200, nil for a 404 (the registry's
+// definite "no such package"), and an error for anything else.
+func getMeta(ctx context.Context, u, accept string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := metaClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		resp.Body.Close()
+		return nil, nil
+	case resp.StatusCode != http.StatusOK:
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	return resp, nil
 }
