@@ -345,17 +345,7 @@ func (in *injector) exitEvidence() string {
 	if !pi.Exited {
 		return ""
 	}
-	var parts []string
-	switch {
-	case pi.Signal != "":
-		parts = append(parts, "killed by "+pi.Signal)
-	case pi.ExitCode != nil:
-		parts = append(parts, fmt.Sprintf("exit code %d", *pi.ExitCode))
-	}
-	if l := lastLine(pi.StderrTail); l != "" {
-		parts = append(parts, "stderr: "+Truncate(l, 200))
-	}
-	return strings.Join(parts, "; ")
+	return exitText(pi)
 }
 
 // relaunch replaces a killed server with a fresh one, connected the way
