@@ -61,6 +61,12 @@ func (r *recorder) keep(msg jsonrpc.Message, p *pendingCall) {
 				}
 			}
 		}
+		if x.Error == nil && isListMethod(m.Method) {
+			// A listing may be 16 MiB, and its items are kept (the first
+			// MaxItems) in the result: the secret search reads them there
+			// instead of holding every page for the whole run.
+			return
+		}
 		m.Body = x.Result
 		if x.Error != nil {
 			m.Kind = "error"
@@ -89,4 +95,14 @@ func (r *recorder) messages() ([]Message, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Message(nil), r.kept...), r.receivedDropped
+}
+
+// isListMethod reports whether method is one of the listings whose items
+// the result keeps: tools, prompts, resources and resource templates.
+func isListMethod(method string) bool {
+	switch method {
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return true
+	}
+	return false
 }

@@ -666,33 +666,50 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// messagesOf returns the messages the server sent; for a result without
-// them (built by hand, or read back from a database) it rebuilds what the
-// result keeps: the handshake, the listings and the probe responses.
+// messagesOf returns the messages the server sent. The recorder keeps no
+// listing pages (a listing may be 16 MiB): the listed items are searched
+// from those the result keeps, one message per listing so that a secret
+// split across adjacent items is still found. For a result without
+// received messages (built by hand, or read back from a database) the
+// probe responses are rebuilt too.
 func messagesOf(res *probe.Result) []probe.Message {
-	if len(res.Received) > 0 {
-		return res.Received
-	}
 	var out []probe.Message
+	out = append(out, res.Received...)
 	items := func(method, key string, raws []json.RawMessage) {
-		for _, r := range raws {
-			out = append(out, probe.Message{Kind: "result", Method: method,
-				Body: json.RawMessage(`{"` + key + `":[` + string(r) + `]}`)})
+		if len(raws) == 0 {
+			return
 		}
+		var b strings.Builder
+		b.WriteString(`{"` + key + `":[`)
+		for i, r := range raws {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(nonEmpty(r))
+		}
+		b.WriteString(`]}`)
+		out = append(out, probe.Message{Kind: "result", Method: method, Body: json.RawMessage(b.String())})
 	}
-	var tools, prompts, resources []json.RawMessage
+	var tools, prompts, resources, templates []json.RawMessage
 	for _, t := range res.Tools {
-		tools = append(tools, nonEmpty(t.Raw))
+		tools = append(tools, t.Raw)
 	}
 	for _, p := range res.Prompts {
-		prompts = append(prompts, nonEmpty(p.Raw))
+		prompts = append(prompts, p.Raw)
 	}
 	for _, r := range res.Resources {
-		resources = append(resources, nonEmpty(r.Raw))
+		resources = append(resources, r.Raw)
+	}
+	for _, r := range res.ResourceTemplates {
+		templates = append(templates, r.Raw)
 	}
 	items("tools/list", "tools", tools)
 	items("prompts/list", "prompts", prompts)
 	items("resources/list", "resources", resources)
+	items("resources/templates/list", "resourceTemplates", templates)
+	if len(res.Received) > 0 {
+		return out
+	}
 	for _, pc := range res.Probes {
 		if len(pc.Response) > 0 {
 			out = append(out, probe.Message{Kind: "result", Method: pc.Method, Name: pc.Tool, Body: pc.Response})
