@@ -105,3 +105,26 @@ func TestTriagePortfolioEveryFormat(t *testing.T) {
 		t.Errorf("sarif has %d portfolio results, want 4", n)
 	}
 }
+
+// TestLoadPortfolioMatchesTriage: the lean loader of `scan --config`
+// finds the same pairs, in the same order, as the triage of the scan.
+func TestLoadPortfolioMatchesTriage(t *testing.T) {
+	st, id := triageStore(t, filepath.Join(t.TempDir(), "p.db"),
+		ScanInfo{Kind: KindTriage, Source: triageSource, StartedAt: triageStart}, portfolioFixtures())
+	tr, err := LoadTriage(context.Background(), st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := LoadPortfolio(context.Background(), st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pf) != 4 {
+		t.Fatalf("LoadPortfolio found %d pairs, want 4", len(pf))
+	}
+	a, _ := json.Marshal(tr.Portfolio)
+	b, _ := json.Marshal(pf)
+	if !bytes.Equal(a, b) {
+		t.Errorf("LoadPortfolio:\n%s\nLoadTriage:\n%s", b, a)
+	}
+}
