@@ -38,6 +38,15 @@ func triagePortfolio(servers []TriageServer, byKey map[string]*probe.Result) []p
 // findings for a server listing 5,000 tools), and `scan --config` holds
 // nothing else once the scan is done.
 func LoadPortfolio(ctx context.Context, st *Store, scanID int64) ([]probe.PairFinding, error) {
+	// Pairs need two servers that completed the handshake; with fewer
+	// there is nothing to read.
+	var alive int
+	if err := st.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM runs WHERE scan_id = ? AND handshake_completed = 1", scanID).Scan(&alive); err != nil {
+		return nil, fmt.Errorf("results: loading portfolio of scan %d: %w", scanID, err)
+	}
+	if alive < 2 {
+		return []probe.PairFinding{}, nil
+	}
 	rows, err := st.r.QueryContext(ctx, "SELECT target_key, result_json FROM runs WHERE scan_id = ? ORDER BY id", scanID)
 	if err != nil {
 		return nil, fmt.Errorf("results: loading portfolio of scan %d: %w", scanID, err)
