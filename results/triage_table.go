@@ -73,15 +73,7 @@ func writeTriageTable(w io.Writer, t *Triage) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	c := t.Counts
-	fmt.Fprintf(&b, "\n%d servers: %d keep, %d fix, %d drop", len(t.Servers), c.Keep, c.Fix, c.Drop)
-	if c.Ungraded > 0 {
-		fmt.Fprintf(&b, ", %d not graded", c.Ungraded)
-	}
-	if c.Pending > 0 {
-		fmt.Fprintf(&b, ", %d not probed", c.Pending)
-	}
-	fmt.Fprintln(&b)
+	writeTriageCounts(&b, t)
 	_, err := w.Write(triageTrimLines(b.Bytes()))
 	return err
 }
@@ -172,4 +164,18 @@ func triageVerdictCells(s TriageServer) (verdict, score string) {
 		score = fmt.Sprintf("%.1f", *s.Score)
 	}
 	return verdict, score
+}
+
+// writeTriageCounts writes the closing line of the table and block
+// layouts: servers by verdict, then the ungraded and the not probed.
+func writeTriageCounts(b *bytes.Buffer, t *Triage) {
+	c := t.Counts
+	fmt.Fprintf(b, "\n%d servers: %d keep, %d fix, %d drop", len(t.Servers), c.Keep, c.Fix, c.Drop)
+	if c.Ungraded > 0 {
+		fmt.Fprintf(b, ", %d not graded", c.Ungraded)
+	}
+	if c.Pending > 0 {
+		fmt.Fprintf(b, ", %d not probed", c.Pending)
+	}
+	fmt.Fprintln(b)
 }

@@ -119,15 +119,7 @@ func writeTriageBlocks(w io.Writer, t *Triage, width int) error {
 			}
 		}
 	}
-	c := t.Counts
-	fmt.Fprintf(&b, "\n%d servers: %d keep, %d fix, %d drop", len(t.Servers), c.Keep, c.Fix, c.Drop)
-	if c.Ungraded > 0 {
-		fmt.Fprintf(&b, ", %d not graded", c.Ungraded)
-	}
-	if c.Pending > 0 {
-		fmt.Fprintf(&b, ", %d not probed", c.Pending)
-	}
-	fmt.Fprintln(&b)
+	writeTriageCounts(&b, t)
 	_, err := w.Write(b.Bytes())
 	return err
 }

@@ -33,26 +33,8 @@ func (p Plan) Stored() Plan {
 	if src == "cli" || src == "" {
 		src = "flag"
 	}
-	if len(p.Env) > 0 {
-		env := make(map[string]string, len(p.Env))
-		for k := range p.Env {
-			env[k] = ""
-			if _, ok := from["env:"+k]; !ok {
-				from["env:"+k] = flagSource(src, "--env")
-			}
-		}
-		p.Env = env
-	}
-	if len(p.Headers) > 0 {
-		h := make(map[string]string, len(p.Headers))
-		for k := range p.Headers {
-			h[k] = ""
-			if _, ok := from["header:"+k]; !ok {
-				from["header:"+k] = flagSource(src, "--header")
-			}
-		}
-		p.Headers = h
-	}
+	p.Env = blankValues(p.Env, from, "env:", flagSource(src, "--env"))
+	p.Headers = blankValues(p.Headers, from, "header:", flagSource(src, "--header"))
 	p.SecretFrom = from
 	return p
 }
@@ -128,5 +110,22 @@ func sortedKeys(m map[string]string) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// blankValues returns m with every value emptied, recording in from where
+// each value came from (source, unless from already says), under
+// prefix+name. A nil or empty m stays as it is.
+func blankValues(m, from map[string]string, prefix, source string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = ""
+		if _, ok := from[prefix+k]; !ok {
+			from[prefix+k] = source
+		}
+	}
 	return out
 }

@@ -422,8 +422,10 @@ func gradeValueOrForm(in *input) (bool, float64, string) {
 	return false, 0, "neither the received value nor the permitted form is stated"
 }
 
-func valueStated(in *input) (string, bool) {
-	for _, f := range in.fieldsWithKey(valueKeys...) {
+// filledField returns the evidence of the first payload field with one of
+// keys that holds a value (not null, not "").
+func filledField(in *input, keys ...string) (string, bool) {
+	for _, f := range in.fieldsWithKey(keys...) {
 		if f.val == nil {
 			continue
 		}
@@ -431,6 +433,13 @@ func valueStated(in *input) (string, bool) {
 			continue
 		}
 		return fieldEvidence(f), true
+	}
+	return "", false
+}
+
+func valueStated(in *input) (string, bool) {
+	if ev, ok := filledField(in, valueKeys...); ok {
+		return ev, true
 	}
 	if ev, ok := findSent(in); ok {
 		return ev, true
@@ -453,14 +462,8 @@ func valueStated(in *input) (string, bool) {
 }
 
 func formStated(in *input) (string, bool) {
-	for _, f := range in.fieldsWithKey(formKeys...) {
-		if f.val == nil {
-			continue
-		}
-		if s, ok := f.val.(string); ok && s == "" {
-			continue
-		}
-		return fieldEvidence(f), true
+	if ev, ok := filledField(in, formKeys...); ok {
+		return ev, true
 	}
 	// Cheapest first: the first that matches decides. The enum and pattern
 	// expressions are mostly whole-word phrases, found by string search;
