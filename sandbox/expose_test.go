@@ -267,11 +267,12 @@ func TestInstalledVersion(t *testing.T) {
 	pkgDir := filepath.Join(dir, "node_modules", "@scope", "srv")
 	os.MkdirAll(pkgDir, 0o755)
 	os.WriteFile(filepath.Join(pkgDir, "package.json"), []byte(`{"name": "@scope/srv", "version": "1.4.2"}`), 0o644)
-	ep := &entryPoint{dir: dir}
+	ep := &entryPoint{dir: dir, version: installedNPMVersion(pkgDir)}
 	if got := installedVersion(&Package{RegistryType: "npm", Identifier: "@scope/srv"}, ep); got != "1.4.2" {
 		t.Errorf("unpinned: %q, want 1.4.2", got)
 	}
-	if got := installedVersion(&Package{RegistryType: "npm", Identifier: "@scope/other", Version: "2.0.0"}, ep); got != "2.0.0" {
+	other := &entryPoint{dir: dir, version: installedNPMVersion(filepath.Join(dir, "node_modules", "@scope", "other"))}
+	if got := installedVersion(&Package{RegistryType: "npm", Identifier: "@scope/other", Version: "2.0.0"}, other); got != "2.0.0" {
 		t.Errorf("unreadable: %q, want the plan's", got)
 	}
 }

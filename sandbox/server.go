@@ -78,8 +78,6 @@ type Info struct {
 	// Refused says, one line each, which paths the server was named or
 	// would have been given and did not see, and why.
 	Refused []string
-	// PackageVersion is the version the package installer resolved.
-	PackageVersion string
 	// InstalledVersion is the version of the package actually installed
 	// (a dist-tag such as latest resolved), when known.
 	InstalledVersion string
@@ -103,7 +101,6 @@ type Server struct {
 	refused  []string // paths not exposed, one line each saying why
 	masked   []string // host files hidden inside exposed folders
 	workDir  string   // host folder the server starts in, "" for its HOME
-	pkgVer   string
 	env      []string
 	canaries map[string]string
 	remote   *remoteTransport
@@ -254,11 +251,10 @@ func (s *Server) prepare(ctx context.Context) error {
 		s.readOnly = append(s.readOnly, entry.readOnly...)
 		s.warnings = append(s.warnings, entry.warnings...)
 		pkgEnv = entry.env
-		s.installed, s.sdk, s.sdkWhy = entry.version, entry.sdk, entry.sdkWhy
+		s.installed, s.sdk, s.sdkWhy = installedVersion(s.plan.Package, entry), entry.sdk, entry.sdkWhy
 		if entry.runner != nil {
 			s.backend = entry.runner
 		}
-		s.pkgVer = installedVersion(s.plan.Package, entry)
 	} else {
 		s.argv = append([]string{s.plan.Command}, s.plan.Args...)
 	}
@@ -357,7 +353,6 @@ func (s *Server) Info(wait time.Duration) Info {
 		WorkDir:          s.workDir,
 		Exposed:          append([]Exposure(nil), s.exposed...),
 		Refused:          append([]string(nil), s.refused...),
-		PackageVersion:   s.pkgVer,
 		InstalledVersion: s.installed,
 		SDK:              s.sdk,
 		SDKEvidence:      s.sdkWhy,

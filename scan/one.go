@@ -133,7 +133,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 			res.Liveness.Detail += "; " + hint
 		}
 	}
-	if v := first.Info(0).PackageVersion; v != "" && plan.Package != nil && v != plan.Package.Version {
+	if v := first.Info(0).InstalledVersion; v != "" && plan.Package != nil && v != plan.Package.Version {
 		// An unpinned package: record the version that ran.
 		res.Target.Version = v
 		if len(res.Target.Command) > 0 && plan.Launcher != "" {
