@@ -349,14 +349,13 @@ func setWAL(ctx context.Context, db *sql.DB, timeout time.Duration) error {
 // validate reads the schema, application id and version of the database
 // behind db without writing, and returns the version.
 func validate(ctx context.Context, path string, db *sql.DB, known int) (int, error) {
+	// One statement, so the three are read from one snapshot: read one by
+	// one, a process migrating the same new file in between made a new
+	// database look like another program's (no tables, but a version).
 	var tables, appID, ver int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
-		return 0, sqliteOpenError(path, err)
-	}
-	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return 0, sqliteOpenError(path, err)
-	}
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM sqlite_master), "+
+		"(SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)").
+		Scan(&tables, &appID, &ver); err != nil {
 		return 0, sqliteOpenError(path, err)
 	}
 	if appID != applicationID {
