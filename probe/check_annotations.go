@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Finding codes of the annotation checks. The four missing_* codes are
@@ -130,7 +132,7 @@ func checkAnnotations(version string, v toolView) []Finding {
 		}
 		hints[h.key] = b
 	}
-	legacy := version == "2024-11-05"
+	legacy := version == vocab.Protocol20241105
 	readOnly, roKnown := hints["readOnlyHint"]
 	if !legacy {
 		for _, h := range hintSpecs {

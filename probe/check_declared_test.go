@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func TestCheckDeclared(t *testing.T) {
@@ -13,7 +15,7 @@ func TestCheckDeclared(t *testing.T) {
 	remote := `{"name":"app.getdialer/dialer","version":"1.0.1","remotes":[{"type":"streamable-http","url":"https://getdialer.app/mcp"},{"type":"sse","url":"https://getdialer.app/sse"}]}`
 	alive := func(version, transport, url string) *Result {
 		return &Result{Target: Target{Name: "@pulsemcp/pulse-fetch", Transport: transport, URL: url, Command: []string{"npx", "-y", "@pulsemcp/pulse-fetch@0.2.14"}},
-			Liveness: Liveness{Status: StatusOK, HandshakeCompleted: true, ServerInfo: &ServerInfo{Name: "pulse", Version: version}}}
+			Liveness: Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ServerInfo: &ServerInfo{Name: "pulse", Version: version}}}
 	}
 	// A real entry whose package version is the dist-tag "latest".
 	fearGreed := `{"name":"io.github.ycjcl868/mcp-server-fear-greed","version":"1.0.2","packages":[{"registryType":"npm","registryBaseUrl":"https://registry.npmjs.org","identifier":"mcp-server-fear-greed","version":"latest","transport":{"type":"stdio"}}]}`
@@ -23,7 +25,7 @@ func TestCheckDeclared(t *testing.T) {
 	}
 	died := func(evidence, stderr string) *Result {
 		return &Result{Target: Target{Name: "@pulsemcp/pulse-fetch", Transport: "stdio"},
-			Liveness: Liveness{Status: StatusMissingCredentials, Evidence: evidence, StderrTail: stderr}}
+			Liveness: Liveness{Status: vocab.StatusMissingCredentials, Evidence: evidence, StderrTail: stderr}}
 	}
 	tests := []struct {
 		name   string

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // buildFixture builds testdata/servers/NAME into a temporary directory.
@@ -71,7 +73,7 @@ func TestDefectsFixture(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the fixture did not exit in die mode")
 	}
-	died := &Result{Target: target, Liveness: Liveness{Status: StatusMissingCredentials, StderrTail: dead.stderrText(),
+	died := &Result{Target: target, Liveness: Liveness{Status: vocab.StatusMissingCredentials, StderrTail: dead.stderrText(),
 		Evidence: "Error: DEFECTS_API_KEY environment variable is required"}}
 	section(&b, "declared-died", CheckDeclared(died, serverJSON))
 

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/internal/golden"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // updateGolden reports whether -update was given (see internal/golden).
@@ -206,7 +207,7 @@ func recordSession(t testing.TB, s *rawServer, version string) []Page {
 // with its exact raw JSON.
 func resultFromPages(t testing.TB, pages []Page) *Result {
 	t.Helper()
-	res := &Result{Liveness: Liveness{Status: StatusOK, HandshakeCompleted: true}}
+	res := &Result{Liveness: Liveness{Status: vocab.StatusOK, HandshakeCompleted: true}}
 	for _, p := range pages {
 		var body map[string]json.RawMessage
 		if err := json.Unmarshal(p.Result, &body); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // hostileSchemas are tool input schemas built to hurt a scanner, with the
@@ -51,7 +53,7 @@ func hostileSchemas() []struct {
 func hostileRun(schema string) (*Result, []Page) {
 	raw := json.RawMessage(`{"name":"hostile","title":"Hostile","description":"Looks up a value.","annotations":{"readOnlyHint":true,"openWorldHint":false},"inputSchema":` + schema + `}`)
 	tool := Tool{Name: "hostile", Title: "Hostile", Description: "Looks up a value.", InputSchema: json.RawMessage(schema), Raw: raw}
-	res := &Result{Liveness: Liveness{Status: StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"}, Tools: []Tool{tool}}
+	res := &Result{Liveness: Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"}, Tools: []Tool{tool}}
 	page := Page{Method: "tools/list", Result: json.RawMessage(`{"tools":[` + string(raw) + `]}`)}
 	return res, []Page{page}
 }

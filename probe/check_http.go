@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // HTTP-level checks of a streamable-http target (2025-11-25, "Streamable
@@ -102,7 +104,7 @@ func (h *httpChecks) add(f Finding) {
 // the tools a capability-less session lists (nil when not listed).
 func runHTTPChecks(ctx context.Context, client *http.Client, url, version string) ([]Finding, map[string]bool, int) {
 	h := &httpChecks{client: client, url: url, version: version}
-	if version == "" || version >= "2026-07-28" {
+	if version == "" || version >= vocab.Protocol20260728 {
 		// The stateless revision has no sessions and no initialize.
 		return nil, nil, 0
 	}
@@ -316,7 +318,7 @@ func (h *httpChecks) session(ctx context.Context) {
 		h.add(NewFinding(CodeHTTPMissingSession, "server", "http:POST tools/list (no Mcp-Session-Id)", fmt.Sprint(r.status),
 			"tools/list without the Mcp-Session-Id the server issued was answered %d; the spec says %s", r.status, specMissingSession))
 	}
-	if h.version >= "2025-06-18" {
+	if h.version >= vocab.Protocol20250618 {
 		const bad = "1999-01-01"
 		r, err = h.send(ctx, http.MethodPost, ping("4"), "4", withSession(sid, bad), "")
 		if err == nil && r.status >= 200 && r.status < 300 {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Finding codes of the tool schema checks. The fatal ones mean a client
@@ -276,7 +278,7 @@ func rootTypeFindings(version, subject string, side schemaSide, doc map[string]a
 		// outputSchema came with 2025-06-18; until 2025-11-25
 		// structuredContent is an object and outputSchema must say so;
 		// 2026-07-28 allows any JSON value.
-		if version != "" && (version < "2025-06-18" || version >= "2026-07-28") {
+		if version != "" && (version < vocab.Protocol20250618 || version >= vocab.Protocol20260728) {
 			return nil
 		}
 		if s, ok := t.(string); ok && s == "object" {

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // The MCP JSON schemas, one per protocol revision, copied byte for byte
@@ -21,9 +24,6 @@ import (
 //
 //go:embed spec/schema-*.json
 var specFiles embed.FS
-
-// specVersions are the revisions with an embedded schema, oldest first.
-var specVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // Finding codes of the protocol-message check.
 const (
@@ -69,8 +69,8 @@ type specSchema struct {
 }
 
 var specSchemas = func() map[string]*specSchema {
-	m := make(map[string]*specSchema, len(specVersions))
-	for _, v := range specVersions {
+	m := make(map[string]*specSchema, len(vocab.ProtocolVersions))
+	for _, v := range vocab.ProtocolVersions {
 		m[v] = &specSchema{version: v}
 	}
 	return m
@@ -282,7 +282,7 @@ func onlyMissingProperties(leaves []*jsonschema.ValidationError) bool {
 // schema doc validates against, oldest first.
 func otherMatchingVersions(version, method string, doc any) []string {
 	var out []string
-	for _, v := range specVersions {
+	for _, v := range slices.Backward(vocab.ProtocolVersions) {
 		if v >= version {
 			continue
 		}

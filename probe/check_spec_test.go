@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestSpecDefinitions compiles every result definition of every embedded
 // revision, and checks which methods each revision defines.
 func TestSpecDefinitions(t *testing.T) {
-	for _, v := range specVersions {
+	for _, v := range vocab.ProtocolVersions {
 		for method := range specResultType {
 			_, _, err := specSchemas[v].definition(method)
 			want := true

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Finding codes of the tool name, description and title checks.
@@ -132,7 +134,7 @@ func (c *Checker) checkTools(version string, tools []Tool) []Finding {
 		out = append(out, c.checkSchema(version, v.subject(), outputSide, v.output, v.hasOutput)...)
 		out = append(out, checkAnnotations(version, v)...)
 	}
-	if version == "2024-11-05" && len(tools) > 0 {
+	if version == vocab.Protocol20241105 && len(tools) > 0 {
 		out = append(out, NewFinding(CodeAnnotationsNotInVersion, "server", "", version,
 			"the server negotiated protocol %s, before tool annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint) were introduced in 2025-03-26; missing hints are not counted against its %d tools, and clients get no safety hints from it",
 			version, len(tools)))
@@ -161,7 +163,7 @@ func checkToolText(version string, v toolView) []Finding {
 	}
 	if needsTitle(version) && strings.TrimSpace(v.title) == "" && strings.TrimSpace(v.annTitle) == "" {
 		field := "/title"
-		if version == "2025-03-26" {
+		if version == vocab.Protocol20250326 {
 			field = "/annotations/title"
 		}
 		out = append(out, NewFinding(CodeToolTitleMissing, subj, field, "",
@@ -171,7 +173,7 @@ func checkToolText(version string, v toolView) []Finding {
 }
 
 // needsTitle reports whether the protocol version has a tool title field.
-func needsTitle(version string) bool { return version >= "2025-03-26" }
+func needsTitle(version string) bool { return version >= vocab.Protocol20250326 }
 
 // toolNameProblem says how name breaks the 2025-11-25 naming rule, or "".
 func toolNameProblem(name string) string {

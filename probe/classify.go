@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // exitWait is how long the classifier waits for a process to exit after a
@@ -42,7 +44,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 	remote := res.Target.Transport != "" && res.Target.Transport != "stdio"
 	timedOut := errors.Is(err, errHandshakeTimeout)
 
-	set := func(s Status, detail, evidence string) {
+	set := func(s vocab.Status, detail, evidence string) {
 		l.Status = s
 		l.Detail = Truncate(detail, MaxEvidence)
 		l.Evidence = Truncate(evidence, MaxEvidence)
@@ -55,19 +57,19 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		st, detail, ev := classifyRemote(ctx, err, msg, pi, timedOut, o)
 		set(st, detail, ev)
 	case pi.SpawnError != "":
-		set(StatusSpawnFailed, "the server could not be started: "+pi.SpawnError, pi.SpawnError)
+		set(vocab.StatusSpawnFailed, "the server could not be started: "+pi.SpawnError, pi.SpawnError)
 	case o.Process == nil && isSpawnError(err):
-		set(StatusSpawnFailed, "the server could not be started: "+err.Error(), err.Error())
+		set(vocab.StatusSpawnFailed, "the server could not be started: "+err.Error(), err.Error())
 	case pi.LimitExceeded != "":
-		set(StatusLimitExceeded, "the sandbox killed the server: "+pi.LimitExceeded+" limit exceeded", pi.LimitExceeded)
+		set(vocab.StatusLimitExceeded, "the sandbox killed the server: "+pi.LimitExceeded+" limit exceeded", pi.LimitExceeded)
 	case credentialEvidence(pi.StderrTail, pi.StdoutNoise, msg) != "":
 		ev := credentialEvidence(pi.StderrTail, pi.StdoutNoise, msg)
-		set(StatusMissingCredentials, "the server stopped with a message naming a credential", ev)
+		set(vocab.StatusMissingCredentials, "the server stopped with a message naming a credential", ev)
 	case timedOut && pi.StdoutNoise != "":
 		// stdout_pollution is kept for servers that completed the
 		// handshake despite the noise; without a handshake, the noise broke
 		// the protocol (the stdout_pollution finding below says so).
-		set(StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer within "+o.HandshakeTimeout.String(), pi.StdoutNoise)
+		set(vocab.StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer within "+o.HandshakeTimeout.String(), pi.StdoutNoise)
 	case timedOut || (ctx.Err() != nil && !closed):
 		detail := "no answer to the handshake within " + o.HandshakeTimeout.String()
 		switch {
@@ -82,7 +84,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		if rec.pendingMethod("server/discover") {
 			detail += " (server/discover went unanswered)"
 		}
-		set(StatusHandshakeTimeout, detail, "")
+		set(vocab.StatusHandshakeTimeout, detail, "")
 	case closed || (pi.Exited && werr == nil && !isShapeError(err)):
 		// The server went away on its own: the connection closed before
 		// the handshake answered. (When the handshake fails for another
@@ -98,11 +100,11 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		if !pi.Exited {
 			code = "still running: stdout closed"
 		}
-		set(StatusExitedEarly, "the process exited before the handshake completed (exit "+code+")", keyLine(pi.StderrTail))
+		set(vocab.StatusExitedEarly, "the process exited before the handshake completed (exit "+code+")", keyLine(pi.StderrTail))
 	case pi.StdoutNoise != "":
-		set(StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
+		set(vocab.StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise)
 	default:
-		set(StatusProtocolError, "the handshake failed: "+err.Error(), msg)
+		set(vocab.StatusProtocolError, "the handshake failed: "+err.Error(), msg)
 	}
 	res.Findings = append(res.Findings, NewFinding(CodeNotAlive, "server", "", string(l.Status),
 		"the server did not complete the MCP handshake (%s): %s", l.Status, l.Detail))
@@ -115,7 +117,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 // classifyRemote decides the status of a URL target whose handshake
 // failed, from the HTTP answer first (each status maps to one documented
 // liveness status), then the transport error.
-func classifyRemote(ctx context.Context, err error, msg string, pi ProcessInfo, timedOut bool, o Options) (Status, string, string) {
+func classifyRemote(ctx context.Context, err error, msg string, pi ProcessInfo, timedOut bool, o Options) (vocab.Status, string, string) {
 	code := pi.HTTPStatus
 	if code == 0 {
 		// An answer the transport saw before the sandbox did (or a
@@ -136,33 +138,33 @@ func classifyRemote(ctx context.Context, err error, msg string, pi ProcessInfo, 
 	ev := err.Error()
 	switch {
 	case strings.Contains(ev, "private address:"):
-		return StatusInvalidPlan, "the target was refused: " + ev, ev
+		return vocab.StatusInvalidPlan, "the target was refused: " + ev, ev
 	case strings.Contains(ev, "cross-origin redirect not followed"):
-		return StatusProtocolError, "the server redirected to another origin; the redirect was not followed, since the headers given for the URL belong to its origin", ev
+		return vocab.StatusProtocolError, "the server redirected to another origin; the redirect was not followed, since the headers given for the URL belong to its origin", ev
 	case pi.LimitExceeded != "":
-		return StatusLimitExceeded, "a response of the server exceeded the " + pi.LimitExceeded + " limit", pi.LimitExceeded
+		return vocab.StatusLimitExceeded, "a response of the server exceeded the " + pi.LimitExceeded + " limit", pi.LimitExceeded
 	case code == 401 && pi.OAuthMetadata:
-		return StatusMissingCredentials, answered + "; requires OAuth authorization (WWW-Authenticate names resource_metadata)", ev
+		return vocab.StatusMissingCredentials, answered + "; requires OAuth authorization (WWW-Authenticate names resource_metadata)", ev
 	case code == 401 || code == 403:
-		return StatusMissingCredentials, answered + "; pass the credentials it needs with --header", ev
+		return vocab.StatusMissingCredentials, answered + "; pass the credentials it needs with --header", ev
 	case code == 404 || code == 405 || code == 410:
-		return StatusUnreachable, answered + ": no MCP endpoint at this URL", ev
+		return vocab.StatusUnreachable, answered + ": no MCP endpoint at this URL", ev
 	case code >= 500:
-		return StatusUnreachable, answered, ev
+		return vocab.StatusUnreachable, answered, ev
 	case isUnreachable(err):
-		return StatusUnreachable, "the server could not be reached: " + ev, ev
+		return vocab.StatusUnreachable, "the server could not be reached: " + ev, ev
 	case timedOut || ctx.Err() != nil:
-		return StatusHandshakeTimeout, "no answer to the handshake within " + o.HandshakeTimeout.String(), ""
+		return vocab.StatusHandshakeTimeout, "no answer to the handshake within " + o.HandshakeTimeout.String(), ""
 	case credentialEvidence(msg) != "":
-		return StatusMissingCredentials, "the server refused the handshake with a message naming a credential", credentialEvidence(msg)
+		return vocab.StatusMissingCredentials, "the server refused the handshake with a message naming a credential", credentialEvidence(msg)
 	case code >= 200 && code < 300 && pi.HTTPContentType != "" && pi.HTTPContentType != "application/json" && pi.HTTPContentType != "text/event-stream":
-		return StatusProtocolError, fmt.Sprintf("%s with a %s body, not MCP", answered, pi.HTTPContentType), ev
+		return vocab.StatusProtocolError, fmt.Sprintf("%s with a %s body, not MCP", answered, pi.HTTPContentType), ev
 	case code >= 400:
-		return StatusProtocolError, answered + ": the handshake was refused", ev
+		return vocab.StatusProtocolError, answered + ": the handshake was refused", ev
 	case code >= 200 && code < 300:
-		return StatusProtocolError, answered + " with a body that is not an MCP answer: " + ev, ev
+		return vocab.StatusProtocolError, answered + " with a body that is not an MCP answer: " + ev, ev
 	}
-	return StatusProtocolError, "the handshake failed: " + ev, msg
+	return vocab.StatusProtocolError, "the handshake failed: " + ev, msg
 }
 
 // credentialWord matches the names of credentials in prose and in

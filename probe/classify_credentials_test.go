@@ -5,6 +5,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestCredentialWording: servers that die asking for a credential are
@@ -14,12 +16,12 @@ func TestCredentialWording(t *testing.T) {
 	one := 1
 	for _, tc := range []struct {
 		name, stderr string
-		want         Status
+		want         vocab.Status
 	}{
-		{"provided (firecrawl-mcp)", "Either FIRECRAWL_API_KEY or FIRECRAWL_API_URL must be provided", StatusMissingCredentials},
-		{"specified", "Error: an API token must be specified with --token or MY_SERVICE_TOKEN", StatusMissingCredentials},
-		{"be set", "BRAVE_API_KEY must be set", StatusMissingCredentials},
-		{"not a credential", "Either --root or --dir must be provided", StatusExitedEarly},
+		{"provided (firecrawl-mcp)", "Either FIRECRAWL_API_KEY or FIRECRAWL_API_URL must be provided", vocab.StatusMissingCredentials},
+		{"specified", "Error: an API token must be specified with --token or MY_SERVICE_TOKEN", vocab.StatusMissingCredentials},
+		{"be set", "BRAVE_API_KEY must be set", vocab.StatusMissingCredentials},
+		{"not a credential", "Either --root or --dir must be provided", vocab.StatusExitedEarly},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := &Result{Target: Target{Transport: "stdio"}}

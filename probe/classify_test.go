@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestRemoteHandshakeStatus runs the handshake over the go-sdk's own
@@ -27,16 +29,16 @@ import (
 func TestRemoteHandshakeStatus(t *testing.T) {
 	tests := []struct {
 		code   int
-		want   Status
+		want   vocab.Status
 		detail string
 	}{
-		{http.StatusUnauthorized, StatusMissingCredentials, "HTTP 401 Unauthorized; pass the credentials it needs with --header"},
-		{http.StatusForbidden, StatusMissingCredentials, "HTTP 403 Forbidden; pass the credentials it needs with --header"},
-		{http.StatusNotFound, StatusUnreachable, "HTTP 404 Not Found: no MCP endpoint at this URL"},
-		{http.StatusMethodNotAllowed, StatusUnreachable, "HTTP 405 Method Not Allowed: no MCP endpoint at this URL"},
-		{http.StatusGone, StatusUnreachable, "HTTP 410 Gone: no MCP endpoint at this URL"},
-		{http.StatusInternalServerError, StatusUnreachable, "HTTP 500 Internal Server Error"},
-		{http.StatusServiceUnavailable, StatusUnreachable, "HTTP 503 Service Unavailable"},
+		{http.StatusUnauthorized, vocab.StatusMissingCredentials, "HTTP 401 Unauthorized; pass the credentials it needs with --header"},
+		{http.StatusForbidden, vocab.StatusMissingCredentials, "HTTP 403 Forbidden; pass the credentials it needs with --header"},
+		{http.StatusNotFound, vocab.StatusUnreachable, "HTTP 404 Not Found: no MCP endpoint at this URL"},
+		{http.StatusMethodNotAllowed, vocab.StatusUnreachable, "HTTP 405 Method Not Allowed: no MCP endpoint at this URL"},
+		{http.StatusGone, vocab.StatusUnreachable, "HTTP 410 Gone: no MCP endpoint at this URL"},
+		{http.StatusInternalServerError, vocab.StatusUnreachable, "HTTP 500 Internal Server Error"},
+		{http.StatusServiceUnavailable, vocab.StatusUnreachable, "HTTP 503 Service Unavailable"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.code), func(t *testing.T) {
@@ -75,55 +77,55 @@ func TestClassifyFailure(t *testing.T) {
 		err       error
 		pi        *ProcessInfo
 		timeout   bool
-		want      Status
+		want      vocab.Status
 		detail    string
 	}{
 		{name: "spawn error from the launcher", err: eof, pi: &ProcessInfo{SpawnError: "exec: \"nodee\": executable file not found in $PATH"},
-			want: StatusSpawnFailed, detail: "could not be started"},
+			want: vocab.StatusSpawnFailed, detail: "could not be started"},
 		{name: "spawn error without a launcher", err: &exec.Error{Name: "nodee", Err: exec.ErrNotFound},
-			want: StatusSpawnFailed},
+			want: vocab.StatusSpawnFailed},
 		{name: "limit beats credentials", err: eof, pi: &ProcessInfo{LimitExceeded: "memory", StderrTail: "Error: GITHUB_TOKEN is not set", Exited: true},
-			want: StatusLimitExceeded, detail: "memory limit exceeded"},
+			want: vocab.StatusLimitExceeded, detail: "memory limit exceeded"},
 		{name: "credential named in stderr", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(1), StderrTail: "starting\nError: GITHUB_TOKEN environment variable is required\n"},
-			want: StatusMissingCredentials, detail: "naming a credential"},
+			want: vocab.StatusMissingCredentials, detail: "naming a credential"},
 		{name: "credential word without a missing word is an exit", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(1), StderrTail: "using API_KEY from env\nboom"},
-			want: StatusExitedEarly, detail: "(exit 1)"},
+			want: vocab.StatusExitedEarly, detail: "(exit 1)"},
 		{name: "exit by signal", err: eof, pi: &ProcessInfo{Exited: true, Signal: "SIGSEGV"},
-			want: StatusExitedEarly, detail: "(exit SIGSEGV)"},
+			want: vocab.StatusExitedEarly, detail: "(exit SIGSEGV)"},
 		{name: "stdout closed while running", err: eof, pi: &ProcessInfo{},
-			want: StatusExitedEarly, detail: "still running: stdout closed"},
+			want: vocab.StatusExitedEarly, detail: "still running: stdout closed"},
 		// Noise without a completed handshake broke the protocol: stdout_pollution is
 		// kept for servers that completed it despite the noise.
 		{name: "timeout with stdout noise", err: errHandshakeTimeout, timeout: true, pi: &ProcessInfo{StdoutNoise: "Server listening on port 3000"},
-			want: StatusProtocolError, detail: "within"},
+			want: vocab.StatusProtocolError, detail: "within"},
 		{name: "plain timeout", err: errHandshakeTimeout, timeout: true, pi: &ProcessInfo{},
-			want: StatusHandshakeTimeout, detail: "no answer to the handshake within"},
+			want: vocab.StatusHandshakeTimeout, detail: "no answer to the handshake within"},
 		{name: "noise without a timeout", err: errors.New("calling \"initialize\": invalid character 'S' looking for beginning of value"), pi: &ProcessInfo{StdoutNoise: "Server listening"},
-			want: StatusProtocolError, detail: "non-protocol bytes on stdout"},
+			want: vocab.StatusProtocolError, detail: "non-protocol bytes on stdout"},
 		{name: "shape error is a protocol error", err: errors.New("calling \"initialize\": json: cannot unmarshal string into Go value"), pi: &ProcessInfo{Exited: true},
-			want: StatusProtocolError, detail: "the handshake failed"},
+			want: vocab.StatusProtocolError, detail: "the handshake failed"},
 		{name: "remote refused connection", transport: "streamable-http", err: refused,
-			want: StatusUnreachable, detail: "could not be reached"},
+			want: vocab.StatusUnreachable, detail: "could not be reached"},
 		{name: "remote 401 from the sandbox with OAuth", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 401, OAuthMetadata: true},
-			want: StatusMissingCredentials, detail: "requires OAuth authorization"},
+			want: vocab.StatusMissingCredentials, detail: "requires OAuth authorization"},
 		{name: "remote 403 from the sandbox", transport: "sse", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 403},
-			want: StatusMissingCredentials, detail: "HTTP 403 Forbidden; pass the credentials"},
+			want: vocab.StatusMissingCredentials, detail: "HTTP 403 Forbidden; pass the credentials"},
 		{name: "remote 400", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 400},
-			want: StatusProtocolError, detail: "HTTP 400 Bad Request: the handshake was refused"},
+			want: vocab.StatusProtocolError, detail: "HTTP 400 Bad Request: the handshake was refused"},
 		{name: "remote 499 is not a server error", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 499},
-			want: StatusProtocolError, detail: "the handshake was refused"},
+			want: vocab.StatusProtocolError, detail: "the handshake was refused"},
 		{name: "remote 200 html", transport: "streamable-http", err: errors.New("bad content type"), pi: &ProcessInfo{HTTPStatus: 200, HTTPContentType: "text/html"},
-			want: StatusProtocolError, detail: "HTTP 200 OK with a text/html body, not MCP"},
+			want: vocab.StatusProtocolError, detail: "HTTP 200 OK with a text/html body, not MCP"},
 		{name: "remote 200 json that is not MCP", transport: "streamable-http", err: errors.New("no result"), pi: &ProcessInfo{HTTPStatus: 200, HTTPContentType: "application/json"},
-			want: StatusProtocolError, detail: "with a body that is not an MCP answer"},
+			want: vocab.StatusProtocolError, detail: "with a body that is not an MCP answer"},
 		{name: "remote limit", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 200, LimitExceeded: "message_size"},
-			want: StatusLimitExceeded, detail: "exceeded the message_size limit"},
+			want: vocab.StatusLimitExceeded, detail: "exceeded the message_size limit"},
 		{name: "remote timeout", transport: "streamable-http", err: errHandshakeTimeout, timeout: true,
-			want: StatusHandshakeTimeout},
+			want: vocab.StatusHandshakeTimeout},
 		{name: "remote credential message", transport: "streamable-http", err: errors.New("server error: API key is missing"),
-			want: StatusMissingCredentials, detail: "naming a credential"},
+			want: vocab.StatusMissingCredentials, detail: "naming a credential"},
 		{name: "remote private address", transport: "streamable-http", err: errors.New("dial: private address: 10.0.0.1"),
-			want: StatusInvalidPlan, detail: "refused"},
+			want: vocab.StatusInvalidPlan, detail: "refused"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Failure injection sends each tool calls its own input schema rejects, and
@@ -558,7 +560,7 @@ func (in *injector) toolFindings(subject string, idx []int) {
 			"tools/call %s with %s got no answer within %s%s%s; reject invalid arguments before doing any work",
 			tool, describe(*hang), in.o.CallTimeout, extra, evidenceSuffix(hangNote))
 	}
-	if len(protocol) > 0 && in.version >= "2025-11-25" {
+	if len(protocol) > 0 && in.version >= vocab.Protocol20251125 {
 		in.add(CodeWrongChannel, subject, argPointer(protocol[0]), protocol[0].Text,
 			"%s answered %d invalid calls with a JSON-RPC error; since MCP 2025-11-25 input validation errors belong in a tool result with isError: true, where the model can read them and correct the call",
 			tool, len(protocol))

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/internal/version"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Raw calls are requests the probe writes straight to the server's
@@ -30,11 +31,6 @@ import (
 
 // rawIDPrefix starts the ID of every raw call.
 const rawIDPrefix = "mcpvet-"
-
-// protocolVersion20260728 is the first revision that carries the protocol
-// version, client info and client capabilities in each request's _meta
-// (SEP-2575) instead of a session handshake.
-const protocolVersion20260728 = "2026-07-28"
 
 // errConnDead reports that the connection under a raw call failed.
 var errConnDead = errors.New("connection closed")
@@ -137,7 +133,7 @@ func (s *rawState) noteMeta(req *jsonrpc.Request) {
 // client capabilities the SDK itself sends (see injectRequestMeta in the
 // go-sdk's mcp/client.go), with the negotiated version; nil before.
 func (s *rawState) requestMeta(version string) map[string]json.RawMessage {
-	if version < protocolVersion20260728 {
+	if version < vocab.Protocol20260728 {
 		return nil
 	}
 	s.mu.Lock()

@@ -3,6 +3,8 @@ package probe
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Result is everything one probe of one server found. Its JSON encoding is
@@ -108,7 +110,7 @@ type ExposedPath struct {
 
 // Liveness is whether the server came up and what it said about itself.
 type Liveness struct {
-	Status Status `json:"status"`
+	Status vocab.Status `json:"status"`
 	// HandshakeCompleted is true when initialize (or server/discover)
 	// succeeded, whatever the status.
 	HandshakeCompleted bool `json:"handshakeCompleted"`

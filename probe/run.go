@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Options configures [Run]. The zero value is usable.
@@ -265,7 +267,7 @@ func abandonOutcome(ctx context.Context, err error) string {
 func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 	l := &res.Liveness
 	l.HandshakeCompleted = true
-	l.Status = StatusOK
+	l.Status = vocab.StatusOK
 	// The SDK sends initialize only when server/discover did not settle
 	// a version, so an initialize exchange means the legacy handshake.
 	l.Handshake = "server/discover"
@@ -294,9 +296,9 @@ func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 	if l.Capabilities == nil && ir.Capabilities != nil {
 		l.Capabilities, _ = json.Marshal(ir.Capabilities)
 	}
-	if !knownVersion(l.ProtocolVersion) {
+	if !vocab.KnownProtocol(l.ProtocolVersion) {
 		res.Findings = append(res.Findings, NewFinding(CodeUnknownVersion, "server", "/protocolVersion", l.ProtocolVersion,
-			"the server negotiated %q, which is not a published MCP revision; answer one of %s", l.ProtocolVersion, strings.Join(KnownVersions, ", ")))
+			"the server negotiated %q, which is not a published MCP revision; answer one of %s", l.ProtocolVersion, strings.Join(vocab.ProtocolVersions, ", ")))
 	}
 }
 
@@ -314,7 +316,7 @@ func checkProcess(res *Result, o Options) {
 	}
 	if pi.StdoutNoise != "" && l.StdoutNoise == "" {
 		l.StdoutNoise = Truncate(pi.StdoutNoise, MaxEvidence)
-		l.Status = StatusStdoutPollution
+		l.Status = vocab.StatusStdoutPollution
 		res.Findings = append(res.Findings, NewFinding(CodeStdoutPollution, "server", "stdout", pi.StdoutNoise,
 			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))
 	}
@@ -322,18 +324,6 @@ func checkProcess(res *Result, o Options) {
 
 // MaxInstructions bounds Liveness.Instructions.
 const MaxInstructions = 16 << 10
-
-// KnownVersions are the MCP revisions mcpvet knows, newest first.
-var KnownVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-
-func knownVersion(v string) bool {
-	for _, k := range KnownVersions {
-		if k == v {
-			return true
-		}
-	}
-	return false
-}
 
 // wireError extracts the JSON-RPC error inside err, if any.
 func wireError(err error) *jsonrpc.Error {

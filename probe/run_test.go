@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // newMemServer returns a client transport connected to an in-memory go-sdk
@@ -48,7 +50,7 @@ func TestRunInMemory(t *testing.T) {
 		t.Run("version="+version, func(t *testing.T) {
 			res := Run(context.Background(), newMemServer(t, 12, 5), &Options{ProtocolVersion: version, Inject: &InjectOptions{Disabled: true}})
 			l := res.Liveness
-			if l.Status != StatusOK || !l.HandshakeCompleted {
+			if l.Status != vocab.StatusOK || !l.HandshakeCompleted {
 				t.Fatalf("liveness = %+v, want ok", l)
 			}
 			want := version
@@ -153,7 +155,7 @@ func (c *silentConn) Read(ctx context.Context) (jsonrpcMessage, error) {
 func TestRunHandshakeTimeout(t *testing.T) {
 	start := time.Now()
 	res := Run(context.Background(), silentTransport{}, &Options{HandshakeTimeout: 300 * time.Millisecond})
-	if res.Liveness.Status != StatusHandshakeTimeout {
+	if res.Liveness.Status != vocab.StatusHandshakeTimeout {
 		t.Fatalf("status = %q (%s), want handshake_timeout", res.Liveness.Status, res.Liveness.Detail)
 	}
 	if time.Since(start) > 5*time.Second {

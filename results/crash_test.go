@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestKillWriterHelper is the child process of TestKillDuringSaves: it
@@ -58,7 +58,7 @@ func TestKillDuringSaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	scan := newScan(t, st, ScanInfo{})
-	var plans []sandbox.Plan
+	var plans []vocab.Plan
 	for i := range 300 {
 		plans = append(plans, fakePlan(i))
 	}

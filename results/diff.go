@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // DiffFormats are the formats [WriteDiff] writes.
@@ -100,7 +101,7 @@ type DiffServer struct {
 	Name    string       `json:"name"`
 	Version string       `json:"version,omitempty"`
 	Source  string       `json:"source"`
-	Status  probe.Status `json:"status"`
+	Status  vocab.Status `json:"status"`
 	// Decision is the verdict, empty when not graded.
 	Decision string `json:"decision,omitempty"`
 }
@@ -345,7 +346,7 @@ func diffServer(a, b *probe.Result, threshold float64) []DiffChange {
 
 func diffLiveness(l probe.Liveness) string {
 	s := string(l.Status)
-	if l.Status == probe.StatusStdoutPollution && l.HandshakeCompleted {
+	if l.Status == vocab.StatusStdoutPollution && l.HandshakeCompleted {
 		s += " (handshake completed)"
 	}
 	if l.Detail != "" && !l.HandshakeCompleted {

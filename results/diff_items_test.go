@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestDiffItems: descriptions, prompts, resources, templates and
@@ -53,7 +54,7 @@ func q(s string) string { b, _ := json.Marshal(s); return string(b) }
 func TestSaveRunStoresDigests(t *testing.T) {
 	st := newStore(t)
 	scan := newScan(t, st, ScanInfo{})
-	res := &probe.Result{Liveness: probe.Liveness{HandshakeCompleted: true, Status: probe.StatusOK, Instructions: "Hi."},
+	res := &probe.Result{Liveness: probe.Liveness{HandshakeCompleted: true, Status: vocab.StatusOK, Instructions: "Hi."},
 		Tools:   []probe.Tool{{Name: "t", Raw: json.RawMessage(`{"name":"t","description":"d"}`)}},
 		Prompts: []probe.Prompt{{Name: "p", Raw: json.RawMessage(`{"name":"p"}`)}}}
 	id, err := st.SaveRun(context.Background(), scan, "k", res)

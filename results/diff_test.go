@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // diffFixtures returns an old and a new scan of the same portfolio:
@@ -41,7 +42,7 @@ func diffFixtures() (old, cur []triageKeyed) {
 		return r
 	}
 	dead := func(name string) *probe.Result {
-		r := triageResult(triageTarget(name), probe.Liveness{Status: probe.StatusExitedEarly,
+		r := triageResult(triageTarget(name), probe.Liveness{Status: vocab.StatusExitedEarly,
 			Detail: "the process exited with code 2 before the handshake", Timings: probe.Timings{TotalMs: 30}})
 		r.Findings = []probe.Finding{{Code: probe.CodeNotAlive, Severity: probe.SeverityFatal, Subject: "server", Message: "exited with code 2"}}
 		r.Verdict = triageRules(map[string]probe.Rule{"no_handshake": {Findings: []string{probe.CodeNotAlive}}})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // A resumable scan: targets first, then one SaveRun per probed target.
@@ -31,17 +31,17 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	plans := []sandbox.Plan{
-		{Key: "a@1#0", Name: "a", Version: "1", Source: "registry", Transport: sandbox.TransportStdio, Command: "a"},
-		{Key: "b@1#0", Name: "b", Version: "1", Source: "registry", Transport: sandbox.TransportStdio, Command: "b"},
+	plans := []vocab.Plan{
+		{Key: "a@1#0", Name: "a", Version: "1", Source: "registry", Transport: vocab.TransportStdio, Command: "a"},
+		{Key: "b@1#0", Name: "b", Version: "1", Source: "registry", Transport: vocab.TransportStdio, Command: "b"},
 	}
 	if _, err := st.AddTargets(ctx, scan, plans); err != nil {
 		log.Fatal(err)
 	}
 	// Probe only the first, as if the scan had been interrupted.
 	res := &probe.Result{
-		Target:   probe.Target{Name: "a", Version: "1", Source: "registry", Transport: sandbox.TransportStdio},
-		Liveness: probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true},
+		Target:   probe.Target{Name: "a", Version: "1", Source: "registry", Transport: vocab.TransportStdio},
+		Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true},
 		Verdict:  &probe.Verdict{Decision: "keep"},
 	}
 	if _, err := st.SaveRun(ctx, scan, plans[0].Key, res); err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // shape sizes a fake result.
@@ -31,12 +31,12 @@ func fakeResult(i int, sh shape) *probe.Result {
 			Name:      name,
 			Version:   fmt.Sprintf("1.%d.0", i%7),
 			Source:    "registry",
-			Transport: sandbox.TransportStdio,
+			Transport: vocab.TransportStdio,
 			Command:   []string{"npx", "-y", fmt.Sprintf("@example/server-%d@1.0.0", i)},
 			Sandbox:   "bubblewrap",
 		},
 		Liveness: probe.Liveness{
-			Status:             probe.StatusOK,
+			Status:             vocab.StatusOK,
 			HandshakeCompleted: true,
 			Detail:             "handshake completed",
 			ProtocolVersion:    "2025-06-18",
@@ -52,7 +52,7 @@ func fakeResult(i int, sh shape) *probe.Result {
 		RubricVersion: "2025.1",
 	}
 	if i%5 == 3 {
-		res.Liveness.Status = probe.StatusMissingCredentials
+		res.Liveness.Status = vocab.StatusMissingCredentials
 		res.Liveness.HandshakeCompleted = false
 		res.Liveness.Evidence = "Error: GITHUB_TOKEN environment variable is required"
 		res.Score = nil
@@ -146,14 +146,14 @@ func fakeResult(i int, sh shape) *probe.Result {
 }
 
 // fakePlan is the launch plan of target i.
-func fakePlan(i int) sandbox.Plan {
-	return sandbox.Plan{
+func fakePlan(i int) vocab.Plan {
+	return vocab.Plan{
 		Key:       fmt.Sprintf("io.github.example/server-%03d@1.%d.0#pkg%d", i%100, i%7, i),
 		Name:      fmt.Sprintf("io.github.example/server-%03d", i%100),
 		Version:   fmt.Sprintf("1.%d.0", i%7),
 		Source:    "registry",
-		Transport: sandbox.TransportStdio,
-		Package:   &sandbox.Package{RegistryType: "npm", Identifier: fmt.Sprintf("@example/server-%d", i), Version: "1.0.0", RuntimeHint: "npx"},
+		Transport: vocab.TransportStdio,
+		Package:   &vocab.Package{RegistryType: "npm", Identifier: fmt.Sprintf("@example/server-%d", i), Version: "1.0.0", RuntimeHint: "npx"},
 		Env:       map[string]string{"LOG_LEVEL": "debug"},
 		Secrets:   []string{"API_KEY"},
 	}

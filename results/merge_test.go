@@ -12,14 +12,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // mergeSet is a scan's targets: 40 plans over 10 server identities, two of
 // which are never run.
-func mergeSet() ([]sandbox.Plan, map[string]*probe.Result) {
-	var plans []sandbox.Plan
+func mergeSet() ([]vocab.Plan, map[string]*probe.Result) {
+	var plans []vocab.Plan
 	results := map[string]*probe.Result{}
 	for i := range 40 {
 		p := fakePlan(i)
@@ -36,7 +37,7 @@ func mergeSet() ([]sandbox.Plan, map[string]*probe.Result) {
 }
 
 // storeScan writes plans (and the results for their keys) as one scan.
-func storeScan(t *testing.T, path string, info ScanInfo, plans []sandbox.Plan, results map[string]*probe.Result, status string, ms []migration) {
+func storeScan(t *testing.T, path string, info ScanInfo, plans []vocab.Plan, results map[string]*probe.Result, status string, ms []migration) {
 	t.Helper()
 	ctx := context.Background()
 	abs, _ := filepath.Abs(path)
@@ -85,7 +86,7 @@ type runView struct {
 
 type targetView struct {
 	Status string
-	Plan   sandbox.Plan
+	Plan   vocab.Plan
 }
 
 // dbView is everything a report can see of the latest scan of a database,
@@ -160,7 +161,7 @@ func view(t *testing.T, path string) dbView {
 		}
 		frows.Close()
 		v.RunsByKey[key] = rv
-		var p sandbox.Plan
+		var p vocab.Plan
 		if err := jsonUnmarshal(plan, &p); err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +189,7 @@ func TestMerge(t *testing.T) {
 
 	var shards []string
 	for s := range 4 {
-		var part []sandbox.Plan
+		var part []vocab.Plan
 		for i, p := range plans {
 			if i%4 == s {
 				part = append(part, p)
@@ -317,9 +318,9 @@ func TestMergeRefuses(t *testing.T) {
 	plans, results := mergeSet()
 	type shardSpec struct {
 		info  ScanInfo
-		plans []sandbox.Plan
+		plans []vocab.Plan
 	}
-	sh := func(i, n int, rubric string, plans []sandbox.Plan) shardSpec {
+	sh := func(i, n int, rubric string, plans []vocab.Plan) shardSpec {
 		return shardSpec{ScanInfo{Kind: KindScan, Source: "registry", ShardIndex: i, ShardCount: n, RubricVersion: rubric}, plans}
 	}
 	tests := []struct {
@@ -385,7 +386,7 @@ func TestMergeChecksShardSet(t *testing.T) {
 	plans, results := mergeSet()
 	opts := func(digest string) []byte { return []byte(`{"planSetDigest":"` + digest + `"}`) }
 	shard := func(t *testing.T, dir string, i, n int, digest, status string) string {
-		var part []sandbox.Plan
+		var part []vocab.Plan
 		for j, p := range plans {
 			if j%n == i {
 				part = append(part, p)

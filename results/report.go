@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // ReportSchemaVersion is the "schemaVersion" of the JSON report
@@ -104,7 +105,7 @@ type ServerRow struct {
 	Transport        string `json:"transport"`
 	// Launch is the command line or URL.
 	Launch             string       `json:"launch,omitempty"`
-	Status             probe.Status `json:"status"`
+	Status             vocab.Status `json:"status"`
 	Group              string       `json:"livenessGroup"`
 	HandshakeCompleted bool         `json:"handshakeCompleted"`
 	ProtocolVersion    string       `json:"protocolVersion,omitempty"`

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // benchServers is the census size the report must handle: the registry
@@ -27,7 +27,7 @@ const benchServers = 20000
 // (median about 6, a long tail to 80) with schemas, annotations on some,
 // the findings those produce, failure-injection probes with graded
 // elements, and a verdict.
-func censusResult(i int) (sandbox.Plan, *probe.Result) {
+func censusResult(i int) (vocab.Plan, *probe.Result) {
 	r := rand.New(rand.NewPCG(uint64(i), 2026))
 	name := fmt.Sprintf("io.github.org%04d/server-%05d", i%1000, i)
 	types := []string{"npm", "npm", "npm", "pypi", "pypi", "oci"}
@@ -38,7 +38,7 @@ func censusResult(i int) (sandbox.Plan, *probe.Result) {
 		t = probe.Target{Name: name, Version: "1.0.0", Source: "registry", Transport: "streamable-http",
 			URL: "https://" + strings.ReplaceAll(name, "/", ".") + ".example.com/mcp"}
 	}
-	plan := sandbox.Plan{Key: fmt.Sprintf("registry:%s@%s#%d", name, t.Version, i), Name: name, Version: t.Version,
+	plan := vocab.Plan{Key: fmt.Sprintf("registry:%s@%s#%d", name, t.Version, i), Name: name, Version: t.Version,
 		Source: "registry", Transport: t.Transport, URL: t.URL}
 	res := &probe.Result{Target: t, Tools: []probe.Tool{}, Prompts: []probe.Prompt{}, Resources: []probe.Resource{},
 		ResourceTemplates: []probe.ResourceTemplate{}, Findings: []probe.Finding{}, Calls: []probe.Call{}, Probes: []probe.ProbeCall{},
@@ -46,9 +46,9 @@ func censusResult(i int) (sandbox.Plan, *probe.Result) {
 	l := &res.Liveness
 	l.Timings = probe.Timings{StartMs: float64(50 + r.IntN(900)), TotalMs: float64(300 + r.IntN(20000))}
 
-	dead := []probe.Status{probe.StatusExitedEarly, probe.StatusExitedEarly, probe.StatusSpawnFailed,
-		probe.StatusMissingCredentials, probe.StatusHandshakeTimeout, probe.StatusProtocolError,
-		probe.StatusPackageNotFound, probe.StatusInstallFailed, probe.StatusNeedsConfiguration, probe.StatusUnreachable}
+	dead := []vocab.Status{vocab.StatusExitedEarly, vocab.StatusExitedEarly, vocab.StatusSpawnFailed,
+		vocab.StatusMissingCredentials, vocab.StatusHandshakeTimeout, vocab.StatusProtocolError,
+		vocab.StatusPackageNotFound, vocab.StatusInstallFailed, vocab.StatusNeedsConfiguration, vocab.StatusUnreachable}
 	if r.IntN(100) < 51 {
 		l.Status = dead[r.IntN(len(dead))]
 		code := 1
@@ -56,7 +56,7 @@ func censusResult(i int) (sandbox.Plan, *probe.Result) {
 		l.Detail = "the process exited with code 1 before the handshake"
 		l.StderrTail = strings.Repeat("npm warn deprecated inflight@1.0.6: This module is not supported\n", 4) +
 			"Error: Cannot find module '/app/dist/index.js'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1145:15)\n"
-		if l.Status == probe.StatusMissingCredentials {
+		if l.Status == vocab.StatusMissingCredentials {
 			l.Evidence = "Error: API_KEY environment variable is required"
 		}
 		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeNotAlive, "server", "", "", "the server did not complete the handshake"))
@@ -65,7 +65,7 @@ func censusResult(i int) (sandbox.Plan, *probe.Result) {
 		return plan, res
 	}
 
-	l.Status, l.HandshakeCompleted, l.Handshake = probe.StatusOK, true, "initialize"
+	l.Status, l.HandshakeCompleted, l.Handshake = vocab.StatusOK, true, "initialize"
 	l.ProtocolVersion = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-06-18", "2025-11-25"}[r.IntN(5)]
 	l.ServerInfo = &probe.ServerInfo{Name: []string{name, "FastMCP", "mcp-server", "rmcp"}[r.IntN(4)], Version: "1.0.0"}
 	l.Capabilities = json.RawMessage(`{"tools":{"listChanged":true}}`)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
 )
 
@@ -67,13 +68,13 @@ type Census struct {
 type GroupFigure struct {
 	Group    string         `json:"group"`
 	Label    string         `json:"label"`
-	Statuses []probe.Status `json:"statuses"`
+	Statuses []vocab.Status `json:"statuses"`
 	Share    Proportion     `json:"share"`
 }
 
 // StatusFigure is one liveness status's share of the servers.
 type StatusFigure struct {
-	Status  probe.Status `json:"status"`
+	Status  vocab.Status `json:"status"`
 	Meaning string       `json:"meaning"`
 	Share   Proportion   `json:"share"`
 	// Handshake counts the runs with this status that completed the
@@ -236,7 +237,7 @@ type Tally struct {
 	launched           int             // runs that got past install and configuration
 	entries            map[string]bool // entry name -> any plan live
 	groups             map[string]int
-	statuses           map[probe.Status]*[2]int // runs, of which handshake completed
+	statuses           map[vocab.Status]*[2]int // runs, of which handshake completed
 
 	toolsPer                      []float64
 	tools, prompts, res, tmpls    int
@@ -272,7 +273,7 @@ func NewTally() *Tally {
 	t := &Tally{
 		entries:     map[string]bool{},
 		groups:      map[string]int{},
-		statuses:    map[probe.Status]*[2]int{},
+		statuses:    map[vocab.Status]*[2]int{},
 		classes:     map[string]int{},
 		elemApplies: map[string]int{},
 		elemPass:    map[string]int{},
@@ -289,10 +290,10 @@ func NewTally() *Tally {
 // launched reports whether a run with status s got as far as starting the
 // server: every status but the pre-launch ones and an unreachable remote
 // (nothing was launched, and nothing answered).
-func launched(s probe.Status) bool {
+func launched(s vocab.Status) bool {
 	switch s {
-	case probe.StatusNeedsConfiguration, probe.StatusRuntimeUnavailable, probe.StatusPackageNotFound,
-		probe.StatusVersionNotFound, probe.StatusInstallFailed, probe.StatusInvalidPlan, probe.StatusUnreachable:
+	case vocab.StatusNeedsConfiguration, vocab.StatusRuntimeUnavailable, vocab.StatusPackageNotFound,
+		vocab.StatusVersionNotFound, vocab.StatusInstallFailed, vocab.StatusInvalidPlan, vocab.StatusUnreachable:
 		return false
 	}
 	return true
@@ -358,11 +359,11 @@ func (t *Tally) Add(res *probe.Result) {
 			}
 		}
 		switch decision {
-		case scoring.DecisionKeep:
+		case vocab.DecisionKeep:
 			b.keep++
-		case scoring.DecisionFix:
+		case vocab.DecisionFix:
 			b.fix++
-		case scoring.DecisionDrop:
+		case vocab.DecisionDrop:
 			b.drop++
 		}
 	}
@@ -525,14 +526,14 @@ func (t *Tally) Census() *Census {
 		c.Liveness = append(c.Liveness, GroupFigure{Group: g.Group, Label: g.Label, Statuses: g.Statuses,
 			Share: Prop(t.groups[g.Group], t.servers)})
 	}
-	known := map[probe.Status]bool{}
-	for _, s := range probe.Statuses {
+	known := map[vocab.Status]bool{}
+	for _, s := range vocab.Statuses {
 		known[s.Status] = true
 		if n := t.statuses[s.Status]; n != nil {
 			c.Statuses = append(c.Statuses, StatusFigure{Status: s.Status, Meaning: s.Meaning, Share: Prop(n[0], t.servers), Handshake: n[1]})
 		}
 	}
-	var unknown []probe.Status
+	var unknown []vocab.Status
 	for s := range t.statuses {
 		if !known[s] {
 			unknown = append(unknown, s)
@@ -585,8 +586,8 @@ func (t *Tally) Census() *Census {
 
 	nv := t.servers - t.noVerdict
 	c.Verdicts = VerdictFigures{WithVerdict: nv, Without: t.noVerdict,
-		Keep: Prop(t.verdicts[scoring.DecisionKeep], nv), Fix: Prop(t.verdicts[scoring.DecisionFix], nv),
-		Drop: Prop(t.verdicts[scoring.DecisionDrop], nv)}
+		Keep: Prop(t.verdicts[vocab.DecisionKeep], nv), Fix: Prop(t.verdicts[vocab.DecisionFix], nv),
+		Drop: Prop(t.verdicts[vocab.DecisionDrop], nv)}
 	for k, n := range t.rules {
 		c.Verdicts.Rules = append(c.Verdicts.Rules, RuleFigure{Rule: k[0], Decision: k[1], Servers: n})
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
 )
 
@@ -29,27 +30,27 @@ const (
 type LivenessGroup struct {
 	Group    string
 	Label    string
-	Statuses []probe.Status
+	Statuses []vocab.Status
 }
 
 // LivenessGroups lists the groups in report order. GroupOther holds
 // stdout pollution without a completed handshake, sandbox limits and any
 // status this build does not know.
 var LivenessGroups = []LivenessGroup{
-	{GroupHandshake, "completed the handshake", []probe.Status{probe.StatusOK, probe.StatusStdoutPollution}},
-	{GroupNeverStarted, "never started", []probe.Status{probe.StatusSpawnFailed, probe.StatusExitedEarly}},
-	{GroupMissingCredentials, "missing credentials", []probe.Status{probe.StatusMissingCredentials}},
-	{GroupTimeout, "handshake timed out", []probe.Status{probe.StatusHandshakeTimeout}},
-	{GroupProtocolError, "protocol error", []probe.Status{probe.StatusProtocolError}},
-	{GroupNotInstallable, "not installable", []probe.Status{probe.StatusPackageNotFound, probe.StatusVersionNotFound,
-		probe.StatusInstallFailed, probe.StatusRuntimeUnavailable, probe.StatusInvalidPlan}},
-	{GroupNeedsConfiguration, "needs configuration", []probe.Status{probe.StatusNeedsConfiguration}},
-	{GroupUnreachable, "unreachable (remote)", []probe.Status{probe.StatusUnreachable}},
-	{GroupOther, "other", []probe.Status{probe.StatusLimitExceeded}},
+	{GroupHandshake, "completed the handshake", []vocab.Status{vocab.StatusOK, vocab.StatusStdoutPollution}},
+	{GroupNeverStarted, "never started", []vocab.Status{vocab.StatusSpawnFailed, vocab.StatusExitedEarly}},
+	{GroupMissingCredentials, "missing credentials", []vocab.Status{vocab.StatusMissingCredentials}},
+	{GroupTimeout, "handshake timed out", []vocab.Status{vocab.StatusHandshakeTimeout}},
+	{GroupProtocolError, "protocol error", []vocab.Status{vocab.StatusProtocolError}},
+	{GroupNotInstallable, "not installable", []vocab.Status{vocab.StatusPackageNotFound, vocab.StatusVersionNotFound,
+		vocab.StatusInstallFailed, vocab.StatusRuntimeUnavailable, vocab.StatusInvalidPlan}},
+	{GroupNeedsConfiguration, "needs configuration", []vocab.Status{vocab.StatusNeedsConfiguration}},
+	{GroupUnreachable, "unreachable (remote)", []vocab.Status{vocab.StatusUnreachable}},
+	{GroupOther, "other", []vocab.Status{vocab.StatusLimitExceeded}},
 }
 
-var groupOfStatus = func() map[probe.Status]string {
-	m := map[probe.Status]string{}
+var groupOfStatus = func() map[vocab.Status]string {
+	m := map[vocab.Status]string{}
 	// The handshake group is decided by HandshakeCompleted, not by status.
 	for _, g := range LivenessGroups[1:] {
 		for _, s := range g.Statuses {
@@ -64,7 +65,7 @@ func GroupOf(l probe.Liveness) string {
 	if l.HandshakeCompleted {
 		return GroupHandshake
 	}
-	if l.Status == probe.StatusStdoutPollution {
+	if l.Status == vocab.StatusStdoutPollution {
 		// Older results: noise instead of a handshake answer, which this
 		// version calls protocol_error.
 		return GroupProtocolError
@@ -204,7 +205,7 @@ var hintCodes = []struct {
 }
 
 // legacyProtocol is the revision without tool annotations.
-const legacyProtocol = "2024-11-05"
+const legacyProtocol = vocab.Protocol20241105
 
 // SDKOfResult is [SDKOf] with more evidence: a serverInfo default an SDK
 // fills in comes first, then the SDK the installed package depends on

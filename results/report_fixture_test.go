@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Hostile strings of the fixture: markup in a tool description, terminal
@@ -85,7 +85,7 @@ func verdict(decision, fired string, findings ...string) *probe.Verdict {
 
 // fixtureTarget pairs a launch plan with the result of probing it.
 type fixtureTarget struct {
-	plan sandbox.Plan
+	plan vocab.Plan
 	res  *probe.Result
 }
 
@@ -93,7 +93,7 @@ func fixtureTargets() []fixtureTarget {
 	alive := func(t probe.Target, proto, name, version string) *probe.Result {
 		return &probe.Result{
 			Target: t,
-			Liveness: probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ProtocolVersion: proto,
+			Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: proto,
 				ServerInfo: &probe.ServerInfo{Name: name, Version: version}, Handshake: "initialize",
 				Capabilities: rawJSON(`{"tools":{}}`),
 				Timings:      probe.Timings{StartMs: 80, HandshakeMs: 210.5, ListMs: 12, ProbeMs: 400, TotalMs: 900}},
@@ -132,7 +132,7 @@ func fixtureTargets() []fixtureTarget {
 
 	// 2. A server that never started: drop.
 	dead := &probe.Result{Target: npm("io.github.dead/broken", "0.0.1"),
-		Liveness: probe.Liveness{Status: probe.StatusExitedEarly, Detail: "the process exited with code 1 before the handshake",
+		Liveness: probe.Liveness{Status: vocab.StatusExitedEarly, Detail: "the process exited with code 1 before the handshake",
 			StderrTail: "node:internal/modules/cjs/loader:1228\n  throw err;\nError: Cannot find module './dist/index.js'\n",
 			ExitCode:   intp(1), Timings: probe.Timings{StartMs: 40, TotalMs: 350}}}
 	dead.Findings = []probe.Finding{probe.NewFinding(probe.CodeNotAlive, "server", "", "", "the server exited before the handshake")}
@@ -141,7 +141,7 @@ func fixtureTargets() []fixtureTarget {
 	// 3. Missing credentials (pypi): drop.
 	creds := &probe.Result{Target: probe.Target{Name: "io.github.octo/github-mcp", Version: "2.0.0", Source: "registry",
 		Transport: "stdio", Command: []string{"pypi:github-mcp==2.0.0"}},
-		Liveness: probe.Liveness{Status: probe.StatusMissingCredentials, Detail: "the server asked for a credential",
+		Liveness: probe.Liveness{Status: vocab.StatusMissingCredentials, Detail: "the server asked for a credential",
 			Evidence: "Error: GITHUB_TOKEN environment variable is required", ExitCode: intp(2),
 			StderrTail: "Error: GITHUB_TOKEN environment variable is required\n", Timings: probe.Timings{TotalMs: 700}}}
 	creds.Findings = []probe.Finding{probe.NewFinding(probe.CodeNotAlive, "server", "", "", "the server exited before the handshake")}
@@ -190,7 +190,7 @@ func fixtureTargets() []fixtureTarget {
 	// 6. A remote server that could not be reached: drop.
 	remote := &probe.Result{Target: probe.Target{Name: "com.example/remote", Version: "1.0.0", Source: "registry",
 		Transport: "streamable-http", URL: "https://mcp.example.com/mcp"},
-		Liveness: probe.Liveness{Status: probe.StatusUnreachable, Detail: "dial tcp: connection refused", Timings: probe.Timings{TotalMs: 30}}}
+		Liveness: probe.Liveness{Status: vocab.StatusUnreachable, Detail: "dial tcp: connection refused", Timings: probe.Timings{TotalMs: 30}}}
 	remote.Verdict = verdict("drop", "no_handshake")
 
 	// 7. A legacy (2024-11-05) Rust server with no probes: keep.
@@ -203,11 +203,11 @@ func fixtureTargets() []fixtureTarget {
 	// 8. A plan that needs configuration: no verdict.
 	config := &probe.Result{Target: probe.Target{Name: "io.github.cfg/needs-config", Version: "1.0.0", Source: "registry",
 		Transport: "stdio", Command: []string{"npm:needs-config@1.0.0"}},
-		Liveness: probe.Liveness{Status: probe.StatusNeedsConfiguration, Detail: "required input API_URL has no value"}}
+		Liveness: probe.Liveness{Status: vocab.StatusNeedsConfiguration, Detail: "required input API_URL has no value"}}
 
 	var out []fixtureTarget
 	for _, r := range []*probe.Result{healthy, dead, creds, hostile, fatal, remote, legacy, config} {
-		plan := sandbox.Plan{Key: "key:" + r.Target.Name + "@" + r.Target.Version, Name: r.Target.Name,
+		plan := vocab.Plan{Key: "key:" + r.Target.Name + "@" + r.Target.Version, Name: r.Target.Name,
 			Version: r.Target.Version, Source: r.Target.Source, Transport: r.Target.Transport, URL: r.Target.URL}
 		out = append(out, fixtureTarget{plan, r})
 	}
@@ -233,12 +233,12 @@ func fixtureStore(t testing.TB) (*results.Store, string, int64) {
 		t.Fatal(err)
 	}
 	targets := fixtureTargets()
-	plans := make([]sandbox.Plan, len(targets))
+	plans := make([]vocab.Plan, len(targets))
 	for i, ft := range targets {
 		plans[i] = ft.plan
 	}
 	// One more target that never ran: the report counts it as pending.
-	plans = append(plans, sandbox.Plan{Key: "key:pending", Name: "io.github.late/pending", Source: "registry", Transport: "stdio"})
+	plans = append(plans, vocab.Plan{Key: "key:pending", Name: "io.github.late/pending", Source: "registry", Transport: "stdio"})
 	if _, err := st.AddTargets(ctx, id, plans); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestGroupFindings: a server's findings are shown per code with counts,
@@ -29,7 +30,7 @@ func TestGroupFindings(t *testing.T) {
 // TestSDKOfResult: the SDK comes from a serverInfo default, else from the
 // installed package's dependencies, else from an SDK's error format.
 func TestSDKOfResult(t *testing.T) {
-	live := probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ServerInfo: &probe.ServerInfo{Name: "memory-server"}}
+	live := probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ServerInfo: &probe.ServerInfo{Name: "memory-server"}}
 	for _, tc := range []struct {
 		name string
 		res  probe.Result
@@ -38,7 +39,7 @@ func TestSDKOfResult(t *testing.T) {
 		{"named by the author", probe.Result{Liveness: live}, SDKUnknown},
 		{"dependency", probe.Result{Liveness: live, Target: probe.Target{SDK: "typescript: official SDK", SDKEvidence: "the package depends on @modelcontextprotocol/sdk (npm)"}}, "typescript: official SDK"},
 		{"error format", probe.Result{Liveness: live, Probes: []probe.ProbeCall{{Text: "MCP error -32602: Invalid arguments for tool create_entities: [...]"}}}, "typescript: official SDK"},
-		{"serverInfo default wins", probe.Result{Liveness: probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ServerInfo: &probe.ServerInfo{Name: "rmcp"}},
+		{"serverInfo default wins", probe.Result{Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ServerInfo: &probe.ServerInfo{Name: "rmcp"}},
 			Target: probe.Target{SDK: "typescript: official SDK"}}, "rust: rmcp"},
 	} {
 		if got, _ := SDKOfResult(&tc.res); got != tc.want {

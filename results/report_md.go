@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // markdownWriter writes GitHub-flavoured Markdown. Every string that came
@@ -244,7 +245,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 	return e.err
 }
 
-func mdStatuses(ss []probe.Status) string {
+func mdStatuses(ss []vocab.Status) string {
 	parts := make([]string, len(ss))
 	for i, s := range ss {
 		parts[i] = string(s)

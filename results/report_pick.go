@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // The census pass reads a few fields of each stored result. encoding/json
@@ -346,7 +347,7 @@ func pickLiveness(v []byte, l *probe.Liveness) error {
 		switch {
 		case pickKey(k, "status"):
 			s, err = pickString(x)
-			l.Status = probe.Status(s)
+			l.Status = vocab.Status(s)
 		case pickKey(k, "handshakeCompleted"):
 			l.HandshakeCompleted, err = pickBool(x)
 		case pickKey(k, "protocolVersion"):

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // pickRefResult is the reference for decodeLean: the same fields, read by
@@ -18,7 +19,7 @@ import (
 type pickRefResult struct {
 	Target   probe.Target `json:"target"`
 	Liveness struct {
-		Status             probe.Status      `json:"status"`
+		Status             vocab.Status      `json:"status"`
 		HandshakeCompleted bool              `json:"handshakeCompleted"`
 		ProtocolVersion    string            `json:"protocolVersion"`
 		ServerInfo         *probe.ServerInfo `json:"serverInfo"`
@@ -108,7 +109,7 @@ func pickRandomResult(r *rand.Rand) *probe.Result {
 	}
 	res := &probe.Result{
 		Target: probe.Target{Name: s(), Version: s(), Source: s(), Transport: s(), Command: []string{s(), s()}, URL: s()},
-		Liveness: probe.Liveness{Status: probe.Status(s()), HandshakeCompleted: r.IntN(2) == 0, Detail: s(),
+		Liveness: probe.Liveness{Status: vocab.Status(s()), HandshakeCompleted: r.IntN(2) == 0, Detail: s(),
 			ProtocolVersion: s(), Capabilities: raw(), StderrTail: s(), Evidence: s(),
 			Timings: probe.Timings{TotalMs: r.Float64() * 1e4, StartMs: 3}},
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/golden"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 var reportTime = time.Date(2026, 10, 1, 8, 30, 0, 0, time.UTC)
@@ -475,16 +476,16 @@ func TestClassify(t *testing.T) {
 		l    probe.Liveness
 		want string
 	}{
-		{probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true}, results.GroupHandshake},
-		{probe.Liveness{Status: probe.StatusStdoutPollution, HandshakeCompleted: true}, results.GroupHandshake},
-		{probe.Liveness{Status: probe.StatusUnreachable}, results.GroupUnreachable},
-		{probe.Liveness{Status: probe.StatusSpawnFailed}, results.GroupNeverStarted},
-		{probe.Liveness{Status: probe.StatusExitedEarly}, results.GroupNeverStarted},
-		{probe.Liveness{Status: probe.StatusInstallFailed}, results.GroupNotInstallable},
-		{probe.Liveness{Status: probe.StatusRuntimeUnavailable}, results.GroupNotInstallable},
-		{probe.Liveness{Status: probe.StatusInvalidPlan}, results.GroupNotInstallable},
-		{probe.Liveness{Status: probe.StatusHandshakeTimeout}, results.GroupTimeout},
-		{probe.Liveness{Status: probe.StatusLimitExceeded}, results.GroupOther},
+		{probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true}, results.GroupHandshake},
+		{probe.Liveness{Status: vocab.StatusStdoutPollution, HandshakeCompleted: true}, results.GroupHandshake},
+		{probe.Liveness{Status: vocab.StatusUnreachable}, results.GroupUnreachable},
+		{probe.Liveness{Status: vocab.StatusSpawnFailed}, results.GroupNeverStarted},
+		{probe.Liveness{Status: vocab.StatusExitedEarly}, results.GroupNeverStarted},
+		{probe.Liveness{Status: vocab.StatusInstallFailed}, results.GroupNotInstallable},
+		{probe.Liveness{Status: vocab.StatusRuntimeUnavailable}, results.GroupNotInstallable},
+		{probe.Liveness{Status: vocab.StatusInvalidPlan}, results.GroupNotInstallable},
+		{probe.Liveness{Status: vocab.StatusHandshakeTimeout}, results.GroupTimeout},
+		{probe.Liveness{Status: vocab.StatusLimitExceeded}, results.GroupOther},
 		{probe.Liveness{Status: "from_the_future"}, results.GroupOther},
 	}
 	for _, tt := range groups {
@@ -493,11 +494,11 @@ func TestClassify(t *testing.T) {
 		}
 	}
 	// Every status of this build belongs to a named group.
-	for _, s := range probe.Statuses {
-		if s.Status == probe.StatusStdoutPollution {
+	for _, s := range vocab.Statuses {
+		if s.Status == vocab.StatusStdoutPollution {
 			continue
 		}
-		if got := results.GroupOf(probe.Liveness{Status: s.Status, HandshakeCompleted: s.Status == probe.StatusOK}); got == results.GroupOther && s.Status != probe.StatusLimitExceeded {
+		if got := results.GroupOf(probe.Liveness{Status: s.Status, HandshakeCompleted: s.Status == vocab.StatusOK}); got == results.GroupOther && s.Status != vocab.StatusLimitExceeded {
 			t.Errorf("status %s falls in the other group", s.Status)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestCensusUnits: the census counts registry entries, plans, launches and
@@ -12,7 +13,7 @@ import (
 // handshake; an unreachable remote is not a launch; each status is in
 // exactly one liveness group.
 func TestCensusUnits(t *testing.T) {
-	run := func(name string, status probe.Status, handshake bool, url string) *probe.Result {
+	run := func(name string, status vocab.Status, handshake bool, url string) *probe.Result {
 		r := &probe.Result{Target: probe.Target{Name: name, Transport: "stdio"}, Liveness: probe.Liveness{Status: status, HandshakeCompleted: handshake}}
 		if url != "" {
 			r.Target.Transport, r.Target.URL = "streamable-http", url
@@ -21,12 +22,12 @@ func TestCensusUnits(t *testing.T) {
 	}
 	tally := results.NewTally()
 	for _, r := range []*probe.Result{
-		run("io.example/a", probe.StatusOK, true, ""),
-		run("io.example/a", probe.StatusUnreachable, false, "http://localhost:8089/mcp"),
-		run("io.example/b", probe.StatusUnreachable, false, "https://b.example/mcp"),
-		run("io.example/c", probe.StatusInstallFailed, false, ""),
-		run("io.example/d", probe.StatusExitedEarly, false, ""),
-		run("io.example/e", probe.StatusStdoutPollution, true, ""),
+		run("io.example/a", vocab.StatusOK, true, ""),
+		run("io.example/a", vocab.StatusUnreachable, false, "http://localhost:8089/mcp"),
+		run("io.example/b", vocab.StatusUnreachable, false, "https://b.example/mcp"),
+		run("io.example/c", vocab.StatusInstallFailed, false, ""),
+		run("io.example/d", vocab.StatusExitedEarly, false, ""),
+		run("io.example/e", vocab.StatusStdoutPollution, true, ""),
 	} {
 		tally.Add(r)
 	}
@@ -37,13 +38,13 @@ func TestCensusUnits(t *testing.T) {
 	if c.Plans != 6 || c.Launches != 3 || c.Handshake.Count != 2 || c.HandshakeOfLaunched.Total != 3 {
 		t.Errorf("plans %d, launches %d, handshakes %d (of launches: %d); want 6, 3, 2 (of 3)", c.Plans, c.Launches, c.Handshake.Count, c.HandshakeOfLaunched.Total)
 	}
-	groupOf := map[probe.Status][]string{}
+	groupOf := map[vocab.Status][]string{}
 	for _, g := range results.LivenessGroups {
 		for _, s := range g.Statuses {
 			groupOf[s] = append(groupOf[s], g.Group)
 		}
 	}
-	for _, s := range probe.Statuses {
+	for _, s := range vocab.Statuses {
 		if len(groupOf[s.Status]) != 1 {
 			t.Errorf("status %s is in groups %v, want exactly one", s.Status, groupOf[s.Status])
 		}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Scan kinds.
@@ -245,7 +245,7 @@ func (s *Store) setScanStatus(ctx context.Context, scanID int64, status string, 
 // AddTargets stores the launch plans of a scan as pending targets, in one
 // transaction, and returns how many were new. A plan whose key the scan
 // already has is skipped, so a resumed scan may add its plans again.
-func (s *Store) AddTargets(ctx context.Context, scanID int64, plans []sandbox.Plan) (added int, err error) {
+func (s *Store) AddTargets(ctx context.Context, scanID int64, plans []vocab.Plan) (added int, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		if err := scanExists(ctx, tx, scanID); err != nil {
 			return err
@@ -309,7 +309,7 @@ func scanExists(ctx context.Context, q any, scanID int64) error {
 
 // PendingTargets returns the plans of a scan's targets that have no run
 // yet, in the order they were added.
-func (s *Store) PendingTargets(ctx context.Context, scanID int64) ([]sandbox.Plan, error) {
+func (s *Store) PendingTargets(ctx context.Context, scanID int64) ([]vocab.Plan, error) {
 	if err := scanExists(ctx, s.r, scanID); err != nil {
 		return nil, fmt.Errorf("results: listing pending targets: %w", err)
 	}
@@ -319,14 +319,14 @@ func (s *Store) PendingTargets(ctx context.Context, scanID int64) ([]sandbox.Pla
 		return nil, fmt.Errorf("results: listing pending targets of scan %d: %w", scanID, err)
 	}
 	defer rows.Close()
-	var out []sandbox.Plan
+	var out []vocab.Plan
 	for rows.Next() {
 		var key string
 		var plan sql.NullString
 		if err := rows.Scan(&key, &plan); err != nil {
 			return nil, fmt.Errorf("results: listing pending targets of scan %d: %w", scanID, err)
 		}
-		p := sandbox.Plan{Key: key}
+		p := vocab.Plan{Key: key}
 		if plan.Valid {
 			if err := json.Unmarshal([]byte(plan.String), &p); err != nil {
 				return nil, fmt.Errorf("results: decoding plan %q of scan %d: %w", key, scanID, err)

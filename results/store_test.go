@@ -10,8 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func newStore(t testing.TB) *Store {
@@ -53,11 +54,11 @@ func TestRoundTrip(t *testing.T) {
 		res  *probe.Result
 	}{
 		{"census", fakeResult(1, census)},
-		{"empty", &probe.Result{Target: probe.Target{Name: "x", Source: "cli", Transport: "stdio"}, Liveness: probe.Liveness{Status: probe.StatusSpawnFailed}}},
+		{"empty", &probe.Result{Target: probe.Target{Name: "x", Source: "cli", Transport: "stdio"}, Liveness: probe.Liveness{Status: vocab.StatusSpawnFailed}}},
 		{"empty slices", &probe.Result{Tools: []probe.Tool{}, Findings: []probe.Finding{}, Calls: []probe.Call{}, Probes: []probe.ProbeCall{}}},
 		{"dead server", &probe.Result{
 			Target:   probe.Target{Name: "npx bad", Source: "cli", Transport: "stdio", Command: []string{"npx", "bad"}},
-			Liveness: probe.Liveness{Status: probe.StatusExitedEarly, StderrTail: "Error: <missing> & \"quoted\"\n\ttab", ExitCode: &exit},
+			Liveness: probe.Liveness{Status: vocab.StatusExitedEarly, StderrTail: "Error: <missing> & \"quoted\"\n\ttab", ExitCode: &exit},
 			Findings: []probe.Finding{{Code: "liveness/exited_early", Severity: probe.SeverityFatal, Subject: "server", Message: "exited"}},
 			Calls:    []probe.Call{{Seq: 1, Method: "initialize", InputHash: "00", Outcome: "error", ErrorCode: &code}},
 			Verdict:  &probe.Verdict{Decision: "drop", Rules: []probe.Rule{{Name: "dead", Fired: true, Decision: "drop"}}},
@@ -177,7 +178,7 @@ func TestResumableTargets(t *testing.T) {
 	ctx := context.Background()
 	seed := int64(42)
 	scan := newScan(t, st, ScanInfo{Source: "registry", Seed: &seed, RubricVersion: "2025.1", Options: json.RawMessage(`{"concurrency":8}`)})
-	var plans []sandbox.Plan
+	var plans []vocab.Plan
 	for i := range 10 {
 		plans = append(plans, fakePlan(i))
 	}
@@ -194,7 +195,7 @@ func TestResumableTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []sandbox.Plan{plans[1], plans[2], plans[5], plans[6], plans[7], plans[8]}
+	want := []vocab.Plan{plans[1], plans[2], plans[5], plans[6], plans[7], plans[8]}
 	if diff := cmp.Diff(want, pending); diff != "" {
 		t.Errorf("PendingTargets (-want +got):\n%s", diff)
 	}
@@ -295,7 +296,7 @@ func TestScanValidation(t *testing.T) {
 	if err := st.FinishScan(ctx, 7, ScanDone); !errors.Is(err, ErrNotFound) {
 		t.Errorf("FinishScan(7) = %v, want ErrNotFound", err)
 	}
-	if _, err := st.AddTargets(ctx, 7, []sandbox.Plan{fakePlan(1)}); !errors.Is(err, ErrNotFound) {
+	if _, err := st.AddTargets(ctx, 7, []vocab.Plan{fakePlan(1)}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("AddTargets(7) = %v, want ErrNotFound", err)
 	}
 }
@@ -363,7 +364,7 @@ func TestSaveRuns(t *testing.T) {
 	st := newStore(t)
 	ctx := context.Background()
 	scan := newScan(t, st, ScanInfo{})
-	plans := []sandbox.Plan{fakePlan(0), fakePlan(1), fakePlan(2), fakePlan(3)}
+	plans := []vocab.Plan{fakePlan(0), fakePlan(1), fakePlan(2), fakePlan(3)}
 	if _, err := st.AddTargets(ctx, scan, plans); err != nil {
 		t.Fatal(err)
 	}

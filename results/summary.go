@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // WriteSummary writes a terminal summary of one probe result: liveness,
@@ -27,14 +28,14 @@ func WriteSummary(w io.Writer, res *probe.Result) error {
 	}
 	fmt.Fprintf(b, ")\n")
 	fmt.Fprintf(b, "  liveness   %s", l.Status)
-	if l.Status == probe.StatusStdoutPollution && l.HandshakeCompleted {
+	if l.Status == vocab.StatusStdoutPollution && l.HandshakeCompleted {
 		fmt.Fprintf(b, " (handshake completed anyway)")
 	}
 	fmt.Fprintln(b)
 	if l.Detail != "" {
 		fmt.Fprintf(b, "             %s\n", safe.Line(l.Detail))
 	}
-	if l.Evidence != "" && l.Status != probe.StatusOK {
+	if l.Evidence != "" && l.Status != vocab.StatusOK {
 		fmt.Fprintf(b, "  evidence   %s\n", safe.Line(l.Evidence))
 	}
 	if l.HandshakeCompleted {

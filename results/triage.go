@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Triage decisions, best first. They are the values of
@@ -79,7 +80,7 @@ type TriageServer struct {
 	Key  string `json:"key"`
 	Name string `json:"name"`
 	// Status is the liveness status; empty when Pending.
-	Status probe.Status `json:"status,omitempty"`
+	Status vocab.Status `json:"status,omitempty"`
 	// Decision is keep, fix or drop; empty when the run carries no verdict
 	// or the server is pending.
 	Decision string `json:"decision"`
@@ -447,21 +448,21 @@ func triageFixOf(f probe.Finding) string {
 
 // triageStatusSteps are the next steps for servers that never completed the
 // handshake, by liveness status.
-var triageStatusSteps = map[probe.Status]string{
-	probe.StatusSpawnFailed:        `install the program the entry's "command" names, or give its full path`,
-	probe.StatusExitedEarly:        "run the entry's command by hand and fix what it reports on stderr; it exits before answering initialize",
-	probe.StatusMissingCredentials: `set the credential the server names on stderr in the entry's "env", then triage again`,
-	probe.StatusHandshakeTimeout:   "make the server answer initialize within seconds; check that it speaks MCP on stdio and does not wait for input or a network service first",
-	probe.StatusProtocolError:      "check that the command starts an MCP server: stdout must carry only JSON-RPC and the server must negotiate a published protocol revision",
-	probe.StatusStdoutPollution:    "over stdio, stdout carries only newline-delimited JSON-RPC; send logs and banners to stderr",
-	probe.StatusUnreachable:        "check the URL and that the remote server is up and reachable from this machine",
-	probe.StatusNeedsConfiguration: "give values for the unresolved ${...} references in the entry",
-	probe.StatusRuntimeUnavailable: "install the runtime the package needs (npx, uvx, docker, ...)",
-	probe.StatusPackageNotFound:    "fix the package name in the entry; its registry does not know it",
-	probe.StatusVersionNotFound:    "pin a version of the package that exists",
-	probe.StatusInstallFailed:      "install the package by hand to see why it fails, or pin a version that installs",
-	probe.StatusInvalidPlan:        "fix the entry: a value in it was refused before launch (see the reasons)",
-	probe.StatusLimitExceeded:      "find out why the server needs more memory or processes than the sandbox allows at startup",
+var triageStatusSteps = map[vocab.Status]string{
+	vocab.StatusSpawnFailed:        `install the program the entry's "command" names, or give its full path`,
+	vocab.StatusExitedEarly:        "run the entry's command by hand and fix what it reports on stderr; it exits before answering initialize",
+	vocab.StatusMissingCredentials: `set the credential the server names on stderr in the entry's "env", then triage again`,
+	vocab.StatusHandshakeTimeout:   "make the server answer initialize within seconds; check that it speaks MCP on stdio and does not wait for input or a network service first",
+	vocab.StatusProtocolError:      "check that the command starts an MCP server: stdout must carry only JSON-RPC and the server must negotiate a published protocol revision",
+	vocab.StatusStdoutPollution:    "over stdio, stdout carries only newline-delimited JSON-RPC; send logs and banners to stderr",
+	vocab.StatusUnreachable:        "check the URL and that the remote server is up and reachable from this machine",
+	vocab.StatusNeedsConfiguration: "give values for the unresolved ${...} references in the entry",
+	vocab.StatusRuntimeUnavailable: "install the runtime the package needs (npx, uvx, docker, ...)",
+	vocab.StatusPackageNotFound:    "fix the package name in the entry; its registry does not know it",
+	vocab.StatusVersionNotFound:    "pin a version of the package that exists",
+	vocab.StatusInstallFailed:      "install the package by hand to see why it fails, or pin a version that installs",
+	vocab.StatusInvalidPlan:        "fix the entry: a value in it was refused before launch (see the reasons)",
+	vocab.StatusLimitExceeded:      "find out why the server needs more memory or processes than the sandbox allows at startup",
 }
 
 // triageElementSteps are the next steps for a low actionability score, by the

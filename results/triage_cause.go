@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // exposeHint finds the flag the sandbox suggested for a path it did not
@@ -29,7 +30,7 @@ func triageCauseStep(res *probe.Result) string {
 		return "give the run more time: raise --timeout (the whole command) or --server-timeout (each server), which fired before the handshake deadline"
 	case strings.Contains(d, "the run was interrupted"):
 		return "run triage again and let it finish"
-	case res.Liveness.Status == probe.StatusNeedsConfiguration && strings.Contains(d, "; give --"):
+	case res.Liveness.Status == vocab.StatusNeedsConfiguration && strings.Contains(d, "; give --"):
 		_, flags, _ := strings.Cut(d, "; give ")
 		return "triage again with " + flags + " to fill in the entry's references"
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestTriageCauseStep checks that the next step follows the cause the run
@@ -13,19 +14,19 @@ import (
 // network and a --timeout that fired included).
 func TestTriageCauseStep(t *testing.T) {
 	tests := []struct {
-		status probe.Status
+		status vocab.Status
 		detail string
 		want   string
 	}{
-		{probe.StatusExitedEarly, "the process exited (exit 1); /data/seed.json exists on the host but is not exposed to the sandbox; pass --expose /data/seed.json (or --expose-rw for a folder it writes to)",
+		{vocab.StatusExitedEarly, "the process exited (exit 1); /data/seed.json exists on the host but is not exposed to the sandbox; pass --expose /data/seed.json (or --expose-rw for a folder it writes to)",
 			"triage again with --expose /data/seed.json"},
-		{probe.StatusHandshakeTimeout, "no answer to the handshake within 20s; npx fetches its package at run time and the sandbox has no network: probe npm:NAME@VERSION (installed before launch) or pass --allow-network",
+		{vocab.StatusHandshakeTimeout, "no answer to the handshake within 20s; npx fetches its package at run time and the sandbox has no network: probe npm:NAME@VERSION (installed before launch) or pass --allow-network",
 			"drop --no-translate"},
-		{probe.StatusHandshakeTimeout, "no answer to the handshake before the run's deadline (--timeout or --server-timeout) fired, ahead of the 20s handshake deadline",
+		{vocab.StatusHandshakeTimeout, "no answer to the handshake before the run's deadline (--timeout or --server-timeout) fired, ahead of the 20s handshake deadline",
 			"raise --timeout"},
-		{probe.StatusNeedsConfiguration, "unresolved references: ${input:token} in env.TOKEN; give --input token=VALUE",
+		{vocab.StatusNeedsConfiguration, "unresolved references: ${input:token} in env.TOKEN; give --input token=VALUE",
 			"triage again with --input token=VALUE"},
-		{probe.StatusHandshakeTimeout, "no answer to the handshake within 20s", "make the server answer initialize within seconds"},
+		{vocab.StatusHandshakeTimeout, "no answer to the handshake within 20s", "make the server answer initialize within seconds"},
 	}
 	for _, tc := range tests {
 		res := &probe.Result{Liveness: probe.Liveness{Status: tc.status, Detail: tc.detail}}

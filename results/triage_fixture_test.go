@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/golden"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // triageGolden compares got with testdata/<path>, or rewrites the file with
@@ -72,7 +72,7 @@ func triageRules(fired map[string]probe.Rule) *probe.Verdict {
 }
 
 func triageTarget(name string) probe.Target {
-	return probe.Target{Name: name, Source: triageSource, Transport: sandbox.TransportStdio,
+	return probe.Target{Name: name, Source: triageSource, Transport: vocab.TransportStdio,
 		Command: []string{"/opt/fixtures/" + name}, Sandbox: "none"}
 }
 
@@ -91,7 +91,7 @@ func triageTool(name, schema, annotations string) probe.Tool {
 
 func triageAlive(version string, totalMs float64) probe.Liveness {
 	return probe.Liveness{
-		Status: probe.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25",
+		Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25",
 		ServerInfo: &probe.ServerInfo{Name: "fixture", Version: version}, Handshake: "initialize",
 		Timings: probe.Timings{HandshakeMs: 40, TotalMs: totalMs},
 	}
@@ -158,7 +158,7 @@ func triageFixtures() []triageKeyed {
 	})
 
 	crash := triageResult(triageTarget("crash"), probe.Liveness{
-		Status: probe.StatusExitedEarly, Detail: "the process exited with code 2 before the handshake",
+		Status: vocab.StatusExitedEarly, Detail: "the process exited with code 2 before the handshake",
 		StderrTail: "panic: runtime error: invalid memory address or nil pointer dereference\n", ExitCode: triageInt(2),
 		Timings: probe.Timings{TotalMs: 35.25},
 	})
@@ -173,7 +173,7 @@ func triageFixtures() []triageKeyed {
 	})
 
 	needsenv := triageResult(triageTarget("needsenv"), probe.Liveness{
-		Status: probe.StatusMissingCredentials, Detail: "the process exited with code 1 before the handshake",
+		Status: vocab.StatusMissingCredentials, Detail: "the process exited with code 1 before the handshake",
 		Evidence: "Error: FIXTURE_API_KEY environment variable is required. Get one at https://example.com/keys",
 		ExitCode: triageInt(1), Timings: probe.Timings{TotalMs: 20},
 	})
@@ -213,9 +213,9 @@ func triageStore(t *testing.T, path string, info ScanInfo, targets []triageKeyed
 	if err != nil {
 		t.Fatal(err)
 	}
-	plans := make([]sandbox.Plan, len(targets))
+	plans := make([]vocab.Plan, len(targets))
 	for i, k := range targets {
-		plans[i] = sandbox.Plan{Key: k.Key, Name: k.Name, Source: info.Source, Transport: sandbox.TransportStdio,
+		plans[i] = vocab.Plan{Key: k.Key, Name: k.Name, Source: info.Source, Transport: vocab.TransportStdio,
 			Command: "/opt/fixtures/" + k.Name}
 	}
 	if _, err := st.AddTargets(ctx, id, plans); err != nil {

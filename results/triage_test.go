@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func triageLoadFixture(t *testing.T) (*Triage, string) {
@@ -51,7 +52,7 @@ func TestLoadTriage(t *testing.T) {
 	tr, _ := triageLoadFixture(t)
 	type row struct {
 		Name, Decision, Rule string
-		Status               probe.Status
+		Status               vocab.Status
 		Pending              bool
 		Reasons              int
 		HasNext              bool
@@ -61,11 +62,11 @@ func TestLoadTriage(t *testing.T) {
 		got = append(got, row{s.Name, s.Decision, s.Rule, s.Status, s.Pending, len(s.Reasons), s.NextStep != ""})
 	}
 	want := []row{
-		{"wellbehaved", "keep", "keep_otherwise", probe.StatusOK, false, 0, false},
-		{"tracker", "fix", "findings_to_fix", probe.StatusOK, false, 3, true},
-		{"crash", "drop", "no_handshake", probe.StatusExitedEarly, false, 1, true},
-		{"needsenv", "drop", "no_handshake", probe.StatusMissingCredentials, false, 2, true},
-		{"legacy", "", "", probe.StatusOK, false, 1, true},
+		{"wellbehaved", "keep", "keep_otherwise", vocab.StatusOK, false, 0, false},
+		{"tracker", "fix", "findings_to_fix", vocab.StatusOK, false, 3, true},
+		{"crash", "drop", "no_handshake", vocab.StatusExitedEarly, false, 1, true},
+		{"needsenv", "drop", "no_handshake", vocab.StatusMissingCredentials, false, 2, true},
+		{"legacy", "", "", vocab.StatusOK, false, 1, true},
 		{"later", "", "", "", true, 1, false},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -156,7 +157,7 @@ func TestNewTriageServer(t *testing.T) {
 		"findings_to_fix": {Findings: []string{probe.CodeToolDescriptionMissing}, Detail: "tool/description_missing (warn, tool:a)"},
 	})
 
-	preLaunch := triageResult(triageTarget("unset"), probe.Liveness{Status: probe.StatusNeedsConfiguration,
+	preLaunch := triageResult(triageTarget("unset"), probe.Liveness{Status: vocab.StatusNeedsConfiguration,
 		Detail: "unresolved references: ${input:token}"})
 	preLaunch.Verdict = triageRules(map[string]probe.Rule{
 		"no_handshake": {Detail: "liveness status needs_configuration: unresolved references: ${input:token}"},
@@ -177,7 +178,7 @@ func TestNewTriageServer(t *testing.T) {
 			fix(probe.CodeInputUnsatisfiable)},
 		{"no handshake before launch", preLaunch,
 			[]string{"no handshake: liveness status needs_configuration: unresolved references: ${input:token}"},
-			triageStatusSteps[probe.StatusNeedsConfiguration]},
+			triageStatusSteps[vocab.StatusNeedsConfiguration]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewTriageServer("k", tc.res)

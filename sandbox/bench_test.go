@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // BenchmarkStart measures launching /bin/true until it has exited and the
@@ -20,7 +22,7 @@ func BenchmarkStart(b *testing.B) {
 	}
 	for _, backend := range backends {
 		b.Run(backend, func(b *testing.B) {
-			plan := &Plan{Transport: TransportStdio, Command: "true"}
+			plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: "true"}
 			opts := &Options{Backend: backend, CacheDir: b.TempDir(), TerminateGrace: time.Second}
 			for b.Loop() {
 				s, err := Launch(context.Background(), plan, opts)
@@ -56,7 +58,7 @@ func BenchmarkNPMLaunch(b *testing.B) {
 	b.Setenv("npm_config_update_notifier", "false")
 	reg := newNPMRegistry(b)
 	reg.add(b, "mcpvet-echo", "1.0.0", "server.js", map[string]string{"server.js": readTestdata(b, "echo-server.js")})
-	plan := &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo", Version: "1.0.0"}}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo", Version: "1.0.0"}}
 	launchOnce := func(cache string) {
 		s, err := Launch(context.Background(), plan, &Options{Backend: BackendNone, CacheDir: cache})
 		if err != nil {

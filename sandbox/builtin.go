@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // The helper binds host paths itself: it runs as root, or in a user
@@ -82,7 +84,7 @@ func (b builtinBackend) available() error {
 
 // probeBackend launches "true" through b and checks that it exits 0.
 func probeBackend(b backend) error {
-	plan := &Plan{Transport: TransportStdio, Command: "true"}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: "true"}
 	o := (&Options{Backend: BackendNone, Limits: Limits{Wall: 20 * time.Second}, TerminateGrace: time.Second}).resolve()
 	s := &Server{plan: plan, opts: o, backend: b, runID: newRunID(), stderr: newTailBuffer(stderrTailBytes, 1<<20)}
 	s.initChannels()

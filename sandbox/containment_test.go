@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // launchResult is what the "launch" fake writes for the containment test.
@@ -44,7 +45,7 @@ func runLauncher(args []string) int {
 		data, _ := json.Marshal(res)
 		_ = os.WriteFile(out, data, 0o600)
 	}()
-	plan := &Plan{Transport: TransportStdio, Command: bin, Args: []string{marker}, Secrets: []string{"CANARY_KEY"}}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: bin, Args: []string{marker}, Secrets: []string{"CANARY_KEY"}}
 	opts := testOptions(backend)
 	opts.Env = map[string]string{"USER_TOKEN": secret}
 	s, err := Launch(context.Background(), plan, opts)

@@ -1,4 +1,4 @@
-// Package sandbox launches MCP servers described by a [Plan] and hands back
+// Package sandbox launches MCP servers described by a [vocab.Plan] and hands back
 // an [mcp.Transport] to talk to them. It knows nothing about probes.
 //
 // # Launching

@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // defaultPath is the PATH servers get when the host has none.
@@ -41,7 +43,7 @@ func validEnvName(name string) bool {
 // mcpb manifest's env), then the plan's Env, then canaries for
 // plan.Secrets not set by either, then the user's overrides. Nothing else
 // from mcpvet's own environment leaks in.
-func buildEnv(plan *Plan, pkgEnv, user map[string]string, home string) ([]string, map[string]string, error) {
+func buildEnv(plan *vocab.Plan, pkgEnv, user map[string]string, home string) ([]string, map[string]string, error) {
 	env := map[string]string{
 		"PATH": os.Getenv("PATH"),
 		"HOME": home,
@@ -60,7 +62,7 @@ func buildEnv(plan *Plan, pkgEnv, user map[string]string, home string) ([]string
 	}
 	for k, v := range plan.Env {
 		if !validEnvName(k) || strings.ContainsRune(v, 0) {
-			return nil, nil, launchErrorf(StatusInvalidPlan, "invalid environment variable %q", k)
+			return nil, nil, launchErrorf(vocab.StatusInvalidPlan, "invalid environment variable %q", k)
 		}
 		env[k] = v
 	}
@@ -70,7 +72,7 @@ func buildEnv(plan *Plan, pkgEnv, user map[string]string, home string) ([]string
 			continue // a header, filled in by the remote transport
 		}
 		if !validEnvName(k) {
-			return nil, nil, launchErrorf(StatusInvalidPlan, "invalid secret name %q", k)
+			return nil, nil, launchErrorf(vocab.StatusInvalidPlan, "invalid secret name %q", k)
 		}
 		if _, set := plan.Env[k]; set {
 			continue

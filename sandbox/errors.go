@@ -1,15 +1,9 @@
 package sandbox
 
-import "fmt"
+import (
+	"fmt"
 
-// Pre-launch statuses carried by [LaunchError.Status].
-const (
-	StatusNeedsConfiguration = "needs_configuration"
-	StatusRuntimeUnavailable = "runtime_unavailable"
-	StatusPackageNotFound    = "package_not_found"
-	StatusVersionNotFound    = "version_not_found"
-	StatusInstallFailed      = "install_failed"
-	StatusInvalidPlan        = "invalid_plan"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // A LaunchError is a pre-launch outcome: the server was not started for a
@@ -17,8 +11,10 @@ const (
 // errors.As to recognise it; any other error from [Launch] is an
 // infrastructure failure.
 type LaunchError struct {
-	// Status is one of the Status constants.
-	Status string
+	// Status is one of the pre-launch statuses of [vocab.Statuses]
+	// (needs_configuration, runtime_unavailable, package_not_found,
+	// version_not_found, install_failed, invalid_plan).
+	Status vocab.Status
 	// Detail says what went wrong, for people and agents.
 	Detail string
 	// Evidence holds supporting output, such as the last lines of an
@@ -28,11 +24,11 @@ type LaunchError struct {
 
 func (e *LaunchError) Error() string {
 	if e.Detail == "" {
-		return "launch: " + e.Status
+		return "launch: " + string(e.Status)
 	}
 	return fmt.Sprintf("launch: %s: %s", e.Status, e.Detail)
 }
 
-func launchErrorf(status, format string, args ...any) *LaunchError {
+func launchErrorf(status vocab.Status, format string, args ...any) *LaunchError {
 	return &LaunchError{Status: status, Detail: fmt.Sprintf(format, args...)}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Launching a remote server: the transport is the go-sdk's streamable HTTP
@@ -24,7 +25,7 @@ func ExampleLaunch() {
 	defer hs.Close()
 
 	ctx := context.Background()
-	plan := &sandbox.Plan{Name: "weather", Transport: sandbox.TransportStreamable, URL: hs.URL,
+	plan := &vocab.Plan{Name: "weather", Transport: vocab.TransportStreamable, URL: hs.URL,
 		Headers: map[string]string{"Authorization": "Bearer example"}}
 	srv, err := sandbox.Launch(ctx, plan, nil)
 	if err != nil {
@@ -51,8 +52,8 @@ func ExampleLaunch() {
 // Pre-launch outcomes are *LaunchError values; anything else is an
 // infrastructure failure.
 func ExampleLaunchError() {
-	plan := &sandbox.Plan{Name: "github", Transport: sandbox.TransportStdio,
-		Package: &sandbox.Package{RegistryType: "npm", Identifier: "--registry=http://evil.example", Version: "1.0.0"}}
+	plan := &vocab.Plan{Name: "github", Transport: vocab.TransportStdio,
+		Package: &vocab.Package{RegistryType: "npm", Identifier: "--registry=http://evil.example", Version: "1.0.0"}}
 	_, err := sandbox.Launch(context.Background(), plan, &sandbox.Options{Backend: sandbox.BackendNone})
 	var le *sandbox.LaunchError
 	if errors.As(err, &le) {

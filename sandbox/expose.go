@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // What a local server sees. Clients start a server in a folder, hand it
@@ -158,7 +160,7 @@ const WorkDirNone = "-"
 
 // workDirOf returns the host folder a plan's server starts in, "" for
 // none.
-func workDirOf(plan *Plan, o *Options) string {
+func workDirOf(plan *vocab.Plan, o *Options) string {
 	if o.WorkDir == WorkDirNone && plan.Dir == "" {
 		return ""
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func isolatingTestBackends(t *testing.T) []string {
@@ -48,26 +49,26 @@ func TestLocalServersStart(t *testing.T) {
 	os.Chmod(elsewhere, 0o755)
 	cases := []struct {
 		name    string
-		plan    Plan
+		plan    vocab.Plan
 		workDir string
 		want    []string // entries of Info.Exposed
 	}{
-		{name: "node project cwd", plan: Plan{Command: "node", Args: []string{"index.js"}, Dir: l.NodeDir},
+		{name: "node project cwd", plan: vocab.Plan{Command: "node", Args: []string{"index.js"}, Dir: l.NodeDir},
 			want: []string{"cwd:" + l.NodeDir}},
-		{name: "node script by path", plan: Plan{Command: "node", Args: []string{filepath.Join(l.NodeDir, "index.js")}}, workDir: elsewhere,
+		{name: "node script by path", plan: vocab.Plan{Command: "node", Args: []string{filepath.Join(l.NodeDir, "index.js")}}, workDir: elsewhere,
 			want: []string{"cwd:" + elsewhere, "project:" + l.NodeDir}},
-		{name: "python script in project", plan: Plan{Command: "python3", Args: []string{filepath.Join(l.PyDir, "server.py")}}, workDir: elsewhere,
+		{name: "python script in project", plan: vocab.Plan{Command: "python3", Args: []string{filepath.Join(l.PyDir, "server.py")}}, workDir: elsewhere,
 			want: []string{"cwd:" + elsewhere, "project:" + l.PyDir}},
-		{name: "venv console script", plan: Plan{Command: l.VenvScript}, workDir: elsewhere,
+		{name: "venv console script", plan: vocab.Plan{Command: l.VenvScript}, workDir: elsewhere,
 			want: []string{"cwd:" + elsewhere, "prefix:" + l.Venv}},
-		{name: "venv python -m", plan: Plan{Command: filepath.Join(l.Venv, "bin", "python"), Args: []string{"-m", "localmcp"}}, workDir: elsewhere,
+		{name: "venv python -m", plan: vocab.Plan{Command: filepath.Join(l.Venv, "bin", "python"), Args: []string{"-m", "localmcp"}}, workDir: elsewhere,
 			want: []string{"cwd:" + elsewhere, "prefix:" + l.Venv}},
 	}
 	for _, backend := range isolatingTestBackends(t) {
 		for _, tc := range cases {
 			t.Run(backend+"/"+tc.name, func(t *testing.T) {
 				plan := tc.plan
-				plan.Transport, plan.Key, plan.Name = TransportStdio, tc.name, tc.name
+				plan.Transport, plan.Key, plan.Name = vocab.TransportStdio, tc.name, tc.name
 				opts := testOptions(backend)
 				opts.WorkDir = tc.workDir
 				s := launch(t, &plan, opts, "")
@@ -118,7 +119,7 @@ func TestExposeRefusesCredentials(t *testing.T) {
 	}
 	for _, backend := range isolatingTestBackends(t) {
 		t.Run(backend, func(t *testing.T) {
-			plan := &Plan{Key: "readfile", Name: "readfile", Transport: TransportStdio, Command: bins["hostile-readfile"],
+			plan := &vocab.Plan{Key: "readfile", Name: "readfile", Transport: vocab.TransportStdio, Command: bins["hostile-readfile"],
 				Args: []string{"--config-dir=" + filepath.Join(home, ".aws"), filepath.Join(home, ".ssh"), filepath.Join(home, ".config"),
 					sshKey, awsCreds, gh, notes}}
 			opts := testOptions(backend)
@@ -201,7 +202,7 @@ func TestExposeRWAndMaskedDB(t *testing.T) {
 	os.WriteFile(readme, []byte("readme"), 0o644)
 	for _, backend := range isolatingTestBackends(t) {
 		t.Run(backend, func(t *testing.T) {
-			plan := &Plan{Key: "rf", Name: "rf", Transport: TransportStdio, Command: bins["hostile-readfile"], Args: []string{db, readme}}
+			plan := &vocab.Plan{Key: "rf", Name: "rf", Transport: vocab.TransportStdio, Command: bins["hostile-readfile"], Args: []string{db, readme}}
 			opts := testOptions(backend)
 			opts.WorkDir, opts.ExposeRW, opts.Hidden = work, []string{scratch}, []string{db}
 			s := launch(t, plan, opts, "")
@@ -268,11 +269,11 @@ func TestInstalledVersion(t *testing.T) {
 	os.MkdirAll(pkgDir, 0o755)
 	os.WriteFile(filepath.Join(pkgDir, "package.json"), []byte(`{"name": "@scope/srv", "version": "1.4.2"}`), 0o644)
 	ep := &entryPoint{dir: dir, version: installedNPMVersion(pkgDir)}
-	if got := installedVersion(&Package{RegistryType: "npm", Identifier: "@scope/srv"}, ep); got != "1.4.2" {
+	if got := installedVersion(&vocab.Package{RegistryType: "npm", Identifier: "@scope/srv"}, ep); got != "1.4.2" {
 		t.Errorf("unpinned: %q, want 1.4.2", got)
 	}
 	other := &entryPoint{dir: dir, version: installedNPMVersion(filepath.Join(dir, "node_modules", "@scope", "other"))}
-	if got := installedVersion(&Package{RegistryType: "npm", Identifier: "@scope/other", Version: "2.0.0"}, other); got != "2.0.0" {
+	if got := installedVersion(&vocab.Package{RegistryType: "npm", Identifier: "@scope/other", Version: "2.0.0"}, other); got != "2.0.0" {
 		t.Errorf("unreadable: %q, want the plan's", got)
 	}
 }
@@ -307,15 +308,15 @@ func TestWorkDirOfPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg := &Package{RegistryType: "npm", Identifier: "x", Version: "1.0.0"}
+	pkg := &vocab.Package{RegistryType: "npm", Identifier: "x", Version: "1.0.0"}
 	for _, tc := range []struct {
 		name string
-		plan Plan
+		plan vocab.Plan
 		want string
 	}{
-		{"package", Plan{Package: pkg}, ""},
-		{"package with cwd", Plan{Package: pkg, Dir: "/srv/app"}, "/srv/app"},
-		{"local command", Plan{Command: "node", Args: []string{"server.js"}}, wd},
+		{"package", vocab.Plan{Package: pkg}, ""},
+		{"package with cwd", vocab.Plan{Package: pkg, Dir: "/srv/app"}, "/srv/app"},
+		{"local command", vocab.Plan{Command: "node", Args: []string{"server.js"}}, wd},
 	} {
 		if got := workDirOf(&tc.plan, &Options{}); got != tc.want {
 			t.Errorf("%s: workDirOf = %q, want %q", tc.name, got, tc.want)

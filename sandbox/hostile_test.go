@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 var hostileFixtures = []string{
@@ -338,7 +339,7 @@ func TestHostile(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(backend+"/"+tc.fixture, func(t *testing.T) {
 				marker := fmt.Sprintf("mcpvet-test-marker-%s", newRunID())
-				plan := &Plan{Transport: TransportStdio, Command: bins[tc.fixture], Args: append(append([]string{}, tc.args...), marker), Secrets: tc.secrets}
+				plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: bins[tc.fixture], Args: append(append([]string{}, tc.args...), marker), Secrets: tc.secrets}
 				opts := testOptions(backend)
 				opts.CacheDir = t.TempDir()
 				opts.TerminateGrace = 500 * time.Millisecond

@@ -18,6 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // A local HTTP server is a plan whose transport is HTTP (streamable-http
@@ -29,8 +31,8 @@ import (
 // after setns into it), never on the host, where something else may
 // listen on the same port and would be probed and credited to the
 // package.
-func isLocalHTTP(plan *Plan) bool {
-	return (plan.Transport == TransportStreamable || plan.Transport == TransportSSE) && (plan.Package != nil || plan.Command != "")
+func isLocalHTTP(plan *vocab.Plan) bool {
+	return (plan.Transport == vocab.TransportStreamable || plan.Transport == vocab.TransportSSE) && (plan.Package != nil || plan.Command != "")
 }
 
 // localHTTPUnsupported says why a local HTTP server cannot be run here, or
@@ -38,7 +40,7 @@ func isLocalHTTP(plan *Plan) bool {
 // sandbox's own (not --sandbox none, not --allow-network, not an OCI
 // container, whose namespace belongs to its engine) and the privilege to
 // enter it (root).
-func localHTTPUnsupported(plan *Plan, o *Options) *LaunchError {
+func localHTTPUnsupported(plan *vocab.Plan, o *Options) *LaunchError {
 	why := ""
 	switch {
 	case plan.Package != nil && plan.Package.RegistryType == "oci":
@@ -52,7 +54,7 @@ func localHTTPUnsupported(plan *Plan, o *Options) *LaunchError {
 	}
 	if why == "" {
 		if _, err := localHTTPAddr(plan.URL); err != nil {
-			return launchErrorf(StatusInvalidPlan, "%v", err)
+			return launchErrorf(vocab.StatusInvalidPlan, "%v", err)
 		}
 		return nil
 	}
@@ -60,7 +62,7 @@ func localHTTPUnsupported(plan *Plan, o *Options) *LaunchError {
 	if plan.Package != nil {
 		name = plan.Package.RegistryType + " package " + plan.Package.Identifier
 	}
-	return &LaunchError{Status: StatusRuntimeUnavailable,
+	return &LaunchError{Status: vocab.StatusRuntimeUnavailable,
 		Detail: fmt.Sprintf("%s serves MCP over %s at %s inside its sandbox, but %s; mcpvet never connects to that address on the host (something else may listen there), so the server was not launched",
 			name, plan.Transport, plan.URL, why)}
 }
@@ -126,7 +128,7 @@ func (t *localHTTPTransport) Connect(ctx context.Context) (mcp.Connection, error
 	s.warn(fmt.Sprintf("HTTP server started in the sandbox and reached at %s inside its network namespace, never on the host", addr))
 	client := &http.Client{Transport: &http.Transport{DialContext: dial, Proxy: nil, MaxIdleConnsPerHost: 4}}
 	lim := s.opts.Limits
-	if s.plan.Transport == TransportSSE {
+	if s.plan.Transport == vocab.TransportSSE {
 		// The go-sdk binds the hanging GET to the context given to
 		// Connect: detach it from ctx, which only bounds the handshake.
 		connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // DefaultInstallTimeout bounds one package install (see
@@ -46,7 +48,7 @@ type entryPoint struct {
 
 // install installs pkg (install steps always have network) and returns its
 // entry point. Failures that belong to the package are *LaunchError.
-func install(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
+func install(ctx context.Context, pkg *vocab.Package, o *Options, source string) (*entryPoint, error) {
 	key := installMemoKey(pkg, o, source)
 	if ep, ok := installMemoGet(key); ok {
 		return ep, nil
@@ -58,7 +60,7 @@ func install(ctx context.Context, pkg *Package, o *Options, source string) (*ent
 	return ep, err
 }
 
-func installOnce(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
+func installOnce(ctx context.Context, pkg *vocab.Package, o *Options, source string) (*entryPoint, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, o.InstallTimeout, errInstallTimeout)
 	defer cancel()
 	switch pkg.RegistryType {
@@ -73,7 +75,7 @@ func installOnce(ctx context.Context, pkg *Package, o *Options, source string) (
 	case "mcpb":
 		return installMCPB(ctx, pkg, o, source)
 	default:
-		return nil, launchErrorf(StatusInvalidPlan, "unknown package registry type %q (valid: npm, pypi, oci, nuget, mcpb)", pkg.RegistryType)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "unknown package registry type %q (valid: npm, pypi, oci, nuget, mcpb)", pkg.RegistryType)
 	}
 }
 
@@ -185,7 +187,7 @@ func requireTool(what string, names ...string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", launchErrorf(StatusRuntimeUnavailable, "%s is not installed (looked for %s on PATH)", what, strings.Join(names, ", "))
+	return "", launchErrorf(vocab.StatusRuntimeUnavailable, "%s is not installed (looked for %s on PATH)", what, strings.Join(names, ", "))
 }
 
 // validToken reports whether s is non-empty, does not start with '-' (it

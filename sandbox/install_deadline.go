@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // errInstallTimeout is the cause of an install context that ran out of its
@@ -29,7 +31,7 @@ func installStopped(ctx context.Context, what string) string {
 // Plans without a package need no install. Outcomes that belong to the
 // package are a *[LaunchError], with the installer's last output as
 // evidence.
-func Install(ctx context.Context, plan *Plan, opts *Options) error {
+func Install(ctx context.Context, plan *vocab.Plan, opts *Options) error {
 	if plan == nil || plan.Package == nil || plan.Status != "" {
 		return nil
 	}
@@ -49,7 +51,7 @@ func Install(ctx context.Context, plan *Plan, opts *Options) error {
 // included) do not repeat the work. Failures are not remembered.
 var installMemo sync.Map // key string -> *entryPoint
 
-func installMemoKey(pkg *Package, o *Options, source string) string {
+func installMemoKey(pkg *vocab.Package, o *Options, source string) string {
 	b, _ := json.Marshal(pkg)
 	return o.CacheDir + "\x00" + source + "\x00" + string(b)
 }

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Caps for MCPB bundles, which are untrusted zip files.
@@ -28,10 +30,10 @@ const (
 // that do not come from a registry), verifies its fileSha256, unpacks it
 // into CACHE/mcpb/<sha256> and returns the command of its manifest's
 // server.mcp_config.
-func installMCPB(ctx context.Context, pkg *Package, o *Options, source string) (*entryPoint, error) {
+func installMCPB(ctx context.Context, pkg *vocab.Package, o *Options, source string) (*entryPoint, error) {
 	want := strings.ToLower(pkg.FileSHA256)
 	if want != "" && !sha256Hex().MatchString(want) {
-		return nil, launchErrorf(StatusInvalidPlan, "invalid fileSha256 %q", pkg.FileSHA256)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid fileSha256 %q", pkg.FileSHA256)
 	}
 	var warnings []string
 	if want == "" {
@@ -44,7 +46,7 @@ func installMCPB(ctx context.Context, pkg *Package, o *Options, source string) (
 	sum := sha256.Sum256(data)
 	got := hex.EncodeToString(sum[:])
 	if want != "" && got != want {
-		return nil, &LaunchError{Status: StatusInstallFailed, Detail: "mcpb bundle digest mismatch", Evidence: fmt.Sprintf("fileSha256 %s, downloaded file %s", want, got)}
+		return nil, &LaunchError{Status: vocab.StatusInstallFailed, Detail: "mcpb bundle digest mismatch", Evidence: fmt.Sprintf("fileSha256 %s, downloaded file %s", want, got)}
 	}
 	dir, err := cached(ctx, o, "mcpb", got, func(ctx context.Context, dir string) error {
 		return unzipBundle(data, filepath.Join(dir, "bundle"))
@@ -65,42 +67,42 @@ func installMCPB(ctx context.Context, pkg *Package, o *Options, source string) (
 func fetchBundle(ctx context.Context, id, source string) ([]byte, error) {
 	if strings.HasPrefix(id, "https://") || strings.HasPrefix(id, "http://") {
 		if !validHTTPURL(id) {
-			return nil, launchErrorf(StatusInvalidPlan, "invalid mcpb URL %q", id)
+			return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid mcpb URL %q", id)
 		}
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
 		if err != nil {
-			return nil, launchErrorf(StatusInvalidPlan, "invalid mcpb URL %q: %v", id, err)
+			return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid mcpb URL %q: %v", id, err)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return nil, &LaunchError{Status: StatusInstallFailed, Detail: "downloading mcpb bundle", Evidence: err.Error()}
+			return nil, &LaunchError{Status: vocab.StatusInstallFailed, Detail: "downloading mcpb bundle", Evidence: err.Error()}
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
-			return nil, launchErrorf(StatusPackageNotFound, "mcpb bundle %s: HTTP %d", id, resp.StatusCode)
+			return nil, launchErrorf(vocab.StatusPackageNotFound, "mcpb bundle %s: HTTP %d", id, resp.StatusCode)
 		}
 		if resp.StatusCode != http.StatusOK {
-			return nil, launchErrorf(StatusInstallFailed, "mcpb bundle %s: HTTP %d", id, resp.StatusCode)
+			return nil, launchErrorf(vocab.StatusInstallFailed, "mcpb bundle %s: HTTP %d", id, resp.StatusCode)
 		}
 		return readCapped(resp.Body, mcpbMaxDownload)
 	}
 	path := strings.TrimPrefix(id, "file://")
 	if !filepath.IsAbs(path) {
-		return nil, launchErrorf(StatusInvalidPlan, "mcpb identifier %q is neither an https URL nor an absolute path", id)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "mcpb identifier %q is neither an https URL nor an absolute path", id)
 	}
 	if source == "registry" {
 		// A registry entry must not make mcpvet read the scanning host's
 		// files.
-		return nil, launchErrorf(StatusInvalidPlan, "registry mcpb identifier %q is a local path", id)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "registry mcpb identifier %q is a local path", id)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, launchErrorf(StatusPackageNotFound, "mcpb bundle %s does not exist", path)
+			return nil, launchErrorf(vocab.StatusPackageNotFound, "mcpb bundle %s does not exist", path)
 		}
-		return nil, launchErrorf(StatusInstallFailed, "opening mcpb bundle: %v", err)
+		return nil, launchErrorf(vocab.StatusInstallFailed, "opening mcpb bundle: %v", err)
 	}
 	defer f.Close()
 	return readCapped(f, mcpbMaxDownload)
@@ -109,10 +111,10 @@ func fetchBundle(ctx context.Context, id, source string) ([]byte, error) {
 func readCapped(r io.Reader, max int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
-		return nil, &LaunchError{Status: StatusInstallFailed, Detail: "reading mcpb bundle", Evidence: err.Error()}
+		return nil, &LaunchError{Status: vocab.StatusInstallFailed, Detail: "reading mcpb bundle", Evidence: err.Error()}
 	}
 	if int64(len(data)) > max {
-		return nil, launchErrorf(StatusInstallFailed, "mcpb bundle is larger than %d bytes", max)
+		return nil, launchErrorf(vocab.StatusInstallFailed, "mcpb bundle is larger than %d bytes", max)
 	}
 	return data, nil
 }
@@ -123,10 +125,10 @@ func readCapped(r io.Reader, max int64) ([]byte, error) {
 func unzipBundle(data []byte, dir string) error {
 	zr, err := zip.NewReader(strings.NewReader(string(data)), int64(len(data)))
 	if err != nil {
-		return launchErrorf(StatusInstallFailed, "mcpb bundle is not a zip file: %v", err)
+		return launchErrorf(vocab.StatusInstallFailed, "mcpb bundle is not a zip file: %v", err)
 	}
 	if len(zr.File) > mcpbMaxEntries {
-		return launchErrorf(StatusInstallFailed, "mcpb bundle has %d entries (max %d)", len(zr.File), mcpbMaxEntries)
+		return launchErrorf(vocab.StatusInstallFailed, "mcpb bundle has %d entries (max %d)", len(zr.File), mcpbMaxEntries)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -136,7 +138,7 @@ func unzipBundle(data []byte, dir string) error {
 		name := strings.ReplaceAll(zf.Name, "\\", "/")
 		clean := filepath.Clean(filepath.FromSlash(name))
 		if name == "" || strings.HasPrefix(name, "/") || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || filepath.IsAbs(clean) || strings.ContainsRune(name, 0) {
-			return launchErrorf(StatusInstallFailed, "mcpb bundle entry %q escapes the bundle", zf.Name)
+			return launchErrorf(vocab.StatusInstallFailed, "mcpb bundle entry %q escapes the bundle", zf.Name)
 		}
 		target := filepath.Join(dir, clean)
 		mode := zf.Mode()
@@ -147,7 +149,7 @@ func unzipBundle(data []byte, dir string) error {
 			}
 			continue
 		case !mode.IsRegular():
-			return launchErrorf(StatusInstallFailed, "mcpb bundle entry %q is not a regular file (%v)", zf.Name, mode.Type())
+			return launchErrorf(vocab.StatusInstallFailed, "mcpb bundle entry %q is not a regular file (%v)", zf.Name, mode.Type())
 		}
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err
@@ -158,12 +160,12 @@ func unzipBundle(data []byte, dir string) error {
 		}
 		rc, err := zf.Open()
 		if err != nil {
-			return launchErrorf(StatusInstallFailed, "reading mcpb bundle entry %q: %v", zf.Name, err)
+			return launchErrorf(vocab.StatusInstallFailed, "reading mcpb bundle entry %q: %v", zf.Name, err)
 		}
 		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 		if err != nil {
 			rc.Close()
-			return launchErrorf(StatusInstallFailed, "extracting mcpb bundle entry %q: %v", zf.Name, err)
+			return launchErrorf(vocab.StatusInstallFailed, "extracting mcpb bundle entry %q: %v", zf.Name, err)
 		}
 		n, err := io.Copy(out, io.LimitReader(rc, mcpbMaxTotal-total+1))
 		rc.Close()
@@ -172,10 +174,10 @@ func unzipBundle(data []byte, dir string) error {
 		}
 		total += n
 		if total > mcpbMaxTotal {
-			return launchErrorf(StatusInstallFailed, "mcpb bundle expands beyond %d bytes", int64(mcpbMaxTotal))
+			return launchErrorf(vocab.StatusInstallFailed, "mcpb bundle expands beyond %d bytes", int64(mcpbMaxTotal))
 		}
 		if err != nil {
-			return launchErrorf(StatusInstallFailed, "extracting mcpb bundle entry %q: %v", zf.Name, err)
+			return launchErrorf(vocab.StatusInstallFailed, "extracting mcpb bundle entry %q: %v", zf.Name, err)
 		}
 	}
 	return nil
@@ -210,16 +212,16 @@ var mcpbVar = lazyRegexp(`\$\{([^}]*)\}`)
 func mcpbEntryPoint(bundle string) (*entryPoint, error) {
 	f, err := os.Open(filepath.Join(bundle, "manifest.json"))
 	if err != nil {
-		return nil, launchErrorf(StatusInstallFailed, "mcpb bundle has no manifest.json")
+		return nil, launchErrorf(vocab.StatusInstallFailed, "mcpb bundle has no manifest.json")
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, mcpbMaxManifest))
 	if err != nil {
-		return nil, launchErrorf(StatusInstallFailed, "reading manifest.json: %v", err)
+		return nil, launchErrorf(vocab.StatusInstallFailed, "reading manifest.json: %v", err)
 	}
 	var m mcpbManifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, launchErrorf(StatusInstallFailed, "decoding manifest.json: %v", err)
+		return nil, launchErrorf(vocab.StatusInstallFailed, "decoding manifest.json: %v", err)
 	}
 	cfg := m.Server.MCPConfig
 	if cfg == nil {
@@ -233,7 +235,7 @@ func mcpbEntryPoint(bundle string) (*entryPoint, error) {
 		case "binary":
 			cfg = &mcpbMCPConfig{Command: "${__dirname}/" + m.Server.EntryPoint}
 		default:
-			return nil, launchErrorf(StatusInstallFailed, "manifest.json: unknown server type %q and no mcp_config", m.Server.Type)
+			return nil, launchErrorf(vocab.StatusInstallFailed, "manifest.json: unknown server type %q and no mcp_config", m.Server.Type)
 		}
 	}
 	if o := cfg.PlatformOverrides["linux"]; o != nil {
@@ -253,7 +255,7 @@ func mcpbEntryPoint(bundle string) (*entryPoint, error) {
 		cfg = &merged
 	}
 	if cfg.Command == "" {
-		return nil, launchErrorf(StatusInstallFailed, "manifest.json: mcp_config has no command")
+		return nil, launchErrorf(vocab.StatusInstallFailed, "manifest.json: mcp_config has no command")
 	}
 	var missing []string
 	expand := func(s string) string {
@@ -298,12 +300,12 @@ func mcpbEntryPoint(bundle string) (*entryPoint, error) {
 		env[k] = expand(v)
 	}
 	if len(missing) > 0 {
-		return nil, &LaunchError{Status: StatusNeedsConfiguration, Detail: "mcpb bundle needs configuration: " + strings.Join(missing, ", ")}
+		return nil, &LaunchError{Status: vocab.StatusNeedsConfiguration, Detail: "mcpb bundle needs configuration: " + strings.Join(missing, ", ")}
 	}
 	if filepath.IsAbs(argv[0]) {
 		rel, err := filepath.Rel(bundle, argv[0])
 		if err != nil || strings.HasPrefix(rel, "..") {
-			return nil, launchErrorf(StatusInstallFailed, "manifest.json: command %q is outside the bundle", cfg.Command)
+			return nil, launchErrorf(vocab.StatusInstallFailed, "manifest.json: command %q is outside the bundle", cfg.Command)
 		}
 	} else if _, err := requireTool(argv[0], argv[0]); err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // validNPMName follows the npm package name rules
@@ -36,21 +38,21 @@ func validNPMName(name string) bool {
 // package's code on the host, outside the sandbox, with network. Packages
 // that need a postinstall step (native addons) fail to start instead, and
 // the scan reports that.
-func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, error) {
+func installNPM(ctx context.Context, pkg *vocab.Package, o *Options) (*entryPoint, error) {
 	name, version := pkg.Identifier, pkg.Version
 	if !validNPMName(name) {
-		return nil, launchErrorf(StatusInvalidPlan, "invalid npm package name %q", name)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid npm package name %q", name)
 	}
 	if version == "" {
 		version = "latest"
 	}
 	if !validVersion(version) {
-		return nil, launchErrorf(StatusInvalidPlan, "invalid npm version %q", version)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid npm version %q", version)
 	}
 	var registryArgs []string
 	if base := pkg.RegistryBaseURL; base != "" {
 		if !validHTTPURL(base) {
-			return nil, launchErrorf(StatusInvalidPlan, "invalid npm registry URL %q", base)
+			return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid npm registry URL %q", base)
 		}
 		registryArgs = []string{"--registry=" + base}
 	}
@@ -118,28 +120,28 @@ func installNPM(ctx context.Context, pkg *Package, o *Options) (*entryPoint, err
 func npmError(ctx context.Context, name, version, out string, err error) error {
 	evidence := lastLines(out, 20)
 	if ctx.Err() != nil {
-		return &LaunchError{Status: StatusInstallFailed, Detail: installStopped(ctx, "npm install "+name+"@"+version), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusInstallFailed, Detail: installStopped(ctx, "npm install "+name+"@"+version), Evidence: evidence}
 	}
 	switch {
 	case strings.Contains(out, "E404"):
 		missing := npm404Names(out)
 		for _, m := range missing {
 			if m == name {
-				return &LaunchError{Status: StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name), Evidence: evidence}
+				return &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name), Evidence: evidence}
 			}
 		}
 		if len(missing) > 0 {
-			return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: dependency %s not found in the registry", name, version, strings.Join(missing, ", ")), Evidence: evidence}
+			return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: dependency %s not found in the registry", name, version, strings.Join(missing, ", ")), Evidence: evidence}
 		}
 	case strings.Contains(out, "ETARGET") || strings.Contains(out, "notarget") || strings.Contains(out, "No matching version"):
 		if m := npmNoMatch().FindStringSubmatch(out); m != nil && !strings.HasPrefix(m[1], name+"@") {
-			return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: no version of dependency %s", name, version, m[1]), Evidence: evidence}
+			return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: no version of dependency %s", name, version, m[1]), Evidence: evidence}
 		}
-		return &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version %s", name, version), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version %s", name, version), Evidence: evidence}
 	case isNetworkFailure(out):
-		return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: the registry could not be reached", name, version), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: the registry could not be reached", name, version), Evidence: evidence}
 	}
-	return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: %v", name, version, err), Evidence: evidence}
+	return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: %v", name, version, err), Evidence: evidence}
 }
 
 // npmNoMatch finds the spec of an ETARGET: "No matching version found for
@@ -152,13 +154,13 @@ var npmNoMatch = lazyRegexp(`No matching version found for (\S+?)\.?(?:\s|$)`)
 func npmBin(pkgDir, name string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
 	if err != nil {
-		return "", &LaunchError{Status: StatusInstallFailed, Detail: "installed package has no package.json: " + err.Error()}
+		return "", &LaunchError{Status: vocab.StatusInstallFailed, Detail: "installed package has no package.json: " + err.Error()}
 	}
 	var meta struct {
 		Bin json.RawMessage `json:"bin"`
 	}
 	if err := json.Unmarshal(data, &meta); err != nil {
-		return "", &LaunchError{Status: StatusInstallFailed, Detail: "reading package.json: " + err.Error()}
+		return "", &LaunchError{Status: vocab.StatusInstallFailed, Detail: "reading package.json: " + err.Error()}
 	}
 	bins := map[string]string{}
 	unscoped := path.Base(name)
@@ -166,7 +168,7 @@ func npmBin(pkgDir, name string) (string, error) {
 	if json.Unmarshal(meta.Bin, &single) == nil && single != "" {
 		bins[unscoped] = single
 	} else if err := json.Unmarshal(meta.Bin, &bins); err != nil || len(bins) == 0 {
-		return "", &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm package %s declares no executable (package.json has no \"bin\")", name)}
+		return "", &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm package %s declares no executable (package.json has no \"bin\")", name)}
 	}
 	rel, ok := bins[unscoped]
 	if !ok && len(bins) == 1 {
@@ -181,14 +183,14 @@ func npmBin(pkgDir, name string) (string, error) {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return "", &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm package %s has several executables (%s) and none is named %s", name, strings.Join(names, ", "), unscoped)}
+		return "", &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm package %s has several executables (%s) and none is named %s", name, strings.Join(names, ", "), unscoped)}
 	}
 	bin := filepath.Join(pkgDir, filepath.FromSlash(rel))
 	if !strings.HasPrefix(bin, pkgDir+string(filepath.Separator)) {
-		return "", &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm package %s: bin %q points outside the package", name, rel)}
+		return "", &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm package %s: bin %q points outside the package", name, rel)}
 	}
 	if _, err := os.Stat(bin); err != nil {
-		return "", &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("npm package %s: bin %q is missing", name, rel)}
+		return "", &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm package %s: bin %q is missing", name, rel)}
 	}
 	return bin, nil
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // nugetID matches a NuGet package id.
@@ -13,18 +15,18 @@ var nugetID = lazyRegexp(`^[A-Za-z0-9_]+([.-][A-Za-z0-9_]+)*$`)
 
 // installNuGet installs a .NET tool package with `dotnet tool install
 // --tool-path` (what dnx does, kept in the cache) and returns its command.
-func installNuGet(ctx context.Context, pkg *Package, o *Options) (*entryPoint, error) {
+func installNuGet(ctx context.Context, pkg *vocab.Package, o *Options) (*entryPoint, error) {
 	id, version := pkg.Identifier, pkg.Version
 	if len(id) > 100 || !nugetID().MatchString(id) {
-		return nil, launchErrorf(StatusInvalidPlan, "invalid NuGet package id %q", id)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid NuGet package id %q", id)
 	}
 	if version != "" && !validVersion(version) {
-		return nil, launchErrorf(StatusInvalidPlan, "invalid NuGet version %q", version)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid NuGet version %q", version)
 	}
 	var sourceArgs []string
 	if base := pkg.RegistryBaseURL; base != "" && !strings.HasPrefix(base, "https://api.nuget.org") {
 		if !validHTTPURL(base) {
-			return nil, launchErrorf(StatusInvalidPlan, "invalid NuGet source URL %q", base)
+			return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid NuGet source URL %q", base)
 		}
 		sourceArgs = []string{"--add-source", base}
 	}
@@ -54,7 +56,7 @@ func installNuGet(ctx context.Context, pkg *Package, o *Options) (*entryPoint, e
 	tools := filepath.Join(dir, "tools")
 	entries, err := os.ReadDir(tools)
 	if err != nil {
-		return nil, launchErrorf(StatusInstallFailed, "reading installed NuGet tool: %v", err)
+		return nil, launchErrorf(vocab.StatusInstallFailed, "reading installed NuGet tool: %v", err)
 	}
 	var cmds []string
 	for _, e := range entries {
@@ -63,7 +65,7 @@ func installNuGet(ctx context.Context, pkg *Package, o *Options) (*entryPoint, e
 		}
 	}
 	if len(cmds) != 1 {
-		return nil, launchErrorf(StatusInstallFailed, "NuGet tool %s installed %d commands (%s), want 1", id, len(cmds), strings.Join(cmds, ", "))
+		return nil, launchErrorf(vocab.StatusInstallFailed, "NuGet tool %s installed %d commands (%s), want 1", id, len(cmds), strings.Join(cmds, ", "))
 	}
 	ep := &entryPoint{argv: []string{filepath.Join(tools, cmds[0])}, dir: dir}
 	if real, err := filepath.EvalSymlinks(dotnet); err == nil && !underSystemDir(real) {
@@ -76,11 +78,11 @@ func nugetError(ctx context.Context, id, version, out string, err error) error {
 	evidence := lastLines(out, 20)
 	switch {
 	case ctx.Err() != nil:
-		return &LaunchError{Status: StatusInstallFailed, Detail: "dotnet tool install timed out", Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusInstallFailed, Detail: "dotnet tool install timed out", Evidence: evidence}
 	case strings.Contains(out, "NU1102") || strings.Contains(out, "Unable to find package") && strings.Contains(out, "with version"):
-		return &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("NuGet package %s has no version %s", id, version), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusVersionNotFound, Detail: fmt.Sprintf("NuGet package %s has no version %s", id, version), Evidence: evidence}
 	case strings.Contains(out, "NU1101") || strings.Contains(out, "could not be found") || strings.Contains(out, "Unable to find package"):
-		return &LaunchError{Status: StatusPackageNotFound, Detail: fmt.Sprintf("NuGet package %s not found", id), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("NuGet package %s not found", id), Evidence: evidence}
 	}
-	return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("dotnet tool install %s: %v", id, err), Evidence: evidence}
+	return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("dotnet tool install %s: %v", id, err), Evidence: evidence}
 }

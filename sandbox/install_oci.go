@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // ociRef matches an image reference: [host[:port]/]path[:tag][@digest].
@@ -21,13 +23,13 @@ var ociRef = lazyRegexp(`^([a-zA-Z0-9][a-zA-Z0-9.-]*(:[0-9]{1,5})?/)?` +
 // answers) and returns a runner that starts it with `run -i`. The
 // container is the isolation: the server does not run in the mcpvet
 // sandbox backends, which cannot host a container engine.
-func installOCI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, error) {
+func installOCI(ctx context.Context, pkg *vocab.Package, o *Options) (*entryPoint, error) {
 	ref := pkg.Identifier
 	if pkg.Version != "" && !strings.Contains(ref, "@") && !strings.Contains(ref[strings.LastIndex(ref, "/")+1:], ":") {
 		ref += ":" + pkg.Version
 	}
 	if len(ref) > 512 || !ociRef().MatchString(ref) {
-		return nil, launchErrorf(StatusInvalidPlan, "invalid OCI image reference %q", ref)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid OCI image reference %q", ref)
 	}
 	engine, err := containerEngine(ctx)
 	if err != nil {
@@ -57,9 +59,9 @@ func containerEngine(ctx context.Context) (string, error) {
 		tried = append(tried, fmt.Sprintf("%s info: %s", name, lastLines(out, 1)))
 	}
 	if len(tried) == 0 {
-		return "", launchErrorf(StatusRuntimeUnavailable, "no container engine: neither docker nor podman is installed")
+		return "", launchErrorf(vocab.StatusRuntimeUnavailable, "no container engine: neither docker nor podman is installed")
 	}
-	return "", &LaunchError{Status: StatusRuntimeUnavailable, Detail: "no container engine answers", Evidence: strings.Join(tried, "\n")}
+	return "", &LaunchError{Status: vocab.StatusRuntimeUnavailable, Detail: "no container engine answers", Evidence: strings.Join(tried, "\n")}
 }
 
 func ociError(ctx context.Context, ref, out string, err error) error {
@@ -67,13 +69,13 @@ func ociError(ctx context.Context, ref, out string, err error) error {
 	low := strings.ToLower(out)
 	switch {
 	case ctx.Err() != nil:
-		return &LaunchError{Status: StatusInstallFailed, Detail: "pulling image timed out", Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusInstallFailed, Detail: "pulling image timed out", Evidence: evidence}
 	case strings.Contains(low, "manifest unknown"), strings.Contains(low, "manifest for") && strings.Contains(low, "not found"):
-		return &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("image %s: tag not found", ref), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusVersionNotFound, Detail: fmt.Sprintf("image %s: tag not found", ref), Evidence: evidence}
 	case strings.Contains(low, "repository does not exist"), strings.Contains(low, "pull access denied"), strings.Contains(low, "name unknown"):
-		return &LaunchError{Status: StatusPackageNotFound, Detail: fmt.Sprintf("image %s not found", ref), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("image %s not found", ref), Evidence: evidence}
 	}
-	return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("pulling image %s: %v", ref, err), Evidence: evidence}
+	return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("pulling image %s: %v", ref, err), Evidence: evidence}
 }
 
 // containerBackend runs an image with `docker run -i`: no network unless

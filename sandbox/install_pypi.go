@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // pep508Name is a PyPI distribution name (PEP 508).
@@ -25,25 +27,25 @@ func normalizePyName(s string) string {
 // or, without uv, python3 -m venv and pip. It returns the distribution's
 // console script. Only wheels' and sdists' build steps run at install
 // time; nothing of the package runs.
-func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, error) {
+func installPyPI(ctx context.Context, pkg *vocab.Package, o *Options) (*entryPoint, error) {
 	name, version := pkg.Identifier, pkg.Version
 	if !pep508Name().MatchString(name) {
-		return nil, launchErrorf(StatusInvalidPlan, "invalid PyPI package name %q", name)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid PyPI package name %q", name)
 	}
 	if version != "" && !pep440Version().MatchString(version) {
-		return nil, launchErrorf(StatusInvalidPlan, "invalid PyPI version %q", version)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid PyPI version %q", version)
 	}
 	var indexArgs []string
 	if base := pkg.RegistryBaseURL; base != "" && base != "https://pypi.org" {
 		if !validHTTPURL(base) {
-			return nil, launchErrorf(StatusInvalidPlan, "invalid PyPI index URL %q", base)
+			return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid PyPI index URL %q", base)
 		}
 		indexArgs = []string{"--index-url", base}
 	}
 	uv, uvErr := requireTool("uv", "uv")
 	python, pyErr := requireTool("python3", "python3")
 	if uvErr != nil && pyErr != nil {
-		return nil, launchErrorf(StatusRuntimeUnavailable, "neither uv nor python3 is installed (needed for PyPI packages)")
+		return nil, launchErrorf(vocab.StatusRuntimeUnavailable, "neither uv nor python3 is installed (needed for PyPI packages)")
 	}
 	// One request to the index (cached for the scan) says whether the
 	// project and version exist before anything is installed.
@@ -58,7 +60,7 @@ func installPyPI(ctx context.Context, pkg *Package, o *Options) (*entryPoint, er
 	if !known && unknownWhy != "" && isNetworkFailure(unknownWhy) {
 		// The index cannot be reached from here (no such host, refused):
 		// an installer would retry into the same wall for seconds.
-		return nil, &LaunchError{Status: StatusInstallFailed,
+		return nil, &LaunchError{Status: vocab.StatusInstallFailed,
 			Detail:   fmt.Sprintf("installing PyPI package %s==%s: the package index could not be reached; nothing is known about the package", name, version),
 			Evidence: unknownWhy}
 	}
@@ -123,22 +125,22 @@ func pypiError(ctx context.Context, name, version, out string, err error, known 
 	notFound := strings.Contains(low, "not found in the package registry") || strings.Contains(low, "no matching distribution found")
 	switch {
 	case ctx.Err() != nil:
-		return &LaunchError{Status: StatusInstallFailed, Detail: installStopped(ctx, "installing PyPI package "+name+"=="+version), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusInstallFailed, Detail: installStopped(ctx, "installing PyPI package "+name+"=="+version), Evidence: evidence}
 	case !known || isNetworkFailure(out):
 		why := unknownWhy
 		if why == "" {
 			why = "see the installer output"
 		}
-		return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("installing PyPI package %s==%s: the package index could not be reached (%s)", name, version, why),
+		return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("installing PyPI package %s==%s: the package index could not be reached (%s)", name, version, why),
 			Evidence: strings.TrimSpace(unknownWhy + "\n" + networkEvidence(out, evidence))}
 	case strings.Contains(low, "there is no version of"), strings.Contains(low, "from versions: ") && !strings.Contains(low, "from versions: none"):
-		return &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("PyPI package %s has no version %s", name, version), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusVersionNotFound, Detail: fmt.Sprintf("PyPI package %s has no version %s", name, version), Evidence: evidence}
 	case notFound:
 		// The index lists the project, yet no distribution fits: none for
 		// this Python or platform.
-		return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("PyPI package %s==%s: no distribution installable here", name, version), Evidence: evidence}
+		return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("PyPI package %s==%s: no distribution installable here", name, version), Evidence: evidence}
 	}
-	return &LaunchError{Status: StatusInstallFailed, Detail: fmt.Sprintf("installing PyPI package %s: %v", name, err), Evidence: evidence}
+	return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("installing PyPI package %s: %v", name, err), Evidence: evidence}
 }
 
 // pyConsoleScript finds the distribution's console script in the venv: the
@@ -165,16 +167,16 @@ func pyConsoleScript(venv, name string) (string, error) {
 		}
 		if pick == "" {
 			if len(scripts) == 0 {
-				return "", launchErrorf(StatusInstallFailed, "PyPI package %s declares no console script", name)
+				return "", launchErrorf(vocab.StatusInstallFailed, "PyPI package %s declares no console script", name)
 			}
-			return "", launchErrorf(StatusInstallFailed, "PyPI package %s has several console scripts (%s) and none is named like it", name, strings.Join(scripts, ", "))
+			return "", launchErrorf(vocab.StatusInstallFailed, "PyPI package %s has several console scripts (%s) and none is named like it", name, strings.Join(scripts, ", "))
 		}
 		if strings.ContainsAny(pick, "/\\") || pick == "." || pick == ".." {
-			return "", launchErrorf(StatusInstallFailed, "PyPI package %s: invalid console script name %q", name, pick)
+			return "", launchErrorf(vocab.StatusInstallFailed, "PyPI package %s: invalid console script name %q", name, pick)
 		}
 		return filepath.Join(venv, "bin", pick), nil
 	}
-	return "", launchErrorf(StatusInstallFailed, "PyPI package %s: installed, but its metadata (dist-info) is missing", name)
+	return "", launchErrorf(vocab.StatusInstallFailed, "PyPI package %s: installed, but its metadata (dist-info) is missing", name)
 }
 
 func readConsoleScripts(path string) []string {

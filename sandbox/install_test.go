@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // npmRegistry is a loopback npm registry serving packuments and tarballs
@@ -159,7 +160,7 @@ func TestNPMInstallAndRun(t *testing.T) {
 			{"@mcpvet/scoped-echo", "2.1.0-beta.1"},
 		} {
 			t.Run(backend+"/"+tc.name, func(t *testing.T) {
-				plan := &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: tc.name, Version: tc.version}}
+				plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: tc.name, Version: tc.version}}
 				opts := testOptions(backend)
 				opts.CacheDir = cache
 				s := launch(t, plan, opts, "")
@@ -185,7 +186,7 @@ func TestNPMConcurrentInstallsShareOneInstall(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Go(func() {
-			plan := &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo", Version: "1.0.0"}}
+			plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo", Version: "1.0.0"}}
 			opts := testOptions(BackendNone)
 			opts.CacheDir = cache
 			s, err := Launch(context.Background(), plan, opts)
@@ -218,25 +219,26 @@ func TestNPMErrors(t *testing.T) {
 	reg.add(t, "mcpvet-twobins", "1.0.0", map[string]string{"a": "a.js", "b": "b.js"}, map[string]string{"a.js": "", "b.js": ""})
 	reg.add(t, "mcpvet-escape", "1.0.0", map[string]string{"mcpvet-escape": "../../../../etc/passwd"}, nil)
 	for _, tc := range []struct {
-		name, id, version, want string
+		name, id, version string
+		want              vocab.Status
 	}{
-		{"missing package", "mcpvet-does-not-exist", "1.0.0", StatusPackageNotFound},
-		{"missing version", "mcpvet-echo", "9.9.9", StatusVersionNotFound},
-		{"no bin", "mcpvet-nobin", "1.0.0", StatusInstallFailed},
-		{"two bins", "mcpvet-twobins", "1.0.0", StatusInstallFailed},
-		{"bin outside", "mcpvet-escape", "1.0.0", StatusInstallFailed},
-		{"shell", "x; rm -rf /", "1.0.0", StatusInvalidPlan},
-		{"option", "--registry=http://evil", "1.0.0", StatusInvalidPlan},
-		{"option version", "mcpvet-echo", "--registry=http://evil", StatusInvalidPlan},
-		{"range", "mcpvet-echo", ">=1.0.0", StatusInvalidPlan},
-		{"traversal", "../x", "1.0.0", StatusInvalidPlan},
-		{"dot", ".hidden", "1.0.0", StatusInvalidPlan},
-		{"empty scope", "@/x", "1.0.0", StatusInvalidPlan},
-		{"url", "http://evil/x.tgz", "1.0.0", StatusInvalidPlan},
-		{"too long", strings.Repeat("a", 215), "1.0.0", StatusInvalidPlan},
+		{"missing package", "mcpvet-does-not-exist", "1.0.0", vocab.StatusPackageNotFound},
+		{"missing version", "mcpvet-echo", "9.9.9", vocab.StatusVersionNotFound},
+		{"no bin", "mcpvet-nobin", "1.0.0", vocab.StatusInstallFailed},
+		{"two bins", "mcpvet-twobins", "1.0.0", vocab.StatusInstallFailed},
+		{"bin outside", "mcpvet-escape", "1.0.0", vocab.StatusInstallFailed},
+		{"shell", "x; rm -rf /", "1.0.0", vocab.StatusInvalidPlan},
+		{"option", "--registry=http://evil", "1.0.0", vocab.StatusInvalidPlan},
+		{"option version", "mcpvet-echo", "--registry=http://evil", vocab.StatusInvalidPlan},
+		{"range", "mcpvet-echo", ">=1.0.0", vocab.StatusInvalidPlan},
+		{"traversal", "../x", "1.0.0", vocab.StatusInvalidPlan},
+		{"dot", ".hidden", "1.0.0", vocab.StatusInvalidPlan},
+		{"empty scope", "@/x", "1.0.0", vocab.StatusInvalidPlan},
+		{"url", "http://evil/x.tgz", "1.0.0", vocab.StatusInvalidPlan},
+		{"too long", strings.Repeat("a", 215), "1.0.0", vocab.StatusInvalidPlan},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: tc.id, Version: tc.version}}
+			plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: tc.id, Version: tc.version}}
 			opts := testOptions(BackendNone)
 			opts.CacheDir = t.TempDir()
 			s, err := Launch(context.Background(), plan, opts)
@@ -247,7 +249,7 @@ func TestNPMErrors(t *testing.T) {
 			if !errors.As(err, &le) || le.Status != tc.want {
 				t.Fatalf("Launch error = %v, want status %s", err, tc.want)
 			}
-			if tc.want == StatusPackageNotFound || tc.want == StatusVersionNotFound {
+			if tc.want == vocab.StatusPackageNotFound || tc.want == vocab.StatusVersionNotFound {
 				if le.Evidence == "" {
 					t.Error("no evidence from npm")
 				}
@@ -262,24 +264,24 @@ func TestRuntimeUnavailable(t *testing.T) {
 	writeScript(t, filepath.Join(failingDocker, "docker"), "echo 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2\nexit 1\n")
 	for _, tc := range []struct {
 		name, path string
-		pkg        Package
+		pkg        vocab.Package
 		want       string
 	}{
-		{"npm", empty, Package{RegistryType: "npm", Identifier: "x", Version: "1.0.0"}, "npm is not installed"},
-		{"pypi", empty, Package{RegistryType: "pypi", Identifier: "x", Version: "1.0.0"}, "neither uv nor python3"},
-		{"nuget", empty, Package{RegistryType: "nuget", Identifier: "X.Y", Version: "1.0.0"}, "dotnet"},
-		{"oci missing", empty, Package{RegistryType: "oci", Identifier: "docker.io/x/y:1"}, "neither docker nor podman"},
-		{"oci no engine", failingDocker, Package{RegistryType: "oci", Identifier: "docker.io/x/y:1"}, "no container engine answers"},
+		{"npm", empty, vocab.Package{RegistryType: "npm", Identifier: "x", Version: "1.0.0"}, "npm is not installed"},
+		{"pypi", empty, vocab.Package{RegistryType: "pypi", Identifier: "x", Version: "1.0.0"}, "neither uv nor python3"},
+		{"nuget", empty, vocab.Package{RegistryType: "nuget", Identifier: "X.Y", Version: "1.0.0"}, "dotnet"},
+		{"oci missing", empty, vocab.Package{RegistryType: "oci", Identifier: "docker.io/x/y:1"}, "neither docker nor podman"},
+		{"oci no engine", failingDocker, vocab.Package{RegistryType: "oci", Identifier: "docker.io/x/y:1"}, "no container engine answers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("PATH", tc.path)
-			plan := &Plan{Transport: TransportStdio, Package: &tc.pkg}
+			plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &tc.pkg}
 			s, err := Launch(context.Background(), plan, testOptions(BackendNone))
 			if s != nil {
 				s.Close()
 			}
 			var le *LaunchError
-			if !errors.As(err, &le) || le.Status != StatusRuntimeUnavailable || !strings.Contains(le.Error(), tc.want) {
+			if !errors.As(err, &le) || le.Status != vocab.StatusRuntimeUnavailable || !strings.Contains(le.Error(), tc.want) {
 				t.Fatalf("Launch error = %v, want runtime_unavailable naming %q", err, tc.want)
 			}
 		})
@@ -339,7 +341,7 @@ esac
 	for _, backend := range testBackends(t) {
 		t.Run(backend, func(t *testing.T) {
 			// The console script is a copy of the test binary: run its fake.
-			plan := &Plan{Transport: TransportStdio, Args: []string{fakeArg, "mcp"}, Package: &Package{RegistryType: "pypi", Identifier: "My_Server", Version: "1.0"}}
+			plan := &vocab.Plan{Transport: vocab.TransportStdio, Args: []string{fakeArg, "mcp"}, Package: &vocab.Package{RegistryType: "pypi", Identifier: "My_Server", Version: "1.0"}}
 			opts := testOptions(backend)
 			opts.CacheDir = cache
 			s := launch(t, plan, opts, "")
@@ -350,17 +352,20 @@ esac
 			cs.Close()
 		})
 	}
-	for _, tc := range []struct{ id, version, want string }{
-		{"missing-pkg", "1.0", StatusPackageNotFound},
-		{"my-server", "9.9.9", StatusVersionNotFound},
-		{"x; rm -rf /", "1.0", StatusInvalidPlan},
-		{"--index-url=http://evil", "1.0", StatusInvalidPlan},
-		{"ok", "1.0; rm", StatusInvalidPlan},
+	for _, tc := range []struct {
+		id, version string
+		want        vocab.Status
+	}{
+		{"missing-pkg", "1.0", vocab.StatusPackageNotFound},
+		{"my-server", "9.9.9", vocab.StatusVersionNotFound},
+		{"x; rm -rf /", "1.0", vocab.StatusInvalidPlan},
+		{"--index-url=http://evil", "1.0", vocab.StatusInvalidPlan},
+		{"ok", "1.0; rm", vocab.StatusInvalidPlan},
 	} {
-		t.Run(tc.want+"/"+tc.id, func(t *testing.T) {
+		t.Run(string(tc.want)+"/"+tc.id, func(t *testing.T) {
 			opts := testOptions(BackendNone)
 			opts.CacheDir = t.TempDir()
-			_, err := Launch(context.Background(), &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "pypi", Identifier: tc.id, Version: tc.version}}, opts)
+			_, err := Launch(context.Background(), &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "pypi", Identifier: tc.id, Version: tc.version}}, opts)
 			var le *LaunchError
 			if !errors.As(err, &le) || le.Status != tc.want {
 				t.Errorf("Launch error = %v, want %s", err, tc.want)
@@ -383,8 +388,8 @@ run) exec `+exe+` mcpvet-fake mcp ;;
 rm) ;;
 esac
 `)
-	plan := &Plan{Transport: TransportStdio, Env: map[string]string{"API_TOKEN": "t0k3n"},
-		Package: &Package{RegistryType: "oci", Identifier: "ghcr.io/acme/server", Version: "1.2.3"}}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Env: map[string]string{"API_TOKEN": "t0k3n"},
+		Package: &vocab.Package{RegistryType: "oci", Identifier: "ghcr.io/acme/server", Version: "1.2.3"}}
 	s := launch(t, plan, testOptions(BackendAuto), "")
 	cs := clientSession(t, s)
 	if got := callEcho(t, cs, "oci"); got != "oci" {
@@ -412,14 +417,17 @@ esac
 	if strings.Contains(string(data), "t0k3n") {
 		t.Errorf("a secret value appears in docker's argv: %q", calls)
 	}
-	for _, tc := range []struct{ id, want string }{
-		{"ghcr.io/acme/server:missing", StatusVersionNotFound},
-		{"docker.io/acme/nosuchimage:1", StatusPackageNotFound},
-		{"--privileged", StatusInvalidPlan},
-		{"acme/server:1; rm -rf /", StatusInvalidPlan},
+	for _, tc := range []struct {
+		id   string
+		want vocab.Status
+	}{
+		{"ghcr.io/acme/server:missing", vocab.StatusVersionNotFound},
+		{"docker.io/acme/nosuchimage:1", vocab.StatusPackageNotFound},
+		{"--privileged", vocab.StatusInvalidPlan},
+		{"acme/server:1; rm -rf /", vocab.StatusInvalidPlan},
 	} {
-		t.Run(tc.want, func(t *testing.T) {
-			_, err := Launch(context.Background(), &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "oci", Identifier: tc.id}}, testOptions(BackendAuto))
+		t.Run(string(tc.want), func(t *testing.T) {
+			_, err := Launch(context.Background(), &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "oci", Identifier: tc.id}}, testOptions(BackendAuto))
 			var le *LaunchError
 			if !errors.As(err, &le) || le.Status != tc.want {
 				t.Errorf("Launch error = %v, want %s", err, tc.want)
@@ -444,22 +452,25 @@ chmod +x "$dir/acme-server"
 `)
 	opts := testOptions(BackendNone)
 	opts.CacheDir = t.TempDir()
-	s := launch(t, &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "nuget", Identifier: "Acme.Server", Version: "0.1.18-beta"}}, opts, "")
+	s := launch(t, &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "nuget", Identifier: "Acme.Server", Version: "0.1.18-beta"}}, opts, "")
 	cs := clientSession(t, s)
 	if got := callEcho(t, cs, "dotnet"); got != "dotnet" {
 		t.Errorf("echo = %q", got)
 	}
 	cs.Close()
-	for _, tc := range []struct{ id, version, want string }{
-		{"Missing.Pkg", "1.0.0", StatusPackageNotFound},
-		{"Acme.Server", "9.9.9", StatusVersionNotFound},
-		{"-Acme", "1.0.0", StatusInvalidPlan},
-		{"Acme Server", "1.0.0", StatusInvalidPlan},
+	for _, tc := range []struct {
+		id, version string
+		want        vocab.Status
+	}{
+		{"Missing.Pkg", "1.0.0", vocab.StatusPackageNotFound},
+		{"Acme.Server", "9.9.9", vocab.StatusVersionNotFound},
+		{"-Acme", "1.0.0", vocab.StatusInvalidPlan},
+		{"Acme Server", "1.0.0", vocab.StatusInvalidPlan},
 	} {
-		t.Run(tc.want, func(t *testing.T) {
+		t.Run(string(tc.want), func(t *testing.T) {
 			opts := testOptions(BackendNone)
 			opts.CacheDir = t.TempDir()
-			_, err := Launch(context.Background(), &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "nuget", Identifier: tc.id, Version: tc.version}}, opts)
+			_, err := Launch(context.Background(), &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "nuget", Identifier: tc.id, Version: tc.version}}, opts)
 			var le *LaunchError
 			if !errors.As(err, &le) || le.Status != tc.want {
 				t.Errorf("Launch error = %v, want %s", err, tc.want)
@@ -515,7 +526,7 @@ func TestMCPB(t *testing.T) {
 			t.Run("run/"+backend, func(t *testing.T) {
 				opts := testOptions(backend)
 				opts.CacheDir = t.TempDir()
-				plan := &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "mcpb", Identifier: hs.URL + "/good.mcpb", FileSHA256: goodSHA}}
+				plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "mcpb", Identifier: hs.URL + "/good.mcpb", FileSHA256: goodSHA}}
 				s := launch(t, plan, opts, "")
 				cs := clientSession(t, s)
 				if got := callEcho(t, cs, "bundle"); got != "bundle" {
@@ -531,21 +542,21 @@ func TestMCPB(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
-		pkg   Package
-		plan  Plan
-		want  string
+		pkg   vocab.Package
+		plan  vocab.Plan
+		want  vocab.Status
 		files map[string]string
 	}{
-		{name: "digest mismatch", pkg: Package{Identifier: hs.URL + "/good.mcpb", FileSHA256: strings.Repeat("0", 64)}, want: StatusInstallFailed},
-		{name: "not found", pkg: Package{Identifier: hs.URL + "/nope.mcpb"}, want: StatusPackageNotFound},
-		{name: "local from registry", pkg: Package{Identifier: goodPath}, plan: Plan{Source: "registry"}, want: StatusInvalidPlan},
-		{name: "relative path", pkg: Package{Identifier: "good.mcpb"}, want: StatusInvalidPlan},
-		{name: "zip slip", files: map[string]string{"manifest.json": "{}", "../../evil": "x"}, want: StatusInstallFailed},
-		{name: "absolute entry", files: map[string]string{"/etc/evil": "x"}, want: StatusInstallFailed},
-		{name: "symlink", files: map[string]string{"link@": "/etc/passwd"}, want: StatusInstallFailed},
-		{name: "needs config", files: map[string]string{"manifest.json": `{"server":{"type":"binary","entry_point":"bin/s","mcp_config":{"command":"${__dirname}/bin/s","args":["--key=${user_config.api_key}"]}},"user_config":{"api_key":{"type":"string","required":true}}}`, "bin/s": "#!/bin/sh\n"}, want: StatusNeedsConfiguration},
-		{name: "command outside", files: map[string]string{"manifest.json": `{"server":{"type":"binary","mcp_config":{"command":"${__dirname}/../../../bin/sh"}}}`}, want: StatusInstallFailed},
-		{name: "no manifest", files: map[string]string{"x": "y"}, want: StatusInstallFailed},
+		{name: "digest mismatch", pkg: vocab.Package{Identifier: hs.URL + "/good.mcpb", FileSHA256: strings.Repeat("0", 64)}, want: vocab.StatusInstallFailed},
+		{name: "not found", pkg: vocab.Package{Identifier: hs.URL + "/nope.mcpb"}, want: vocab.StatusPackageNotFound},
+		{name: "local from registry", pkg: vocab.Package{Identifier: goodPath}, plan: vocab.Plan{Source: "registry"}, want: vocab.StatusInvalidPlan},
+		{name: "relative path", pkg: vocab.Package{Identifier: "good.mcpb"}, want: vocab.StatusInvalidPlan},
+		{name: "zip slip", files: map[string]string{"manifest.json": "{}", "../../evil": "x"}, want: vocab.StatusInstallFailed},
+		{name: "absolute entry", files: map[string]string{"/etc/evil": "x"}, want: vocab.StatusInstallFailed},
+		{name: "symlink", files: map[string]string{"link@": "/etc/passwd"}, want: vocab.StatusInstallFailed},
+		{name: "needs config", files: map[string]string{"manifest.json": `{"server":{"type":"binary","entry_point":"bin/s","mcp_config":{"command":"${__dirname}/bin/s","args":["--key=${user_config.api_key}"]}},"user_config":{"api_key":{"type":"string","required":true}}}`, "bin/s": "#!/bin/sh\n"}, want: vocab.StatusNeedsConfiguration},
+		{name: "command outside", files: map[string]string{"manifest.json": `{"server":{"type":"binary","mcp_config":{"command":"${__dirname}/../../../bin/sh"}}}`}, want: vocab.StatusInstallFailed},
+		{name: "no manifest", files: map[string]string{"x": "y"}, want: vocab.StatusInstallFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pkg := tc.pkg
@@ -556,7 +567,7 @@ func TestMCPB(t *testing.T) {
 			}
 			pkg.RegistryType = "mcpb"
 			plan := tc.plan
-			plan.Transport, plan.Package = TransportStdio, &pkg
+			plan.Transport, plan.Package = vocab.TransportStdio, &pkg
 			opts := testOptions(BackendNone)
 			opts.CacheDir = t.TempDir()
 			_, err := Launch(context.Background(), &plan, opts)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // runHolder is the "hold" fake: mcpvet in the middle of a probe. It
@@ -19,7 +21,7 @@ import (
 func runHolder(args []string) int {
 	backend, out, marker := args[0], args[1], args[2]
 	exe, _ := os.Executable()
-	plan := &Plan{Transport: TransportStdio, Command: exe, Args: []string{fakeArg, "mcp", marker},
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: exe, Args: []string{fakeArg, "mcp", marker},
 		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
 	s, err := Launch(context.Background(), plan, testOptions(backend))
 	if err != nil {
@@ -41,7 +43,7 @@ func runHolder(args []string) int {
 // the "mcp" fake under backend args[0].
 func runNext(args []string) int {
 	exe, _ := os.Executable()
-	plan := &Plan{Transport: TransportStdio, Command: exe, Args: []string{fakeArg, "mcp"},
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: exe, Args: []string{fakeArg, "mcp"},
 		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
 	s, err := Launch(context.Background(), plan, testOptions(args[0]))
 	if err != nil {

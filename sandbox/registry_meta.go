@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // npmMeta is what the registry's metadata says about one npm package: its
@@ -117,7 +119,7 @@ func checkNPM(ctx context.Context, base, name, version string) (string, error) {
 	}
 	evidence := fmt.Sprintf("registry %s: ", reg)
 	if !m.found {
-		return "", &LaunchError{Status: StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name),
+		return "", &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name),
 			Evidence: evidence + "404 for " + name}
 	}
 	if m.versions[version] {
@@ -126,7 +128,7 @@ func checkNPM(ctx context.Context, base, name, version string) (string, error) {
 	if v, ok := m.tags[version]; ok && m.versions[v] {
 		return v, nil
 	}
-	return "", &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version or tag %s", name, version),
+	return "", &LaunchError{Status: vocab.StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version or tag %s", name, version),
 		Evidence: evidence + fmt.Sprintf("%s has %d versions; dist-tags %s", name, len(m.versions), formatTags(m.tags))}
 }
 
@@ -275,11 +277,11 @@ func checkPyPI(ctx context.Context, index, name, version string) (known bool, re
 		index = defaultPyPIIndex()
 	}
 	if !m.found {
-		return true, "", &LaunchError{Status: StatusPackageNotFound, Detail: fmt.Sprintf("PyPI package %s not found: the index answered 404 for it", name),
+		return true, "", &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("PyPI package %s not found: the index answered 404 for it", name),
 			Evidence: fmt.Sprintf("index %s: 404 for %s", index, normalizePyName(name))}
 	}
 	if version != "" && m.versions != nil && !m.versions[version] {
-		return true, "", &LaunchError{Status: StatusVersionNotFound, Detail: fmt.Sprintf("PyPI package %s has no version %s", name, version),
+		return true, "", &LaunchError{Status: vocab.StatusVersionNotFound, Detail: fmt.Sprintf("PyPI package %s has no version %s", name, version),
 			Evidence: fmt.Sprintf("index %s: %s has %d versions, not %s", index, normalizePyName(name), len(m.versions), version)}
 	}
 	return true, "", nil

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // closedURL returns an http URL on a loopback port nothing listens on.
@@ -36,17 +38,19 @@ func TestNPMStatusNamesThePackageThe404IsAbout(t *testing.T) {
 	reg.addWithDeps(t, "mcpvet-rangedep", "2.0.0", "server.js", map[string]string{"server.js": "x"},
 		map[string]string{"mcpvet-olddep": "^5.0.0"})
 	for _, tc := range []struct {
-		name, base, id, version, want, detail string
+		name, base, id, version string
+		want                    vocab.Status
+		detail                  string
 	}{
-		{"missing dependency", reg.URL, "mcpvet-anilist", "1.4.0", StatusInstallFailed, "dependency @yuna0x0/anilist-node not found"},
-		{"dependency without matching version", reg.URL, "mcpvet-rangedep", "2.0.0", StatusInstallFailed, "dependency mcpvet-olddep@^5.0.0"},
-		{"missing package", reg.URL, "mcpvet-nothing", "1.0.0", StatusPackageNotFound, "registry answered 404"},
-		{"missing version", reg.URL, "mcpvet-anilist", "9.0.0", StatusVersionNotFound, "no version or tag 9.0.0"},
-		{"missing tag", reg.URL, "mcpvet-anilist", "next", StatusVersionNotFound, "no version or tag next"},
-		{"registry unreachable", closedURL(t), "mcpvet-anilist", "1.4.0", StatusInstallFailed, "could not be reached"},
+		{"missing dependency", reg.URL, "mcpvet-anilist", "1.4.0", vocab.StatusInstallFailed, "dependency @yuna0x0/anilist-node not found"},
+		{"dependency without matching version", reg.URL, "mcpvet-rangedep", "2.0.0", vocab.StatusInstallFailed, "dependency mcpvet-olddep@^5.0.0"},
+		{"missing package", reg.URL, "mcpvet-nothing", "1.0.0", vocab.StatusPackageNotFound, "registry answered 404"},
+		{"missing version", reg.URL, "mcpvet-anilist", "9.0.0", vocab.StatusVersionNotFound, "no version or tag 9.0.0"},
+		{"missing tag", reg.URL, "mcpvet-anilist", "next", vocab.StatusVersionNotFound, "no version or tag next"},
+		{"registry unreachable", closedURL(t), "mcpvet-anilist", "1.4.0", vocab.StatusInstallFailed, "could not be reached"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "npm", RegistryBaseURL: tc.base, Identifier: tc.id, Version: tc.version}}
+			plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: tc.base, Identifier: tc.id, Version: tc.version}}
 			opts := testOptions(BackendNone)
 			opts.CacheDir = t.TempDir()
 			s, err := Launch(context.Background(), plan, opts)
@@ -72,13 +76,13 @@ func TestNPMMetadataOncePerPackage(t *testing.T) {
 	reg.add(t, "mcpvet-echo", "1.0.0", "server.js", map[string]string{"server.js": readTestdata(t, "echo-server.js")})
 	cache := t.TempDir()
 	for _, v := range []string{"1.0.0", "latest", "3.0.0", "1.0.0"} {
-		plan := &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo", Version: v}}
+		plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo", Version: v}}
 		opts := testOptions(BackendNone)
 		opts.CacheDir = cache
 		s, err := Launch(context.Background(), plan, opts)
 		if v == "3.0.0" {
 			var le *LaunchError
-			if !errors.As(err, &le) || le.Status != StatusVersionNotFound {
+			if !errors.As(err, &le) || le.Status != vocab.StatusVersionNotFound {
 				t.Fatalf("3.0.0: %v, want version_not_found", err)
 			}
 			continue
@@ -115,7 +119,7 @@ func TestPyPIUnreachableIndexIsNotPackageNotFound(t *testing.T) {
 	t.Setenv("PIP_RETRIES", "0")
 	t.Setenv("PIP_TIMEOUT", "3")
 	t.Setenv("PATH", pathWithout(t, "uv"))
-	plan := &Plan{Transport: TransportStdio, Package: &Package{RegistryType: "pypi", RegistryBaseURL: closedURL(t) + "/simple", Identifier: "mcp-server-time", Version: "0.6.2"}}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "pypi", RegistryBaseURL: closedURL(t) + "/simple", Identifier: "mcp-server-time", Version: "0.6.2"}}
 	opts := testOptions(BackendNone)
 	opts.CacheDir = t.TempDir()
 	s, err := Launch(context.Background(), plan, opts)
@@ -123,7 +127,7 @@ func TestPyPIUnreachableIndexIsNotPackageNotFound(t *testing.T) {
 		s.Close()
 	}
 	var le *LaunchError
-	if !errors.As(err, &le) || le.Status != StatusInstallFailed || !strings.Contains(le.Detail, "could not be reached") {
+	if !errors.As(err, &le) || le.Status != vocab.StatusInstallFailed || !strings.Contains(le.Detail, "could not be reached") {
 		t.Fatalf("Launch error = %v, want install_failed: the index could not be reached", err)
 	}
 	if !isNetworkFailure(le.Evidence) {

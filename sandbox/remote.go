@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // remoteTransport reaches a streamable-http or sse server. It wraps the
@@ -26,7 +28,7 @@ import (
 // an SSE stream whose first event is "endpoint").
 type remoteTransport struct {
 	s      *Server
-	plan   *Plan
+	plan   *vocab.Plan
 	client *http.Client
 	rt     *remoteRoundTripper
 
@@ -35,10 +37,10 @@ type remoteTransport struct {
 	used bool
 }
 
-func newRemoteTransport(ctx context.Context, s *Server, plan *Plan) (*remoteTransport, error) {
+func newRemoteTransport(ctx context.Context, s *Server, plan *vocab.Plan) (*remoteTransport, error) {
 	u, err := url.Parse(plan.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, launchErrorf(StatusInvalidPlan, "remote URL %q is not an http(s) URL", redactUserinfo(plan.URL))
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "remote URL %q is not an http(s) URL", redactUserinfo(plan.URL))
 	}
 	if err := checkRemoteURL(ctx, plan, s.opts.AllowPrivateNetwork, s.opts.resolver()); err != nil {
 		return nil, err
@@ -46,7 +48,7 @@ func newRemoteTransport(ctx context.Context, s *Server, plan *Plan) (*remoteTran
 	headers := map[string]string{}
 	for k, v := range plan.Headers {
 		if !validHeaderName(k) || strings.ContainsAny(v, "\r\n\x00") {
-			return nil, launchErrorf(StatusInvalidPlan, "invalid header %q", k)
+			return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid header %q", k)
 		}
 		headers[k] = v
 	}
@@ -58,7 +60,7 @@ func newRemoteTransport(ctx context.Context, s *Server, plan *Plan) (*remoteTran
 			continue
 		}
 		if !validHeaderName(name) {
-			return nil, launchErrorf(StatusInvalidPlan, "invalid secret header %q", name)
+			return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid secret header %q", name)
 		}
 		if headers[name] != "" {
 			continue
@@ -121,7 +123,7 @@ func (t *remoteTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	s.mu.Unlock()
 	c := &remoteConn{t: t, decided: make(chan struct{}), closed: make(chan struct{})}
 	lim := s.opts.Limits
-	if t.plan.Transport == TransportSSE {
+	if t.plan.Transport == vocab.TransportSSE {
 		conn, cancel, err := t.connectSSE(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("connecting sse server: %w", err)

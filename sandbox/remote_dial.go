@@ -11,17 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
-)
 
-// Untrusted reports whether plan came from a registry or a snapshot of
-// one: its URL was written by someone other than the user, so mcpvet's own
-// process must not be made to connect to the user's private network with
-// it. Plans the user named (on the command line, in their own config) are
-// trusted and used as written.
-func Untrusted(plan *Plan) bool {
-	s := plan.Source
-	return s == "registry" || strings.HasPrefix(s, "registry:") || strings.HasPrefix(s, "snapshot:")
-}
+	"github.com/mcpvet/mcpvet/scan/vocab"
+)
 
 // ErrPrivateAddress is the cause of a connection refused by the dialer of
 // an untrusted remote because the resolved address is private.
@@ -72,26 +64,26 @@ func privateReason(ip netip.Addr) string {
 // URL) and, for an untrusted plan without allowPrivate, a host that is or
 // resolves to a private address. The dialer checks again at connect time,
 // which covers a name that resolves differently later (DNS rebinding).
-func checkRemoteURL(ctx context.Context, plan *Plan, allowPrivate bool, resolver *net.Resolver) error {
+func checkRemoteURL(ctx context.Context, plan *vocab.Plan, allowPrivate bool, resolver *net.Resolver) error {
 	u, err := url.Parse(plan.URL)
 	if err != nil {
-		return launchErrorf(StatusInvalidPlan, "remote URL is not a URL: %v", err)
+		return launchErrorf(vocab.StatusInvalidPlan, "remote URL is not a URL: %v", err)
 	}
 	if u.User != nil {
-		return launchErrorf(StatusInvalidPlan, "remote URL carries user info (user:password@); pass credentials as a header instead")
+		return launchErrorf(vocab.StatusInvalidPlan, "remote URL carries user info (user:password@); pass credentials as a header instead")
 	}
-	if !Untrusted(plan) || allowPrivate {
+	if !plan.Untrusted() || allowPrivate {
 		return nil
 	}
 	host := u.Hostname()
 	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		if r := privateReason(ip); r != "" {
-			return launchErrorf(StatusInvalidPlan, "remote URL of an untrusted %s target points at a %s address (%s); pass --allow-private-network to probe it anyway", plan.Source, r, ip)
+			return launchErrorf(vocab.StatusInvalidPlan, "remote URL of an untrusted %s target points at a %s address (%s); pass --allow-private-network to probe it anyway", plan.Source, r, ip)
 		}
 		return nil
 	}
 	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return launchErrorf(StatusInvalidPlan, "remote URL of an untrusted %s target points at %s (loopback); pass --allow-private-network to probe it anyway", plan.Source, host)
+		return launchErrorf(vocab.StatusInvalidPlan, "remote URL of an untrusted %s target points at %s (loopback); pass --allow-private-network to probe it anyway", plan.Source, host)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -103,7 +95,7 @@ func checkRemoteURL(ctx context.Context, plan *Plan, allowPrivate bool, resolver
 	}
 	for _, a := range addrs {
 		if r := privateReason(a); r != "" {
-			return launchErrorf(StatusInvalidPlan, "remote host %s of an untrusted %s target resolves to a %s address (%s); pass --allow-private-network to probe it anyway", host, plan.Source, r, a.Unmap())
+			return launchErrorf(vocab.StatusInvalidPlan, "remote host %s of an untrusted %s target resolves to a %s address (%s); pass --allow-private-network to probe it anyway", host, plan.Source, r, a.Unmap())
 		}
 	}
 	return nil
@@ -113,9 +105,9 @@ func checkRemoteURL(ctx context.Context, plan *Plan, allowPrivate bool, resolver
 // untrusted plan it refuses, in the dialer's Control hook (after name
 // resolution, on the address actually connected to), every private
 // address; the proxy the user configured is exempt.
-func guardedDial(plan *Plan, allowPrivate bool, resolver *net.Resolver) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func guardedDial(plan *vocab.Plan, allowPrivate bool, resolver *net.Resolver) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Resolver: resolver}
-	if !Untrusted(plan) || allowPrivate {
+	if !plan.Untrusted() || allowPrivate {
 		return d.DialContext
 	}
 	guarded := *d
@@ -248,7 +240,7 @@ func (s *Server) noteHTTP(resp *http.Response) {
 // a remote plan: no user info in the URL and, for an untrusted plan
 // without [Options.AllowPrivateNetwork], no private address. It returns a
 // [*LaunchError] with status invalid_plan, or nil.
-func CheckRemote(ctx context.Context, plan *Plan, opts *Options) error {
+func CheckRemote(ctx context.Context, plan *vocab.Plan, opts *Options) error {
 	o := opts.resolve()
 	return checkRemoteURL(ctx, plan, o.AllowPrivateNetwork, o.resolver())
 }
@@ -256,7 +248,7 @@ func CheckRemote(ctx context.Context, plan *Plan, opts *Options) error {
 // DialRemote connects to addr the way a remote plan's HTTP transport
 // does: with the same resolver and, for an untrusted plan, the same
 // refusal of private addresses at connect time.
-func DialRemote(ctx context.Context, plan *Plan, opts *Options, network, addr string) (net.Conn, error) {
+func DialRemote(ctx context.Context, plan *vocab.Plan, opts *Options, network, addr string) (net.Conn, error) {
 	o := opts.resolve()
 	return guardedDial(plan, o.AllowPrivateNetwork, o.resolver())(ctx, network, addr)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // connectVersion connects a go-sdk client asking for version (empty: the
@@ -40,7 +41,7 @@ func TestRemoteNegotiationEverything(t *testing.T) {
 		t.Skip("starts a real server")
 	}
 	url := testfixture.StartEverythingHTTP(t)
-	s := launch(t, &Plan{Transport: TransportStreamable, URL: url}, testOptions(BackendAuto), "")
+	s := launch(t, &vocab.Plan{Transport: vocab.TransportStreamable, URL: url}, testOptions(BackendAuto), "")
 	cs := connectVersion(t, s, "")
 	if got := cs.InitializeResult().ProtocolVersion; got != "2025-11-25" {
 		t.Errorf("negotiated %q, want 2025-11-25", got)
@@ -133,7 +134,7 @@ func TestRemoteNegotiation(t *testing.T) {
 			hs := httptest.NewServer(tt.handler)
 			t.Cleanup(hs.Close) // after the session's Close
 
-			s := launch(t, &Plan{Transport: TransportStreamable, URL: hs.URL}, testOptions(BackendAuto), "")
+			s := launch(t, &vocab.Plan{Transport: vocab.TransportStreamable, URL: hs.URL}, testOptions(BackendAuto), "")
 			cs := connectVersion(t, s, tt.version)
 			if got := cs.InitializeResult().ProtocolVersion; got != tt.want {
 				t.Errorf("negotiated %q, want %q", got, tt.want)

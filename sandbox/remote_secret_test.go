@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestRemoteSecretHeaderCanary: a secret header the plan leaves empty is
@@ -26,7 +28,7 @@ func TestRemoteSecretHeaderCanary(t *testing.T) {
 	}))
 	defer ts.Close()
 
-	plan := &Plan{Key: "r", Name: "r", Transport: TransportStreamable, URL: ts.URL,
+	plan := &vocab.Plan{Key: "r", Name: "r", Transport: vocab.TransportStreamable, URL: ts.URL,
 		Secrets: []string{SecretHeaderPrefix + "X-Api-Key", "PLAIN_ENV_SECRET"}}
 	s, err := Launch(context.Background(), plan, &Options{Backend: BackendNone})
 	if err != nil {

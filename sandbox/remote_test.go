@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func newEchoServer() *mcp.Server {
@@ -51,15 +53,15 @@ func TestRemote(t *testing.T) {
 		transport string
 		warning   string
 	}{
-		{"streamable", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil), TransportStreamable, "transport: streamable-http"},
-		{"fallback to sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), TransportStreamable, "transport: legacy SSE (streamable-http POST answered 400)"},
-		{"sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), TransportSSE, "transport: legacy SSE"},
+		{"streamable", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil), vocab.TransportStreamable, "transport: streamable-http"},
+		{"fallback to sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), vocab.TransportStreamable, "transport: legacy SSE (streamable-http POST answered 400)"},
+		{"sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil), vocab.TransportSSE, "transport: legacy SSE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &headerRecorder{next: tc.handler}
 			hs := httptest.NewServer(rec)
 			defer hs.Close()
-			plan := &Plan{Transport: tc.transport, URL: hs.URL, Headers: map[string]string{"X-Api-Key": "k1", "Content-Type": "text/plain"}}
+			plan := &vocab.Plan{Transport: tc.transport, URL: hs.URL, Headers: map[string]string{"X-Api-Key": "k1", "Content-Type": "text/plain"}}
 			s := launch(t, plan, testOptions(BackendAuto), "")
 			cs := clientSession(t, s)
 			if got := callEcho(t, cs, "hi"); got != "hi" {
@@ -90,7 +92,7 @@ func TestRemoteBodyLimit(t *testing.T) {
 	defer hs.Close()
 	opts := testOptions(BackendAuto)
 	opts.Limits.MessageBytes = 64 << 10
-	s := launch(t, &Plan{Transport: TransportStreamable, URL: hs.URL}, opts, "")
+	s := launch(t, &vocab.Plan{Transport: vocab.TransportStreamable, URL: hs.URL}, opts, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // testBackends are the backends tests run against; isolating ones are
@@ -44,15 +45,15 @@ func testBackends(t *testing.T) []string {
 
 // fakePlan returns a plan that runs the named fake, tagged with a unique
 // marker.
-func fakePlan(t *testing.T, name string) (*Plan, string) {
+func fakePlan(t *testing.T, name string) (*vocab.Plan, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	marker := fmt.Sprintf("mcpvet-test-marker-%s-%d", newRunID(), time.Now().UnixNano())
-	return &Plan{
-		Key: name, Name: name, Transport: TransportStdio, Command: exe, Args: []string{fakeArg, name, marker},
+	return &vocab.Plan{
+		Key: name, Name: name, Transport: vocab.TransportStdio, Command: exe, Args: []string{fakeArg, name, marker},
 		// Under -race, a process sleeps 1s at exit by default.
 		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"},
 	}, marker
@@ -63,7 +64,7 @@ func testOptions(backend string) *Options {
 }
 
 // launch starts a server and registers its Close and the leftover check.
-func launch(t *testing.T, plan *Plan, opts *Options, marker string) *Server {
+func launch(t *testing.T, plan *vocab.Plan, opts *Options, marker string) *Server {
 	t.Helper()
 	s, err := Launch(context.Background(), plan, opts)
 	if err != nil {
@@ -303,7 +304,7 @@ func TestSpawnError(t *testing.T) {
 			{"not-executable", notExec, "permission denied"},
 		} {
 			t.Run(backend+"/"+tc.name, func(t *testing.T) {
-				plan := &Plan{Transport: TransportStdio, Command: tc.command}
+				plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: tc.command}
 				s := launch(t, plan, testOptions(backend), "")
 				_, err := s.Transport().Connect(context.Background())
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -472,7 +473,7 @@ func TestEnvironment(t *testing.T) {
 }
 
 func TestCanariesUniquePerRun(t *testing.T) {
-	plan := &Plan{Transport: TransportStdio, Command: "true", Secrets: []string{"TOKEN"}}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: "true", Secrets: []string{"TOKEN"}}
 	a := launch(t, plan, testOptions(BackendNone), "")
 	b := launch(t, plan, testOptions(BackendNone), "")
 	ca, cb := a.Info(0).Canaries["TOKEN"], b.Info(0).Canaries["TOKEN"]
@@ -484,15 +485,15 @@ func TestCanariesUniquePerRun(t *testing.T) {
 func TestLaunchErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		plan *Plan
-		want string
+		plan *vocab.Plan
+		want vocab.Status
 	}{
-		{"status", &Plan{Transport: TransportStdio, Command: "x", Status: StatusNeedsConfiguration, StatusDetail: "needs API_KEY"}, StatusNeedsConfiguration},
-		{"no command", &Plan{Transport: TransportStdio}, StatusInvalidPlan},
-		{"bad transport", &Plan{Transport: "carrier-pigeon", Command: "x"}, StatusInvalidPlan},
-		{"bad url", &Plan{Transport: TransportStreamable, URL: "file:///etc/passwd"}, StatusInvalidPlan},
-		{"bad header", &Plan{Transport: TransportStreamable, URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-A": "a\r\nInjected: 1"}}, StatusInvalidPlan},
-		{"bad env", &Plan{Transport: TransportStdio, Command: "x", Env: map[string]string{"A=B": "c"}}, StatusInvalidPlan},
+		{"status", &vocab.Plan{Transport: vocab.TransportStdio, Command: "x", Status: vocab.StatusNeedsConfiguration, StatusDetail: "needs API_KEY"}, vocab.StatusNeedsConfiguration},
+		{"no command", &vocab.Plan{Transport: vocab.TransportStdio}, vocab.StatusInvalidPlan},
+		{"bad transport", &vocab.Plan{Transport: "carrier-pigeon", Command: "x"}, vocab.StatusInvalidPlan},
+		{"bad url", &vocab.Plan{Transport: vocab.TransportStreamable, URL: "file:///etc/passwd"}, vocab.StatusInvalidPlan},
+		{"bad header", &vocab.Plan{Transport: vocab.TransportStreamable, URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-A": "a\r\nInjected: 1"}}, vocab.StatusInvalidPlan},
+		{"bad env", &vocab.Plan{Transport: vocab.TransportStdio, Command: "x", Env: map[string]string{"A=B": "c"}}, vocab.StatusInvalidPlan},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Launch(context.Background(), tc.plan, testOptions(BackendNone))
@@ -508,7 +509,7 @@ func TestLaunchErrors(t *testing.T) {
 }
 
 func TestCloseWithoutConnect(t *testing.T) {
-	s := launch(t, &Plan{Transport: TransportStdio, Command: "true"}, testOptions(BackendNone), "")
+	s := launch(t, &vocab.Plan{Transport: vocab.TransportStdio, Command: "true"}, testOptions(BackendNone), "")
 	dir := s.runDir
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Info is what the sandbox knows about one server run. It is a snapshot:
@@ -89,7 +91,7 @@ type Info struct {
 // A Server is one launched (or launchable) MCP server. Its methods are safe
 // for concurrent use.
 type Server struct {
-	plan     *Plan
+	plan     *vocab.Plan
 	opts     Options
 	backend  backend // nil for remote servers
 	runID    string
@@ -156,9 +158,9 @@ type Server struct {
 // its package does not exist, its runtime is missing, ...) are returned as
 // a *[LaunchError]. Any other error is an infrastructure failure. The
 // caller must Close the returned server.
-func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
+func Launch(ctx context.Context, plan *vocab.Plan, opts *Options) (*Server, error) {
 	if plan == nil {
-		return nil, launchErrorf(StatusInvalidPlan, "no plan")
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "no plan")
 	}
 	if plan.Status != "" {
 		return nil, &LaunchError{Status: plan.Status, Detail: plan.StatusDetail}
@@ -172,7 +174,7 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 	}
 	s.initChannels()
 	switch plan.Transport {
-	case TransportStreamable, TransportSSE:
+	case vocab.TransportStreamable, vocab.TransportSSE:
 		if isLocalHTTP(plan) {
 			// Installed and started here; reached inside the sandbox.
 			if le := localHTTPUnsupported(plan, &o); le != nil {
@@ -187,12 +189,12 @@ func Launch(ctx context.Context, plan *Plan, opts *Options) (*Server, error) {
 		}
 		s.remote = rt
 		return s, nil
-	case TransportStdio, "":
+	case vocab.TransportStdio, "":
 	default:
-		return nil, launchErrorf(StatusInvalidPlan, "unknown transport %q", plan.Transport)
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "unknown transport %q", plan.Transport)
 	}
 	if plan.Command == "" && plan.Package == nil {
-		return nil, launchErrorf(StatusInvalidPlan, "stdio plan has neither command nor package")
+		return nil, launchErrorf(vocab.StatusInvalidPlan, "stdio plan has neither command nor package")
 	}
 	if plan.Package == nil || plan.Package.RegistryType != "oci" {
 		// OCI images run in their container engine instead (see installOCI).

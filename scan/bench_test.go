@@ -12,6 +12,7 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // BenchmarkScan measures scan throughput on the wellbehaved fixture, which
@@ -26,9 +27,9 @@ func BenchmarkScan(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			plans := make([]sandbox.Plan, b.N)
+			plans := make([]vocab.Plan, b.N)
 			for i := range plans {
-				plans[i] = sandbox.Plan{Key: fmt.Sprint(i), Name: "wellbehaved", Source: "bench", Transport: "stdio", Command: bin}
+				plans[i] = vocab.Plan{Key: fmt.Sprint(i), Name: "wellbehaved", Source: "bench", Transport: "stdio", Command: bin}
 			}
 			b.ResetTimer()
 			start := time.Now()
@@ -43,7 +44,7 @@ func BenchmarkScan(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(sum.Done)/time.Since(start).Seconds(), "servers/s")
-			if sum.Counts[probe.StatusOK] != b.N {
+			if sum.Counts[vocab.StatusOK] != b.N {
 				b.Fatalf("statuses %v", sum.Counts)
 			}
 		})

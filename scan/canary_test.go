@@ -11,8 +11,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scoring"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestCanaryChannels: the leaky fixture gets a canary for its secret
@@ -86,9 +85,9 @@ func TestCanaryChannels(t *testing.T) {
 				t.Errorf("finding value %q does not name %q", f.Value, tt.enc)
 			}
 			checkNoCanaryInFindings(t, res, f)
-			want := scoring.DecisionDrop
+			want := vocab.DecisionDrop
 			if tt.code == probe.CodeLeaksSecretStderr {
-				want = scoring.DecisionFix
+				want = vocab.DecisionFix
 			}
 			if res.Verdict == nil || res.Verdict.Decision != want {
 				t.Errorf("verdict = %+v, want %s", res.Verdict, want)
@@ -103,7 +102,7 @@ func TestCanaryChannels(t *testing.T) {
 				t.Errorf("finding without a leak: %+v", f)
 			}
 		}
-		if res.Liveness.Status != probe.StatusOK {
+		if res.Liveness.Status != vocab.StatusOK {
 			t.Errorf("status %s: %s", res.Liveness.Status, res.Liveness.Detail)
 		}
 	})
@@ -111,7 +110,7 @@ func TestCanaryChannels(t *testing.T) {
 
 func probeLeaky(t *testing.T, bin, mode string) *probe.Result {
 	t.Helper()
-	plan := sandbox.Plan{Key: "leaky", Name: "leaky", Source: "test", Transport: sandbox.TransportStdio, Command: bin,
+	plan := vocab.Plan{Key: "leaky", Name: "leaky", Source: "test", Transport: vocab.TransportStdio, Command: bin,
 		Env: map[string]string{"LEAKY_MODE": mode}, Secrets: []string{"LEAKY_TOKEN"}}
 	o := fastOptions("none")
 	o.Probe.Inject = nil // the injected calls reach prompts/get, resources/read and tools/call

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestUnexposedPathNamed runs a node server whose project is visible but
@@ -45,7 +45,7 @@ process.stdin.on('data', (d) => {
   }
 });
 `), 0o644)
-	plan := sandbox.Plan{Key: "reader", Name: "reader", Source: "test", Transport: sandbox.TransportStdio,
+	plan := vocab.Plan{Key: "reader", Name: "reader", Source: "test", Transport: vocab.TransportStdio,
 		Command: "node", Args: []string{filepath.Join(proj, "server.js"), data}}
 	opts := fastOptions("auto")
 	opts.Sandbox.WorkDir = proj
@@ -53,7 +53,7 @@ process.stdin.on('data', (d) => {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Liveness.Status != probe.StatusExitedEarly || !strings.Contains(res.Liveness.Detail, "pass --expose "+data) {
+	if res.Liveness.Status != vocab.StatusExitedEarly || !strings.Contains(res.Liveness.Detail, "pass --expose "+data) {
 		t.Fatalf("liveness %s: %s", res.Liveness.Status, res.Liveness.Detail)
 	}
 	opts.Sandbox.Expose = []string{data}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // hostListener listens on a free host port and counts every request.
@@ -48,13 +49,13 @@ func TestHTTPServerProbedInsideItsSandbox(t *testing.T) {
 	bin := testfixture.Path(t, "http")
 	port, contacts := hostListener(t)
 	for _, backend := range []string{sandbox.BackendBuiltin, sandbox.BackendBwrap} {
-		for _, transport := range []string{sandbox.TransportStreamable, sandbox.TransportSSE} {
+		for _, transport := range []string{vocab.TransportStreamable, vocab.TransportSSE} {
 			t.Run(backend+"/"+transport, func(t *testing.T) {
 				args := []string{"-addr", fmt.Sprintf("127.0.0.1:%d", port)}
-				if transport == sandbox.TransportSSE {
+				if transport == vocab.TransportSSE {
 					args = append(args, "-sse")
 				}
-				plan := &sandbox.Plan{Key: "http-fixture#" + transport, Name: "io.example/http", Source: "test", Transport: transport,
+				plan := &vocab.Plan{Key: "http-fixture#" + transport, Name: "io.example/http", Source: "test", Transport: transport,
 					Command: bin, Args: args, URL: fmt.Sprintf("http://localhost:%d/mcp", port)}
 				res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{Backend: backend, CacheDir: t.TempDir()},
 					Probe: probe.Options{HandshakeTimeout: 15 * time.Second}, Timeout: time.Minute})
@@ -100,15 +101,15 @@ func TestHTTPPackageRefusedWithoutNamespace(t *testing.T) {
 		{"allow network", sandbox.Options{AllowNetwork: true}, "npm"},
 		{"oci", sandbox.Options{}, "oci"},
 	} {
-		plan := &sandbox.Plan{Key: "npm:mcpvet-http@1.0.0", Name: "io.example/http", Source: "registry", Transport: sandbox.TransportStreamable,
+		plan := &vocab.Plan{Key: "npm:mcpvet-http@1.0.0", Name: "io.example/http", Source: "registry", Transport: vocab.TransportStreamable,
 			URL:     fmt.Sprintf("http://localhost:%d/mcp", port),
-			Package: &sandbox.Package{RegistryType: tc.pkg, Identifier: "mcpvet-http", Version: "1.0.0"}}
+			Package: &vocab.Package{RegistryType: tc.pkg, Identifier: "mcpvet-http", Version: "1.0.0"}}
 		tc.opts.CacheDir = t.TempDir()
 		res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &tc.opts, Timeout: 20 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l := res.Liveness; l.Status != probe.StatusRuntimeUnavailable || !strings.Contains(l.Detail, "never connects to that address on the host") {
+		if l := res.Liveness; l.Status != vocab.StatusRuntimeUnavailable || !strings.Contains(l.Detail, "never connects to that address on the host") {
 			t.Errorf("%s: status %s (%s), want runtime_unavailable saying why", tc.name, l.Status, l.Detail)
 		}
 	}
@@ -130,9 +131,9 @@ func TestHTTPPackageInstalledAndProbedInsideItsSandbox(t *testing.T) {
 	}
 	reg := fakeNPMPackage(t, "mcpvet-echo-http", "echo-http-server.js", 0)
 	port, contacts := hostListener(t)
-	plan := &sandbox.Plan{Key: "npm:mcpvet-echo-http@1.0.0", Name: "io.example/echo-http", Source: "registry", Transport: sandbox.TransportStreamable,
+	plan := &vocab.Plan{Key: "npm:mcpvet-echo-http@1.0.0", Name: "io.example/echo-http", Source: "registry", Transport: vocab.TransportStreamable,
 		URL: fmt.Sprintf("http://localhost:%d/mcp", port), Args: []string{fmt.Sprint(port)},
-		Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo-http", Version: "1.0.0"}}
+		Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo-http", Version: "1.0.0"}}
 	res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{CacheDir: t.TempDir()},
 		Probe: probe.Options{HandshakeTimeout: 20 * time.Second}, Timeout: time.Minute})
 	if err != nil {

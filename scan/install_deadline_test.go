@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // slowNPMRegistry serves one package, mcpvet-slow@1.0.0 (the echo server
@@ -82,9 +83,9 @@ func TestInstallHasItsOwnDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs npm")
 	}
-	plan := func(reg *httptest.Server) *sandbox.Plan {
-		return &sandbox.Plan{Key: "npm:mcpvet-slow@1.0.0", Name: "mcpvet-slow", Source: "test", Transport: sandbox.TransportStdio,
-			Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-slow", Version: "1.0.0"}}
+	plan := func(reg *httptest.Server) *vocab.Plan {
+		return &vocab.Plan{Key: "npm:mcpvet-slow@1.0.0", Name: "mcpvet-slow", Source: "test", Transport: vocab.TransportStdio,
+			Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-slow", Version: "1.0.0"}}
 	}
 
 	t.Run("slow install, short server deadline", func(t *testing.T) {
@@ -98,7 +99,7 @@ func TestInstallHasItsOwnDeadline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Liveness.Status != probe.StatusOK {
+		if res.Liveness.Status != vocab.StatusOK {
 			t.Fatalf("status %s (%s), want ok: the install must not count against --server-timeout", res.Liveness.Status, res.Liveness.Detail)
 		}
 	})
@@ -114,7 +115,7 @@ func TestInstallHasItsOwnDeadline(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := res.Liveness
-		if l.Status != probe.StatusInstallFailed || !strings.Contains(l.Detail, "install deadline") {
+		if l.Status != vocab.StatusInstallFailed || !strings.Contains(l.Detail, "install deadline") {
 			t.Fatalf("status %s (%s), want install_failed naming the install deadline", l.Status, l.Detail)
 		}
 		// npm's own log of what it was fetching when it was stopped.

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // scanBackends lists the sandbox backends that work here, none included.
@@ -19,7 +20,7 @@ import (
 func scanBackends(t *testing.T) []string {
 	out := []string{sandbox.BackendNone}
 	for _, b := range []string{sandbox.BackendBwrap, sandbox.BackendBuiltin} {
-		s, err := sandbox.Launch(context.Background(), &sandbox.Plan{Transport: sandbox.TransportStdio, Command: "true"}, &sandbox.Options{Backend: b})
+		s, err := sandbox.Launch(context.Background(), &vocab.Plan{Transport: vocab.TransportStdio, Command: "true"}, &sandbox.Options{Backend: b})
 		if err != nil {
 			if os.Getenv("CI") != "" {
 				t.Errorf("backend %s unavailable on CI: %v", b, err)

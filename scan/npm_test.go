@@ -16,6 +16,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // npmCache is where the integration tests install the pinned npm servers,
@@ -33,10 +34,10 @@ func npmCache(t testing.TB) string {
 	return dir
 }
 
-func npmPlan(name, version string, args ...string) sandbox.Plan {
-	return sandbox.Plan{
-		Key: "npm:" + name + "@" + version, Name: name, Version: version, Source: "test", Transport: sandbox.TransportStdio,
-		Package: &sandbox.Package{RegistryType: "npm", Identifier: name, Version: version}, Args: args,
+func npmPlan(name, version string, args ...string) vocab.Plan {
+	return vocab.Plan{
+		Key: "npm:" + name + "@" + version, Name: name, Version: version, Source: "test", Transport: vocab.TransportStdio,
+		Package: &vocab.Package{RegistryType: "npm", Identifier: name, Version: version}, Args: args,
 	}
 }
 
@@ -48,7 +49,7 @@ func TestRealNPMServers(t *testing.T) {
 	}
 	cache := npmCache(t)
 	tests := []struct {
-		plan         sandbox.Plan
+		plan         vocab.Plan
 		server       string
 		version      string
 		tools        []string
@@ -100,7 +101,7 @@ func TestRealNPMServers(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := res.Liveness
-			if l.Status != probe.StatusOK {
+			if l.Status != vocab.StatusOK {
 				t.Fatalf("status %s: %s\n%s", l.Status, l.Detail, l.StderrTail)
 			}
 			if l.ServerInfo == nil || l.ServerInfo.Name != tt.server || l.ProtocolVersion != tt.version {
@@ -230,13 +231,13 @@ func TestNPMNotInstallable(t *testing.T) {
 	}
 	cache := npmCache(t)
 	tests := []struct {
-		plan sandbox.Plan
-		want probe.Status
+		plan vocab.Plan
+		want vocab.Status
 	}{
-		{npmPlan("@mcpvet-test/no-such-package-4f1c2a", "1.0.0"), probe.StatusPackageNotFound},
-		{npmPlan("@modelcontextprotocol/server-memory", "0.0.0-no-such-version"), probe.StatusVersionNotFound},
-		{npmPlan("x; rm -rf /", "1.0.0"), probe.StatusInvalidPlan},
-		{npmPlan("--registry=http://evil.example", "1.0.0"), probe.StatusInvalidPlan},
+		{npmPlan("@mcpvet-test/no-such-package-4f1c2a", "1.0.0"), vocab.StatusPackageNotFound},
+		{npmPlan("@modelcontextprotocol/server-memory", "0.0.0-no-such-version"), vocab.StatusVersionNotFound},
+		{npmPlan("x; rm -rf /", "1.0.0"), vocab.StatusInvalidPlan},
+		{npmPlan("--registry=http://evil.example", "1.0.0"), vocab.StatusInvalidPlan},
 	}
 	for _, tt := range tests {
 		t.Run(tt.plan.Name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
 )
 
@@ -38,7 +39,7 @@ type ProbeOptions struct {
 // error is non-nil only for infrastructure failures (the sandbox itself
 // could not be set up); everything the server does, including failing to
 // install or start, is in the result.
-func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.Result, error) {
+func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Result, error) {
 	var o ProbeOptions
 	if opts != nil {
 		o = *opts
@@ -53,7 +54,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	target := TargetOf(plan)
 	start := time.Now()
 	if plan.Status != "" {
-		return grade(withNotes(preLaunch(target, probe.Status(plan.Status), plan.StatusDetail, "", start), plan), nil, policy), nil
+		return grade(withNotes(preLaunch(target, vocab.Status(plan.Status), plan.StatusDetail, "", start), plan), nil, policy), nil
 	}
 	if err := unreachableRemote(ctx, plan, o.Sandbox); err != nil {
 		return grade(unreachableResult(plan, err, start), nil, policy), nil
@@ -92,7 +93,7 @@ func Probe(ctx context.Context, plan *sandbox.Plan, opts *ProbeOptions) (*probe.
 	if err != nil {
 		var le *sandbox.LaunchError
 		if errors.As(err, &le) {
-			return grade(withNotes(preLaunch(target, probe.Status(le.Status), le.Detail, le.Evidence, start), plan), nil, policy), nil
+			return grade(withNotes(preLaunch(target, vocab.Status(le.Status), le.Detail, le.Evidence, start), plan), nil, policy), nil
 		}
 		return nil, err
 	}
@@ -197,7 +198,7 @@ var fetchers = map[string]string{"npx": "npm:NAME@VERSION", "bunx": "npm:NAME@VE
 
 // fetcherHint explains a failed start of a command such as `npx -y pkg`
 // in a sandbox without network: the fetch cannot work there.
-func fetcherHint(plan *sandbox.Plan, res *probe.Result, so *sandbox.Options) string {
+func fetcherHint(plan *vocab.Plan, res *probe.Result, so *sandbox.Options) string {
 	if res.Liveness.HandshakeCompleted || plan.Command == "" || (so != nil && so.AllowNetwork) {
 		return ""
 	}
@@ -210,7 +211,7 @@ func fetcherHint(plan *sandbox.Plan, res *probe.Result, so *sandbox.Options) str
 }
 
 // TargetOf describes a plan for the result.
-func TargetOf(plan *sandbox.Plan) probe.Target {
+func TargetOf(plan *vocab.Plan) probe.Target {
 	t := probe.Target{
 		Name:      plan.Name,
 		Version:   plan.Version,
@@ -238,7 +239,7 @@ func withoutUserinfo(raw string) string {
 	return u.String()
 }
 
-func versionSuffix(p *sandbox.Package) string {
+func versionSuffix(p *vocab.Package) string {
 	if p.Version == "" {
 		return ""
 	}
@@ -248,7 +249,7 @@ func versionSuffix(p *sandbox.Package) string {
 	return "@" + p.Version
 }
 
-func preLaunch(target probe.Target, status probe.Status, detail, evidence string, start time.Time) *probe.Result {
+func preLaunch(target probe.Target, status vocab.Status, detail, evidence string, start time.Time) *probe.Result {
 	res := &probe.Result{
 		Target:            target,
 		Tools:             []probe.Tool{},
@@ -309,7 +310,7 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 
 // withNotes adds the plan's notes (what the config reader refused or could
 // not reproduce) to res as findings.
-func withNotes(res *probe.Result, plan *sandbox.Plan) *probe.Result {
+func withNotes(res *probe.Result, plan *vocab.Plan) *probe.Result {
 	for _, n := range plan.Notes {
 		code := probe.CodeLauncherNote
 		if strings.HasPrefix(n, "volume mount") {
@@ -323,7 +324,7 @@ func withNotes(res *probe.Result, plan *sandbox.Plan) *probe.Result {
 // installStep installs plan's package (if any) under the install deadline.
 // done is true when the plan is done: its install failed (res is the graded
 // pre-launch result) or the sandbox infrastructure failed (err).
-func installStep(ctx context.Context, plan *sandbox.Plan, o *ProbeOptions) (res *probe.Result, done bool, err error) {
+func installStep(ctx context.Context, plan *vocab.Plan, o *ProbeOptions) (res *probe.Result, done bool, err error) {
 	if plan.Package == nil || plan.Status != "" {
 		return nil, false, nil
 	}
@@ -340,5 +341,5 @@ func installStep(ctx context.Context, plan *sandbox.Plan, o *ProbeOptions) (res 
 	if policy == nil {
 		policy = scoring.DefaultPolicy()
 	}
-	return grade(preLaunch(TargetOf(plan), probe.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), true, nil
+	return grade(preLaunch(TargetOf(plan), vocab.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), true, nil
 }

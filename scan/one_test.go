@@ -10,6 +10,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func TestMain(m *testing.M) {
@@ -38,23 +39,23 @@ func TestLivenessStatuses(t *testing.T) {
 	bins := testfixture.Build(t)
 	tests := []struct {
 		name     string
-		plan     sandbox.Plan
-		want     probe.Status
+		plan     vocab.Plan
+		want     vocab.Status
 		complete bool
 		evidence string // substring of Liveness.Evidence
 	}{
-		{"ok", stdio(bins["wellbehaved"]), probe.StatusOK, true, ""},
-		{"spawn_failed", stdio("/nonexistent/mcp-server"), probe.StatusSpawnFailed, false, "/nonexistent/mcp-server"},
-		{"exited_early", stdio(bins["crash"]), probe.StatusExitedEarly, false, "panic:"},
-		{"missing_credentials", stdio(bins["needsenv"]), probe.StatusMissingCredentials, false, "FIXTURE_API_KEY environment variable is required"},
-		{"handshake_timeout", stdio(bins["hang"]), probe.StatusHandshakeTimeout, false, ""},
-		{"protocol_error shape", stdio(bins["garbage"]), probe.StatusProtocolError, false, "cannot unmarshal"},
-		{"protocol_error version", stdio(bins["badversion"]), probe.StatusProtocolError, false, "1999-01-01"},
-		{"stdout_pollution completed", stdio(bins["banner"]), probe.StatusStdoutPollution, true, ""},
-		{"stdout_pollution garbage bytes", withEnv(stdio(bins["garbage"]), "FIXTURE_GARBAGE", "bytes"), probe.StatusProtocolError, false, ""},
-		{"old version ok", stdio(bins["oldversion"]), probe.StatusOK, true, ""},
-		{"unreachable", sandbox.Plan{Key: "u", Name: "u", Transport: sandbox.TransportStreamable, URL: "http://127.0.0.1:1/mcp"}, probe.StatusUnreachable, false, "refused"},
-		{"needs_configuration", sandbox.Plan{Key: "n", Name: "n", Transport: "stdio", Status: "needs_configuration", StatusDetail: "API_KEY has no value"}, probe.StatusNeedsConfiguration, false, ""},
+		{"ok", stdio(bins["wellbehaved"]), vocab.StatusOK, true, ""},
+		{"spawn_failed", stdio("/nonexistent/mcp-server"), vocab.StatusSpawnFailed, false, "/nonexistent/mcp-server"},
+		{"exited_early", stdio(bins["crash"]), vocab.StatusExitedEarly, false, "panic:"},
+		{"missing_credentials", stdio(bins["needsenv"]), vocab.StatusMissingCredentials, false, "FIXTURE_API_KEY environment variable is required"},
+		{"handshake_timeout", stdio(bins["hang"]), vocab.StatusHandshakeTimeout, false, ""},
+		{"protocol_error shape", stdio(bins["garbage"]), vocab.StatusProtocolError, false, "cannot unmarshal"},
+		{"protocol_error version", stdio(bins["badversion"]), vocab.StatusProtocolError, false, "1999-01-01"},
+		{"stdout_pollution completed", stdio(bins["banner"]), vocab.StatusStdoutPollution, true, ""},
+		{"stdout_pollution garbage bytes", withEnv(stdio(bins["garbage"]), "FIXTURE_GARBAGE", "bytes"), vocab.StatusProtocolError, false, ""},
+		{"old version ok", stdio(bins["oldversion"]), vocab.StatusOK, true, ""},
+		{"unreachable", vocab.Plan{Key: "u", Name: "u", Transport: vocab.TransportStreamable, URL: "http://127.0.0.1:1/mcp"}, vocab.StatusUnreachable, false, "refused"},
+		{"needs_configuration", vocab.Plan{Key: "n", Name: "n", Transport: "stdio", Status: "needs_configuration", StatusDetail: "API_KEY has no value"}, vocab.StatusNeedsConfiguration, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,12 +142,12 @@ func TestHTTPTransports(t *testing.T) {
 				args = append(args, "-sse")
 			}
 			url := testfixture.StartHTTP(t, args...)
-			plan := sandbox.Plan{Key: mode, Name: mode, Transport: sandbox.TransportStreamable, URL: url}
+			plan := vocab.Plan{Key: mode, Name: mode, Transport: vocab.TransportStreamable, URL: url}
 			res, err := Probe(context.Background(), &plan, fastOptions("none"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Liveness.Status != probe.StatusOK {
+			if res.Liveness.Status != vocab.StatusOK {
 				t.Fatalf("status = %s: %s", res.Liveness.Status, res.Liveness.Detail)
 			}
 			if len(res.Tools) != 2 {
@@ -156,11 +157,11 @@ func TestHTTPTransports(t *testing.T) {
 	}
 }
 
-func stdio(bin string) sandbox.Plan {
-	return sandbox.Plan{Key: bin, Name: bin, Source: "test", Transport: sandbox.TransportStdio, Command: bin}
+func stdio(bin string) vocab.Plan {
+	return vocab.Plan{Key: bin, Name: bin, Source: "test", Transport: vocab.TransportStdio, Command: bin}
 }
 
-func withEnv(p sandbox.Plan, k, v string) sandbox.Plan {
+func withEnv(p vocab.Plan, k, v string) vocab.Plan {
 	p.Env = map[string]string{k: v}
 	return p
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // precheckTimeout bounds the reachability check of a remote.
@@ -29,9 +30,9 @@ const precheckTimeout = 5 * time.Second
 // It connects as the remote's transport would ([sandbox.DialRemote]): an
 // untrusted plan never reaches a private address through it; such a plan
 // is left to the launch, which refuses it as invalid_plan.
-func unreachableRemote(ctx context.Context, plan *sandbox.Plan, opts *sandbox.Options) error {
+func unreachableRemote(ctx context.Context, plan *vocab.Plan, opts *sandbox.Options) error {
 	if plan.Package != nil || plan.Command != "" || plan.URL == "" ||
-		(plan.Transport != sandbox.TransportStreamable && plan.Transport != sandbox.TransportSSE) {
+		(plan.Transport != vocab.TransportStreamable && plan.Transport != vocab.TransportSSE) {
 		return nil
 	}
 	u, err := url.Parse(plan.URL)
@@ -67,10 +68,10 @@ func unreachableRemote(ctx context.Context, plan *sandbox.Plan, opts *sandbox.Op
 
 // unreachableResult is the result of a remote that [unreachableRemote]
 // found unreachable: what the probe would record, without its wait.
-func unreachableResult(plan *sandbox.Plan, err error, start time.Time) *probe.Result {
-	res := preLaunch(TargetOf(plan), probe.StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error(), start)
+func unreachableResult(plan *vocab.Plan, err error, start time.Time) *probe.Result {
+	res := preLaunch(TargetOf(plan), vocab.StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error(), start)
 	res.Target.Sandbox = "remote"
-	res.Findings = append(res.Findings, probe.NewFinding(probe.CodeNotAlive, "server", "", string(probe.StatusUnreachable),
-		"the server did not complete the MCP handshake (%s): %s", probe.StatusUnreachable, res.Liveness.Detail))
+	res.Findings = append(res.Findings, probe.NewFinding(probe.CodeNotAlive, "server", "", string(vocab.StatusUnreachable),
+		"the server did not complete the MCP handshake (%s): %s", vocab.StatusUnreachable, res.Liveness.Detail))
 	return res
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestUnreachableRemoteDecidedBeforeTheClient: a remote whose name does
@@ -26,13 +26,13 @@ func TestUnreachableRemoteDecidedBeforeTheClient(t *testing.T) {
 		{closed, "config:mcp.json", "connection refused"},
 		{"https://mcpvet-test-host.invalid/mcp", "registry", "no such host"},
 	} {
-		plan := &sandbox.Plan{Key: tc.url, Name: "io.example/gone", Source: tc.source, Transport: sandbox.TransportStreamable, URL: tc.url}
+		plan := &vocab.Plan{Key: tc.url, Name: "io.example/gone", Source: tc.source, Transport: vocab.TransportStreamable, URL: tc.url}
 		res, err := Probe(context.Background(), plan, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		l := res.Liveness
-		if l.Status != probe.StatusUnreachable || !strings.Contains(l.Evidence, tc.evidence) {
+		if l.Status != vocab.StatusUnreachable || !strings.Contains(l.Evidence, tc.evidence) {
 			t.Errorf("%s: status %s, evidence %q; want unreachable with %q", tc.url, l.Status, l.Evidence, tc.evidence)
 		}
 		if len(res.Findings) != 1 || res.Findings[0].Code != probe.CodeNotAlive {

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func mcpHandler() http.Handler {
@@ -42,50 +42,50 @@ func TestRemoteHTTPOutcomes(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
-		want    probe.Status
+		want    vocab.Status
 		detail  string
 	}{
 		{"401 with OAuth resource metadata", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`)
 			http.Error(w, `{"error":"invalid_token"}`, http.StatusUnauthorized)
-		}, probe.StatusMissingCredentials, "HTTP 401 Unauthorized; requires OAuth authorization"},
+		}, vocab.StatusMissingCredentials, "HTTP 401 Unauthorized; requires OAuth authorization"},
 		{"401 bearer", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)
-		}, probe.StatusMissingCredentials, "HTTP 401 Unauthorized; pass the credentials"},
+		}, vocab.StatusMissingCredentials, "HTTP 401 Unauthorized; pass the credentials"},
 		{"403", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Forbidden", http.StatusForbidden)
-		}, probe.StatusMissingCredentials, "HTTP 403 Forbidden"},
+		}, vocab.StatusMissingCredentials, "HTTP 403 Forbidden"},
 		{"404", func(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
-		}, probe.StatusUnreachable, "HTTP 404 Not Found"},
+		}, vocab.StatusUnreachable, "HTTP 404 Not Found"},
 		{"405", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
-		}, probe.StatusUnreachable, "HTTP 405 Method Not Allowed"},
+		}, vocab.StatusUnreachable, "HTTP 405 Method Not Allowed"},
 		{"410", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Gone", http.StatusGone)
-		}, probe.StatusUnreachable, "HTTP 410 Gone"},
+		}, vocab.StatusUnreachable, "HTTP 410 Gone"},
 		{"500", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
-		}, probe.StatusUnreachable, "HTTP 500 Internal Server Error"},
+		}, vocab.StatusUnreachable, "HTTP 500 Internal Server Error"},
 		{"503", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
-		}, probe.StatusUnreachable, "HTTP 503 Service Unavailable"},
+		}, vocab.StatusUnreachable, "HTTP 503 Service Unavailable"},
 		{"200 html", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, "<!doctype html><html><body>Welcome to our docs</body></html>")
-		}, probe.StatusProtocolError, "HTTP 200 OK with a text/html body, not MCP"},
+		}, vocab.StatusProtocolError, "HTTP 200 OK with a text/html body, not MCP"},
 		{"200 json not jsonrpc", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"status":"ok","version":"3.1"}`)
-		}, probe.StatusProtocolError, "HTTP 200 OK"},
+		}, vocab.StatusProtocolError, "HTTP 200 OK"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			hs := httptest.NewServer(tt.handler)
 			defer hs.Close()
-			plan := sandbox.Plan{Key: "r", Name: "r", Source: "cli", Transport: sandbox.TransportStreamable, URL: hs.URL + "/mcp"}
+			plan := vocab.Plan{Key: "r", Name: "r", Source: "cli", Transport: vocab.TransportStreamable, URL: hs.URL + "/mcp"}
 			res, err := Probe(context.Background(), &plan, fastOptions("none"))
 			if err != nil {
 				t.Fatal(err)
@@ -127,7 +127,7 @@ func TestRemoteHeadersStayWithOrigin(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
 	}))
 	defer home.Close()
-	plan := sandbox.Plan{Key: "r", Name: "r", Source: "cli", Transport: sandbox.TransportStreamable, URL: home.URL + "/mcp",
+	plan := vocab.Plan{Key: "r", Name: "r", Source: "cli", Transport: vocab.TransportStreamable, URL: home.URL + "/mcp",
 		Headers: map[string]string{"Authorization": "Bearer tok-origin-only-1234", "X-Api-Key": "key-origin-only-5678"}}
 	res, err := Probe(context.Background(), &plan, fastOptions("none"))
 	if err != nil {
@@ -143,7 +143,7 @@ func TestRemoteHeadersStayWithOrigin(t *testing.T) {
 	if !hasFinding(res, probe.CodeCrossOriginRedirect) {
 		t.Errorf("no %s finding: %+v", probe.CodeCrossOriginRedirect, res.Findings)
 	}
-	if l := res.Liveness; l.Status != probe.StatusProtocolError || !strings.Contains(l.Detail, "redirected to another origin") {
+	if l := res.Liveness; l.Status != vocab.StatusProtocolError || !strings.Contains(l.Detail, "redirected to another origin") {
 		t.Errorf("status %s, detail %q; want protocol_error naming the redirect", l.Status, l.Detail)
 	}
 
@@ -160,13 +160,13 @@ func TestRemoteHeadersStayWithOrigin(t *testing.T) {
 		})
 		hs := httptest.NewServer(mux)
 		defer hs.Close()
-		plan := sandbox.Plan{Key: "r", Name: "r", Source: "cli", Transport: sandbox.TransportStreamable, URL: hs.URL + "/old",
+		plan := vocab.Plan{Key: "r", Name: "r", Source: "cli", Transport: vocab.TransportStreamable, URL: hs.URL + "/old",
 			Headers: map[string]string{"X-Api-Key": "k1"}}
 		res, err := Probe(context.Background(), &plan, fastOptions("none"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Liveness.Status != probe.StatusOK {
+		if res.Liveness.Status != vocab.StatusOK {
 			t.Errorf("status %s: %s", res.Liveness.Status, res.Liveness.Detail)
 		}
 		if _, ok := keys.Load("k1"); !ok {
@@ -200,35 +200,35 @@ func TestUntrustedTargetsStayOffPrivateNetworks(t *testing.T) {
 	tests := []struct {
 		name, source, url string
 		allow             bool
-		want              probe.Status
+		want              vocab.Status
 		detail            string
 	}{
-		{"registry loopback", "registry", hs.URL + "/mcp", false, probe.StatusInvalidPlan, "loopback"},
-		{"snapshot loopback", "snapshot:servers.json", hs.URL + "/mcp", false, probe.StatusInvalidPlan, "loopback"},
-		{"registry localhost name", "registry:https://registry.example", "http://localhost:" + port + "/mcp", false, probe.StatusInvalidPlan, "loopback"},
-		{"registry metadata", "registry", "http://169.254.169.254/latest/meta-data/", false, probe.StatusInvalidPlan, "cloud metadata"},
-		{"registry rfc1918", "registry", "http://10.1.2.3:8080/mcp", false, probe.StatusInvalidPlan, "private (RFC 1918)"},
-		{"registry ula", "registry", "http://[fd12:3456::1]/mcp", false, probe.StatusInvalidPlan, "unique local"},
-		{"registry link-local v6", "registry", "http://[fe80::1]/mcp", false, probe.StatusInvalidPlan, "link-local"},
-		{"registry mapped v4 loopback", "registry", "http://[::ffff:127.0.0.1]:" + port + "/mcp", false, probe.StatusInvalidPlan, "loopback"},
-		{"registry userinfo", "registry", "https://user:hunter2@mcp.example.com/mcp", false, probe.StatusInvalidPlan, "user info"},
-		{"cli userinfo", "cli", strings.Replace(hs.URL, "http://", "http://user:hunter2@", 1) + "/mcp", false, probe.StatusInvalidPlan, "user info"},
-		{"cli loopback used as written", "cli", hs.URL + "/mcp", false, probe.StatusOK, ""},
-		{"config loopback used as written", "config:/home/u/.cursor/mcp.json", hs.URL + "/mcp", false, probe.StatusOK, ""},
-		{"registry loopback allowed", "registry", hs.URL + "/mcp", true, probe.StatusOK, ""},
+		{"registry loopback", "registry", hs.URL + "/mcp", false, vocab.StatusInvalidPlan, "loopback"},
+		{"snapshot loopback", "snapshot:servers.json", hs.URL + "/mcp", false, vocab.StatusInvalidPlan, "loopback"},
+		{"registry localhost name", "registry:https://registry.example", "http://localhost:" + port + "/mcp", false, vocab.StatusInvalidPlan, "loopback"},
+		{"registry metadata", "registry", "http://169.254.169.254/latest/meta-data/", false, vocab.StatusInvalidPlan, "cloud metadata"},
+		{"registry rfc1918", "registry", "http://10.1.2.3:8080/mcp", false, vocab.StatusInvalidPlan, "private (RFC 1918)"},
+		{"registry ula", "registry", "http://[fd12:3456::1]/mcp", false, vocab.StatusInvalidPlan, "unique local"},
+		{"registry link-local v6", "registry", "http://[fe80::1]/mcp", false, vocab.StatusInvalidPlan, "link-local"},
+		{"registry mapped v4 loopback", "registry", "http://[::ffff:127.0.0.1]:" + port + "/mcp", false, vocab.StatusInvalidPlan, "loopback"},
+		{"registry userinfo", "registry", "https://user:hunter2@mcp.example.com/mcp", false, vocab.StatusInvalidPlan, "user info"},
+		{"cli userinfo", "cli", strings.Replace(hs.URL, "http://", "http://user:hunter2@", 1) + "/mcp", false, vocab.StatusInvalidPlan, "user info"},
+		{"cli loopback used as written", "cli", hs.URL + "/mcp", false, vocab.StatusOK, ""},
+		{"config loopback used as written", "config:/home/u/.cursor/mcp.json", hs.URL + "/mcp", false, vocab.StatusOK, ""},
+		{"registry loopback allowed", "registry", hs.URL + "/mcp", true, vocab.StatusOK, ""},
 	}
 	if v6 != nil {
 		tests = append(tests, struct {
 			name, source, url string
 			allow             bool
-			want              probe.Status
+			want              vocab.Status
 			detail            string
-		}{"registry ipv6 loopback", "registry", v6.URL + "/mcp", false, probe.StatusInvalidPlan, "loopback"})
+		}{"registry ipv6 loopback", "registry", v6.URL + "/mcp", false, vocab.StatusInvalidPlan, "loopback"})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := hits.Load()
-			plan := sandbox.Plan{Key: "r", Name: "r", Source: tt.source, Transport: sandbox.TransportStreamable, URL: tt.url}
+			plan := vocab.Plan{Key: "r", Name: "r", Source: tt.source, Transport: vocab.TransportStreamable, URL: tt.url}
 			o := fastOptions("none")
 			o.Sandbox.AllowPrivateNetwork = tt.allow
 			res, err := Probe(context.Background(), &plan, o)
@@ -242,7 +242,7 @@ func TestUntrustedTargetsStayOffPrivateNetworks(t *testing.T) {
 			if strings.Contains(l.Detail+l.Evidence+res.Target.URL, "hunter2") {
 				t.Errorf("the password of the URL is in the result: %q %q %q", l.Detail, l.Evidence, res.Target.URL)
 			}
-			if tt.want == probe.StatusInvalidPlan && hits.Load() != before {
+			if tt.want == vocab.StatusInvalidPlan && hits.Load() != before {
 				t.Errorf("the private address was contacted %d times", hits.Load()-before)
 			}
 		})
@@ -266,7 +266,7 @@ func TestUntrustedTargetDNSRebinding(t *testing.T) {
 		var d net.Dialer
 		return d.DialContext(ctx, "udp", dns)
 	}}
-	plan := sandbox.Plan{Key: "r", Name: "r", Source: "registry", Transport: sandbox.TransportStreamable,
+	plan := vocab.Plan{Key: "r", Name: "r", Source: "registry", Transport: vocab.TransportStreamable,
 		URL: "http://rebind.mcpvet-test.example:" + port + "/mcp"}
 	o := fastOptions("none")
 	o.Sandbox.Resolver = resolver
@@ -276,7 +276,7 @@ func TestUntrustedTargetDNSRebinding(t *testing.T) {
 	}
 	// Whichever check meets the rebound answer first (the check before
 	// launch or the dialer's hook) refuses it.
-	if d := res.Liveness.Detail; res.Liveness.Status != probe.StatusInvalidPlan || !strings.Contains(d, "127.0.0.1") || !strings.Contains(d, "loopback") {
+	if d := res.Liveness.Detail; res.Liveness.Status != vocab.StatusInvalidPlan || !strings.Contains(d, "127.0.0.1") || !strings.Contains(d, "loopback") {
 		t.Errorf("status %s, detail %q; want invalid_plan naming 127.0.0.1 (loopback)", res.Liveness.Status, res.Liveness.Detail)
 	}
 	if hits.Load() != 0 {

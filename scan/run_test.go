@@ -12,9 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
-	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestRunInterruptAndResume drives scan.Run itself (not through the CLI,
@@ -31,7 +30,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	}
 	defer st.Close()
 
-	plans := []sandbox.Plan{stdio(bins["wellbehaved"]), stdio(bins["oldversion"]), stdio(bins["hang"]), withEnv(stdio(bins["hang"]), "FIXTURE_SECOND", "1")}
+	plans := []vocab.Plan{stdio(bins["wellbehaved"]), stdio(bins["oldversion"]), stdio(bins["hang"]), withEnv(stdio(bins["hang"]), "FIXTURE_SECOND", "1")}
 	plans[3].Key += "#2"
 	hanging := []string{plans[2].Key, plans[3].Key}
 
@@ -62,7 +61,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	if d := time.Since(start); d > 45*time.Second {
 		t.Errorf("the interrupted scan took %v; the hanging servers were not stopped", d)
 	}
-	if !sum.Interrupted || sum.Total != 4 || sum.Done != 2 || sum.Skipped != 0 || sum.Counts[probe.StatusOK] != 2 {
+	if !sum.Interrupted || sum.Total != 4 || sum.Done != 2 || sum.Skipped != 0 || sum.Counts[vocab.StatusOK] != 2 {
 		t.Errorf("summary = %+v, want interrupted, 2 of 4 done, both ok", sum)
 	}
 	if len(progress) != 2 || progress[1].Done != 2 || progress[1].Total != 4 {
@@ -87,7 +86,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	// way to restore them stops before running anything.
 	second := fastOptions("none")
 	second.Probe.HandshakeTimeout = 500 * time.Millisecond
-	var missing *sandbox.MissingSecretError
+	var missing *vocab.MissingSecretError
 	if _, err := Run(ctx, &Options{Store: st, Resume: sum.ScanID, Concurrency: 2, Probe: *second}); !errors.As(err, &missing) {
 		t.Fatalf("resume without Restore = %v, want a MissingSecretError", err)
 	}
@@ -98,7 +97,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	// Resume with the values given again and a short handshake deadline:
 	// only the pending targets run, and time out.
 	restored := 0
-	restore := func(_ context.Context, p *sandbox.Plan) error {
+	restore := func(_ context.Context, p *vocab.Plan) error {
 		for i := range plans {
 			if plans[i].Key == p.Key {
 				restored++
@@ -115,7 +114,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 		t.Fatalf("resume: %v", err)
 	}
 	if sum2.ScanID != sum.ScanID || sum2.Interrupted || sum2.Total != 4 || sum2.Skipped != 2 || sum2.Done != 2 ||
-		sum2.Counts[probe.StatusHandshakeTimeout] != 2 {
+		sum2.Counts[vocab.StatusHandshakeTimeout] != 2 {
 		t.Errorf("resume summary = %+v, want 2 skipped and 2 handshake timeouts", sum2)
 	}
 	sc, err = st.Scan(ctx, sum.ScanID)
@@ -125,7 +124,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	if sc.Status != results.ScanDone || sc.Done != 4 {
 		t.Errorf("stored scan after resume = %+v, want done with 4", sc)
 	}
-	runs := map[string]probe.Status{}
+	runs := map[string]vocab.Status{}
 	n := 0
 	for rec, err := range st.Runs(ctx, sum.ScanID) {
 		if err != nil {
@@ -134,8 +133,8 @@ func TestRunInterruptAndResume(t *testing.T) {
 		n++
 		runs[rec.TargetKey] = rec.Result.Liveness.Status
 	}
-	want := map[string]probe.Status{plans[0].Key: probe.StatusOK, plans[1].Key: probe.StatusOK,
-		hanging[0]: probe.StatusHandshakeTimeout, hanging[1]: probe.StatusHandshakeTimeout}
+	want := map[string]vocab.Status{plans[0].Key: vocab.StatusOK, plans[1].Key: vocab.StatusOK,
+		hanging[0]: vocab.StatusHandshakeTimeout, hanging[1]: vocab.StatusHandshakeTimeout}
 	if diff := cmp.Diff(want, runs); diff != "" || n != 4 {
 		t.Errorf("%d runs stored; statuses (-want +got):\n%s", n, diff)
 	}
@@ -148,7 +147,7 @@ func TestRunWithoutStore(t *testing.T) {
 	}
 }
 
-func keysOf(plans []sandbox.Plan) []string {
+func keysOf(plans []vocab.Plan) []string {
 	var out []string
 	for _, p := range plans {
 		out = append(out, p.Key)

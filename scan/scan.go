@@ -28,7 +28,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Options configures [Run].
@@ -36,17 +36,17 @@ type Options struct {
 	// Store receives the scan; required.
 	Store *results.Store
 	// Plans are the targets of a new scan. Ignored with Resume.
-	Plans []sandbox.Plan
+	Plans []vocab.Plan
 	// Info describes a new scan (kind, source, options, seed, shard).
 	Info results.ScanInfo
 	// Resume continues the scan with this id instead of starting one.
 	Resume int64
 	// Restore obtains again the secret values a stored plan of a resumed
-	// scan lacks (see [sandbox.Plan.Stored]), filling them in place. It is
+	// scan lacks (see [vocab.Plan.Stored]), filling them in place. It is
 	// called for every pending plan with SecretFrom before anything is
 	// written; an error stops the resume. Without it such a plan stops
-	// the resume with a [*sandbox.MissingSecretError].
-	Restore func(ctx context.Context, plan *sandbox.Plan) error
+	// the resume with a [*vocab.MissingSecretError].
+	Restore func(ctx context.Context, plan *vocab.Plan) error
 	// Concurrency is how many servers run at once (default: CPUs).
 	Concurrency int
 	// InstallConcurrency is how many packages install at once, in a pool
@@ -66,11 +66,11 @@ type Progress struct {
 	// Key and Status describe the target just finished.
 	Key    string
 	Name   string
-	Status probe.Status
+	Status vocab.Status
 	// Verdict is the target's decision, if graded.
 	Verdict string
 	// Counts are the statuses so far.
-	Counts  map[probe.Status]int
+	Counts  map[vocab.Status]int
 	Elapsed time.Duration
 }
 
@@ -80,7 +80,7 @@ type Summary struct {
 	Total   int
 	Done    int
 	Skipped int // already done before a resume
-	Counts  map[probe.Status]int
+	Counts  map[vocab.Status]int
 	Elapsed time.Duration
 	// Interrupted is true when ctx ended before every target ran.
 	Interrupted bool
@@ -110,7 +110,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		o.Probe.Probe.Checker = probe.NewChecker()
 	}
 	st := o.Store
-	sum := Summary{Counts: map[probe.Status]int{}}
+	sum := Summary{Counts: map[vocab.Status]int{}}
 	start := time.Now()
 
 	scanID := o.Resume
@@ -130,7 +130,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	}
 	if o.Resume == 0 {
 		// The stored plans lack the secret values; the given ones have them.
-		given := make(map[string]*sandbox.Plan, len(o.Plans))
+		given := make(map[string]*vocab.Plan, len(o.Plans))
 		for i := range o.Plans {
 			given[o.Plans[i].Key] = &o.Plans[i]
 		}
@@ -158,7 +158,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	sum.Skipped = scanRow.Targets - len(pending)
 
 	type done struct {
-		plan *sandbox.Plan
+		plan *vocab.Plan
 		res  *probe.Result
 	}
 	// The workers' context ends on interrupt or on a fatal store error.
@@ -199,7 +199,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	p := pool.New().WithContext(wctx).WithMaxGoroutines(o.Concurrency)
 	var infraMu sync.Mutex
 	var infraErr error
-	finish := func(ctx context.Context, plan *sandbox.Plan, res *probe.Result, err error) {
+	finish := func(ctx context.Context, plan *vocab.Plan, res *probe.Result, err error) {
 		if ctx.Err() != nil {
 			// Interrupted mid-run: the result is incomplete, so the
 			// target stays pending for --resume.
@@ -261,12 +261,12 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 }
 
 // restoreSecrets fills the secret values a stored plan lacks with restore.
-func restoreSecrets(ctx context.Context, p *sandbox.Plan, restore func(context.Context, *sandbox.Plan) error) error {
+func restoreSecrets(ctx context.Context, p *vocab.Plan, restore func(context.Context, *vocab.Plan) error) error {
 	if len(p.SecretFrom) == 0 {
 		return nil
 	}
 	if restore == nil {
-		return p.Restore(&sandbox.Plan{})
+		return p.Restore(&vocab.Plan{})
 	}
 	return restore(ctx, p)
 }

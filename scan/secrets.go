@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // minMasked is the shortest configured value that is masked: shorter ones
@@ -23,8 +24,8 @@ var credentialName = regexp.MustCompile(`(?i)(?:API[_-]?KEY|APIKEY|ACCESS[_-]?KE
 // overrides): by the name they are shown under, to be masked in what is
 // stored, and under "NAME (configured)" for the secret search, which
 // looks for them like canaries. (The stored plan holds no value at all;
-// see [sandbox.Plan.Stored].)
-func configuredSecrets(plan *sandbox.Plan, so *sandbox.Options) (mask, detect map[string]string) {
+// see [vocab.Plan.Stored].)
+func configuredSecrets(plan *vocab.Plan, so *sandbox.Options) (mask, detect map[string]string) {
 	mask, detect = map[string]string{}, map[string]string{}
 	add := func(label, name, v string) {
 		// Only values whose names say they are credentials: masking every
@@ -41,7 +42,7 @@ func configuredSecrets(plan *sandbox.Plan, so *sandbox.Options) (mask, detect ma
 			detect[label+" (configured)"] = tok
 		}
 	}
-	if !sandbox.Untrusted(plan) {
+	if !plan.Untrusted() {
 		for k, v := range plan.Env {
 			add(k, k, v)
 		}

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // ParseTarget turns the target of `mcpvet probe` into a launch plan:
@@ -18,12 +18,12 @@ import (
 //	COMMAND [ARGS...]                a stdio command, as argv (no shell)
 //
 // args is everything after the flags (with or without a "--").
-func ParseTarget(args []string) (*sandbox.Plan, error) {
+func ParseTarget(args []string) (*vocab.Plan, error) {
 	if len(args) == 0 {
 		return nil, fmt.Errorf("target: missing; give a command after --, a URL, or npm:NAME@VERSION")
 	}
 	first, rest := args[0], args[1:]
-	plan := &sandbox.Plan{Source: "cli", Name: strings.Join(args, " ")}
+	plan := &vocab.Plan{Source: "cli", Name: strings.Join(args, " ")}
 	switch {
 	case strings.HasPrefix(first, "http://") || strings.HasPrefix(first, "https://") ||
 		strings.HasPrefix(first, "sse+http://") || strings.HasPrefix(first, "sse+https://"):
@@ -36,9 +36,9 @@ func ParseTarget(args []string) (*sandbox.Plan, error) {
 			return nil, fmt.Errorf("target %q: not a valid URL; use https://host/path", first)
 		}
 		plan.URL = raw
-		plan.Transport = sandbox.TransportStreamable
+		plan.Transport = vocab.TransportStreamable
 		if strings.HasPrefix(first, "sse+") {
-			plan.Transport = sandbox.TransportSSE
+			plan.Transport = vocab.TransportSSE
 		}
 		plan.Name = raw
 	case strings.HasPrefix(first, "npm:"):
@@ -46,8 +46,8 @@ func ParseTarget(args []string) (*sandbox.Plan, error) {
 		if name == "" {
 			return nil, fmt.Errorf("target %q: missing package name; use npm:NAME@VERSION", first)
 		}
-		plan.Transport = sandbox.TransportStdio
-		plan.Package = &sandbox.Package{RegistryType: "npm", Identifier: name, Version: ver}
+		plan.Transport = vocab.TransportStdio
+		plan.Package = &vocab.Package{RegistryType: "npm", Identifier: name, Version: ver}
 		plan.Args = rest
 		plan.Name, plan.Version = name, ver
 	case strings.HasPrefix(first, "pypi:"):
@@ -55,8 +55,8 @@ func ParseTarget(args []string) (*sandbox.Plan, error) {
 		if name == "" {
 			return nil, fmt.Errorf("target %q: missing package name; use pypi:NAME==VERSION", first)
 		}
-		plan.Transport = sandbox.TransportStdio
-		plan.Package = &sandbox.Package{RegistryType: "pypi", Identifier: name, Version: ver}
+		plan.Transport = vocab.TransportStdio
+		plan.Package = &vocab.Package{RegistryType: "pypi", Identifier: name, Version: ver}
 		plan.Args = rest
 		plan.Name, plan.Version = name, ver
 	case strings.HasPrefix(first, "oci:"):
@@ -64,12 +64,12 @@ func ParseTarget(args []string) (*sandbox.Plan, error) {
 		if image == "" {
 			return nil, fmt.Errorf("target %q: missing image; use oci:IMAGE:TAG", first)
 		}
-		plan.Transport = sandbox.TransportStdio
-		plan.Package = &sandbox.Package{RegistryType: "oci", Identifier: image}
+		plan.Transport = vocab.TransportStdio
+		plan.Package = &vocab.Package{RegistryType: "oci", Identifier: image}
 		plan.Args = rest
 		plan.Name = image
 	default:
-		plan.Transport = sandbox.TransportStdio
+		plan.Transport = vocab.TransportStdio
 		plan.Command = first
 		plan.Args = rest
 	}

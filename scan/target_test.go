@@ -7,21 +7,22 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func TestParseTarget(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    []string
-		want    *sandbox.Plan
+		want    *vocab.Plan
 		wantErr string
 	}{
-		{"command", []string{"node", "server.js", "--flag"}, &sandbox.Plan{Key: "cli:node server.js --flag", Name: "node server.js --flag", Source: "cli", Transport: "stdio", Command: "node", Args: []string{"server.js", "--flag"}}, ""},
-		{"url", []string{"https://example.com/mcp"}, &sandbox.Plan{Key: "cli:https://example.com/mcp", Name: "https://example.com/mcp", Source: "cli", Transport: "streamable-http", URL: "https://example.com/mcp"}, ""},
-		{"sse url", []string{"sse+http://127.0.0.1:9/sse"}, &sandbox.Plan{Key: "cli:sse+http://127.0.0.1:9/sse", Name: "http://127.0.0.1:9/sse", Source: "cli", Transport: "sse", URL: "http://127.0.0.1:9/sse"}, ""},
-		{"scoped npm", []string{"npm:@modelcontextprotocol/server-memory@2026.1.26"}, &sandbox.Plan{Key: "cli:npm:@modelcontextprotocol/server-memory@2026.1.26", Name: "@modelcontextprotocol/server-memory", Version: "2026.1.26", Source: "cli", Transport: "stdio", Package: &sandbox.Package{RegistryType: "npm", Identifier: "@modelcontextprotocol/server-memory", Version: "2026.1.26"}}, ""},
-		{"npm no version", []string{"npm:left-pad"}, &sandbox.Plan{Key: "cli:npm:left-pad", Name: "left-pad", Source: "cli", Transport: "stdio", Package: &sandbox.Package{RegistryType: "npm", Identifier: "left-pad"}}, ""},
-		{"pypi", []string{"pypi:mcp-server-time==1.0", "--tz", "UTC"}, &sandbox.Plan{Key: "cli:pypi:mcp-server-time==1.0 --tz UTC", Name: "mcp-server-time", Version: "1.0", Source: "cli", Transport: "stdio", Args: []string{"--tz", "UTC"}, Package: &sandbox.Package{RegistryType: "pypi", Identifier: "mcp-server-time", Version: "1.0"}}, ""},
+		{"command", []string{"node", "server.js", "--flag"}, &vocab.Plan{Key: "cli:node server.js --flag", Name: "node server.js --flag", Source: "cli", Transport: "stdio", Command: "node", Args: []string{"server.js", "--flag"}}, ""},
+		{"url", []string{"https://example.com/mcp"}, &vocab.Plan{Key: "cli:https://example.com/mcp", Name: "https://example.com/mcp", Source: "cli", Transport: "streamable-http", URL: "https://example.com/mcp"}, ""},
+		{"sse url", []string{"sse+http://127.0.0.1:9/sse"}, &vocab.Plan{Key: "cli:sse+http://127.0.0.1:9/sse", Name: "http://127.0.0.1:9/sse", Source: "cli", Transport: "sse", URL: "http://127.0.0.1:9/sse"}, ""},
+		{"scoped npm", []string{"npm:@modelcontextprotocol/server-memory@2026.1.26"}, &vocab.Plan{Key: "cli:npm:@modelcontextprotocol/server-memory@2026.1.26", Name: "@modelcontextprotocol/server-memory", Version: "2026.1.26", Source: "cli", Transport: "stdio", Package: &vocab.Package{RegistryType: "npm", Identifier: "@modelcontextprotocol/server-memory", Version: "2026.1.26"}}, ""},
+		{"npm no version", []string{"npm:left-pad"}, &vocab.Plan{Key: "cli:npm:left-pad", Name: "left-pad", Source: "cli", Transport: "stdio", Package: &vocab.Package{RegistryType: "npm", Identifier: "left-pad"}}, ""},
+		{"pypi", []string{"pypi:mcp-server-time==1.0", "--tz", "UTC"}, &vocab.Plan{Key: "cli:pypi:mcp-server-time==1.0 --tz UTC", Name: "mcp-server-time", Version: "1.0", Source: "cli", Transport: "stdio", Args: []string{"--tz", "UTC"}, Package: &vocab.Package{RegistryType: "pypi", Identifier: "mcp-server-time", Version: "1.0"}}, ""},
 		{"empty", nil, nil, "target: missing; give a command after --, a URL, or npm:NAME@VERSION"},
 		{"url with args", []string{"https://x/mcp", "extra"}, nil, `target "https://x/mcp": a URL takes no arguments, got "extra"`},
 		{"bad url", []string{"https://"}, nil, `target "https://": not a valid URL; use https://host/path`},
@@ -49,10 +50,10 @@ func TestParseTarget(t *testing.T) {
 func TestFetcherHint(t *testing.T) {
 	failed := &probe.Result{}
 	ok := &probe.Result{Liveness: probe.Liveness{HandshakeCompleted: true}}
-	npx := &sandbox.Plan{Command: "/usr/bin/npx", Args: []string{"-y", "pkg"}}
+	npx := &vocab.Plan{Command: "/usr/bin/npx", Args: []string{"-y", "pkg"}}
 	tests := []struct {
 		name string
-		plan *sandbox.Plan
+		plan *vocab.Plan
 		res  *probe.Result
 		opts *sandbox.Options
 		want string
@@ -60,8 +61,8 @@ func TestFetcherHint(t *testing.T) {
 		{"npx without network", npx, failed, nil, "npx fetches its package at run time and the sandbox has no network: probe npm:NAME@VERSION (installed before launch) or pass --allow-network"},
 		{"npx with network", npx, failed, &sandbox.Options{AllowNetwork: true}, ""},
 		{"npx that started", npx, ok, nil, ""},
-		{"uvx", &sandbox.Plan{Command: "uvx"}, failed, nil, "uvx fetches its package at run time and the sandbox has no network: probe pypi:NAME==VERSION (installed before launch) or pass --allow-network"},
-		{"node", &sandbox.Plan{Command: "node"}, failed, nil, ""},
+		{"uvx", &vocab.Plan{Command: "uvx"}, failed, nil, "uvx fetches its package at run time and the sandbox has no network: probe pypi:NAME==VERSION (installed before launch) or pass --allow-network"},
+		{"node", &vocab.Plan{Command: "node"}, failed, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Boundary tests: every threshold that decides a verdict or an element is
@@ -24,12 +25,12 @@ func TestLowScoreBoundary(t *testing.T) {
 		want   string
 		fired  bool
 	}{
-		{"default: exactly 70 keeps", DefaultMinScore, nil, DecisionKeep, false},
-		{"default: 69.9 fixes", DefaultMinScore - 0.1, nil, DecisionFix, true},
-		{"default: 70.1 keeps", DefaultMinScore + 0.1, nil, DecisionKeep, false},
-		{"custom: exactly 85.5 keeps", 85.5, &Policy{MinScore: 85.5}, DecisionKeep, false},
-		{"custom: 85.4 fixes", 85.4, &Policy{MinScore: 85.5}, DecisionFix, true},
-		{"zero minScore: 0 keeps", 0, &Policy{MinScore: 0}, DecisionKeep, false},
+		{"default: exactly 70 keeps", DefaultMinScore, nil, vocab.DecisionKeep, false},
+		{"default: 69.9 fixes", DefaultMinScore - 0.1, nil, vocab.DecisionFix, true},
+		{"default: 70.1 keeps", DefaultMinScore + 0.1, nil, vocab.DecisionKeep, false},
+		{"custom: exactly 85.5 keeps", 85.5, &Policy{MinScore: 85.5}, vocab.DecisionKeep, false},
+		{"custom: 85.4 fixes", 85.4, &Policy{MinScore: 85.5}, vocab.DecisionFix, true},
+		{"zero minScore: 0 keeps", 0, &Policy{MinScore: 0}, vocab.DecisionKeep, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,15 +41,15 @@ func TestLowScoreBoundary(t *testing.T) {
 			}
 			var low *probe.Rule
 			for i := range v.Rules {
-				if v.Rules[i].Name == RuleLowScore {
+				if v.Rules[i].Name == vocab.RuleLowScore {
 					low = &v.Rules[i]
 				}
 			}
 			if low == nil {
-				t.Fatalf("no %s rule in %+v", RuleLowScore, v.Rules)
+				t.Fatalf("no %s rule in %+v", vocab.RuleLowScore, v.Rules)
 			}
 			if low.Fired != tt.fired {
-				t.Errorf("%s fired = %v, want %v (%s)", RuleLowScore, low.Fired, tt.fired, low.Detail)
+				t.Errorf("%s fired = %v, want %v (%s)", vocab.RuleLowScore, low.Fired, tt.fired, low.Detail)
 			}
 			wantWord := "is at least"
 			if tt.fired {

@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func TestFindings(t *testing.T) {
@@ -120,7 +122,7 @@ func TestServerScore(t *testing.T) {
 
 func TestScoreResult(t *testing.T) {
 	res := &probe.Result{
-		Liveness: probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25",
+		Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25",
 			StderrTail: "starting with key mcpvet-canary-ffee0011\n"},
 		Tools: []probe.Tool{{Name: "echo", InputSchema: raw(`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`)}},
 		Probes: []probe.ProbeCall{
@@ -155,7 +157,7 @@ func TestScoreResult(t *testing.T) {
 	if diff := cmp.Diff(want, res.Findings); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
-	if v := Decide(res, nil); v.Decision != DecisionFix {
+	if v := Decide(res, nil); v.Decision != vocab.DecisionFix {
 		t.Errorf("decision = %s, want fix", v.Decision)
 	}
 }

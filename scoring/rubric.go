@@ -1,5 +1,7 @@
 package scoring
 
+import "github.com/mcpvet/mcpvet/scan/vocab"
+
 // RubricVersion identifies the element definitions, detection heuristics,
 // weights and budgets below. It is stored with every graded result; any
 // change that can move a score bumps it.
@@ -71,7 +73,7 @@ const (
 // ChannelCutover is the first protocol revision in which input validation
 // errors belong in tool execution errors (isError: true) rather than in
 // JSON-RPC errors.
-const ChannelCutover = "2025-11-25"
+const ChannelCutover = vocab.Protocol20251125
 
 func weightOf(name string) float64 {
 	for _, w := range Weights {

@@ -5,24 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
-)
-
-// Verdict decisions.
-const (
-	DecisionKeep = "keep"
-	DecisionFix  = "fix"
-	DecisionDrop = "drop"
-)
-
-// Verdict rule names, in evaluation order.
-const (
-	RuleNoHandshake   = "no_handshake"
-	RuleCrashOrHang   = "crash_or_hang_on_invalid_input"
-	RuleLeaksSecret   = "leaks_secret"
-	RuleFatalFinding  = "fatal_finding"
-	RuleFixFindings   = "findings_to_fix"
-	RuleLowScore      = "low_actionability_score"
-	RuleKeepOtherwise = "keep_otherwise"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // maxDetail bounds a rule's detail line.
@@ -52,7 +35,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 
 	// 1. The handshake.
 	alive := res.Liveness.HandshakeCompleted || res.Liveness.Status.Alive()
-	r := probe.Rule{Name: RuleNoHandshake, Decision: DecisionDrop, Fired: !alive}
+	r := probe.Rule{Name: vocab.RuleNoHandshake, Decision: vocab.DecisionDrop, Fired: !alive}
 	if !alive {
 		r.Findings = codesWhere(res.Findings, func(f probe.Finding) bool { return strings.HasPrefix(f.Code, "liveness/") })
 		r.Detail = fmt.Sprintf("liveness status %s", res.Liveness.Status)
@@ -76,7 +59,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 		}
 		events = append(events, probeLabel(pc)+": "+pc.Class)
 	}
-	r = probe.Rule{Name: RuleCrashOrHang, Decision: DecisionDrop}
+	r = probe.Rule{Name: vocab.RuleCrashOrHang, Decision: vocab.DecisionDrop}
 	r.Findings = codesWhere(res.Findings, func(f probe.Finding) bool {
 		return f.Code == CodeCrashOnInvalidInput || f.Code == CodeHangOnInvalidInput
 	})
@@ -93,7 +76,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 
 	// 3. Secrets.
 	secrets := findingsWhere(res.Findings, func(f probe.Finding) bool { return f.Code == CodeLeaksSecret })
-	r = probe.Rule{Name: RuleLeaksSecret, Decision: DecisionDrop, Fired: len(secrets) > 0}
+	r = probe.Rule{Name: vocab.RuleLeaksSecret, Decision: vocab.DecisionDrop, Fired: len(secrets) > 0}
 	if r.Fired {
 		r.Findings = []string{CodeLeaksSecret}
 		r.Detail = describe(secrets)
@@ -109,7 +92,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 		// A failed handshake is rule 1's finding.
 		return alive || !strings.HasPrefix(f.Code, "liveness/")
 	})
-	r = probe.Rule{Name: RuleFatalFinding, Decision: DecisionDrop, Fired: len(fatal) > 0}
+	r = probe.Rule{Name: vocab.RuleFatalFinding, Decision: vocab.DecisionDrop, Fired: len(fatal) > 0}
 	if r.Fired {
 		r.Findings = uniqueCodes(fatal)
 		r.Detail = describe(fatal)
@@ -125,7 +108,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 		}
 		return false
 	})
-	r = probe.Rule{Name: RuleFixFindings, Decision: DecisionFix, Fired: len(fixable) > 0}
+	r = probe.Rule{Name: vocab.RuleFixFindings, Decision: vocab.DecisionFix, Fired: len(fixable) > 0}
 	if r.Fired {
 		r.Findings = uniqueCodes(fixable)
 		r.Detail = describe(fixable)
@@ -133,7 +116,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 	rules = append(rules, r)
 
 	// 6. Actionability.
-	r = probe.Rule{Name: RuleLowScore, Decision: DecisionFix}
+	r = probe.Rule{Name: vocab.RuleLowScore, Decision: vocab.DecisionFix}
 	switch {
 	case res.Score == nil:
 		r.Detail = "no error response was graded"
@@ -154,9 +137,9 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 			break
 		}
 	}
-	rules = append(rules, probe.Rule{Name: RuleKeepOtherwise, Decision: DecisionKeep, Fired: decision == ""})
+	rules = append(rules, probe.Rule{Name: vocab.RuleKeepOtherwise, Decision: vocab.DecisionKeep, Fired: decision == ""})
 	if decision == "" {
-		decision = DecisionKeep
+		decision = vocab.DecisionKeep
 	}
 	return probe.Verdict{Decision: decision, Rules: rules}
 }

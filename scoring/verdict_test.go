@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func score(f float64) *float64 { return &f }
 
 func alive() probe.Liveness {
-	return probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"}
+	return probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"}
 }
 
 // ruleTrace projects a verdict onto "name:fired" for compact comparison.
@@ -42,20 +44,20 @@ func TestDecide(t *testing.T) {
 	}{
 		{
 			name: "never completed the handshake",
-			res: probe.Result{Liveness: probe.Liveness{Status: probe.StatusExitedEarly, Detail: "exit status 1"},
+			res: probe.Result{Liveness: probe.Liveness{Status: vocab.StatusExitedEarly, Detail: "exit status 1"},
 				Findings: []probe.Finding{{Code: "liveness/handshake_failed", Severity: probe.SeverityFatal, Subject: "server"}}},
-			want: DecisionDrop,
-			wantTrace: []string{RuleNoHandshake + ":fired", RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
-				RuleFixFindings, RuleLowScore, RuleKeepOtherwise},
-			wantRule: &probe.Rule{Name: RuleNoHandshake, Fired: true, Decision: DecisionDrop,
+			want: vocab.DecisionDrop,
+			wantTrace: []string{vocab.RuleNoHandshake + ":fired", vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
+				vocab.RuleFixFindings, vocab.RuleLowScore, vocab.RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: vocab.RuleNoHandshake, Fired: true, Decision: vocab.DecisionDrop,
 				Findings: []string{"liveness/handshake_failed"}, Detail: "liveness status exited_early: exit status 1"},
 		},
 		{
 			name: "stdout pollution but the handshake completed",
-			res:  probe.Result{Liveness: probe.Liveness{Status: probe.StatusStdoutPollution, HandshakeCompleted: true}, Score: score(90)},
-			want: DecisionKeep,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
-				RuleFixFindings, RuleLowScore, RuleKeepOtherwise + ":fired"},
+			res:  probe.Result{Liveness: probe.Liveness{Status: vocab.StatusStdoutPollution, HandshakeCompleted: true}, Score: score(90)},
+			want: vocab.DecisionKeep,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
+				vocab.RuleFixFindings, vocab.RuleLowScore, vocab.RuleKeepOtherwise + ":fired"},
 		},
 		{
 			name: "crash on invalid input, seen only in the probe classes",
@@ -63,44 +65,44 @@ func TestDecide(t *testing.T) {
 				{Kind: KindWrongType, Method: "tools/call", Tool: "run", Class: ClassToolError},
 				{Kind: KindMissingRequired, Method: "tools/call", Tool: "run", Class: ClassCrash},
 			}},
-			want: DecisionDrop,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang + ":fired", RuleLeaksSecret, RuleFatalFinding,
-				RuleFixFindings, RuleLowScore + ":fired", RuleKeepOtherwise},
-			wantRule: &probe.Rule{Name: RuleCrashOrHang, Fired: true, Decision: DecisionDrop,
+			want: vocab.DecisionDrop,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang + ":fired", vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
+				vocab.RuleFixFindings, vocab.RuleLowScore + ":fired", vocab.RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: vocab.RuleCrashOrHang, Fired: true, Decision: vocab.DecisionDrop,
 				Findings: []string{CodeCrashOnInvalidInput}, Detail: "tools/call run missing_required: crash"},
 		},
 		{
 			name: "secret leak",
 			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{secret}},
-			want: DecisionDrop,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret + ":fired", RuleFatalFinding,
-				RuleFixFindings, RuleLowScore, RuleKeepOtherwise},
-			wantRule: &probe.Rule{Name: RuleLeaksSecret, Fired: true, Decision: DecisionDrop,
+			want: vocab.DecisionDrop,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret + ":fired", vocab.RuleFatalFinding,
+				vocab.RuleFixFindings, vocab.RuleLowScore, vocab.RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: vocab.RuleLeaksSecret, Fired: true, Decision: vocab.DecisionDrop,
 				Findings: []string{CodeLeaksSecret}, Detail: "errors/leaks_secret (fatal, tool:search)"},
 		},
 		{
 			name: "fatal schema violation",
 			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{warn, schemaFatal}},
-			want: DecisionDrop,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding + ":fired",
-				RuleFixFindings + ":fired", RuleLowScore, RuleKeepOtherwise},
+			want: vocab.DecisionDrop,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding + ":fired",
+				vocab.RuleFixFindings + ":fired", vocab.RuleLowScore, vocab.RuleKeepOtherwise},
 		},
 		{
 			name: "warn finding makes fix",
 			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{info, warn}},
-			want: DecisionFix,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
-				RuleFixFindings + ":fired", RuleLowScore, RuleKeepOtherwise},
-			wantRule: &probe.Rule{Name: RuleFixFindings, Fired: true, Decision: DecisionFix,
+			want: vocab.DecisionFix,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
+				vocab.RuleFixFindings + ":fired", vocab.RuleLowScore, vocab.RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: vocab.RuleFixFindings, Fired: true, Decision: vocab.DecisionFix,
 				Findings: []string{"annotations/missing_read_only_hint"}, Detail: "annotations/missing_read_only_hint (warn, tool:search)"},
 		},
 		{
 			name:   "ignored finding keeps",
 			res:    probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{info, warn}},
 			policy: &Policy{MinScore: 70, FixSeverities: []probe.Severity{"error", "warn"}, IgnoreFindings: []string{"annotations/missing_read_only_hint"}},
-			want:   DecisionKeep,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
-				RuleFixFindings, RuleLowScore, RuleKeepOtherwise + ":fired"},
+			want:   vocab.DecisionKeep,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
+				vocab.RuleFixFindings, vocab.RuleLowScore, vocab.RuleKeepOtherwise + ":fired"},
 		},
 		{
 			name: "low score makes fix and names the failed elements",
@@ -108,26 +110,26 @@ func TestDecide(t *testing.T) {
 				{Kind: KindWrongType, Class: ClassToolError, Elements: []probe.Element{{Name: ElemChannel, Pass: true}, {Name: ElemCode}, {Name: ElemNextAction}}},
 				{Kind: KindEnumViolation, Class: ClassToolError, Elements: []probe.Element{{Name: ElemChannel, Pass: true}, {Name: ElemCode}}},
 			}},
-			want: DecisionFix,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
-				RuleFixFindings, RuleLowScore + ":fired", RuleKeepOtherwise},
-			wantRule: &probe.Rule{Name: RuleLowScore, Fired: true, Decision: DecisionFix,
+			want: vocab.DecisionFix,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
+				vocab.RuleFixFindings, vocab.RuleLowScore + ":fired", vocab.RuleKeepOtherwise},
+			wantRule: &probe.Rule{Name: vocab.RuleLowScore, Fired: true, Decision: vocab.DecisionFix,
 				Findings: []string{"element:code", "element:next_action"}, Detail: "actionability score 63.2 is below minScore 70"},
 		},
 		{
 			name:   "a lower policy threshold keeps",
 			res:    probe.Result{Liveness: alive(), Score: score(63.2)},
 			policy: &Policy{MinScore: 60},
-			want:   DecisionKeep,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
-				RuleFixFindings, RuleLowScore, RuleKeepOtherwise + ":fired"},
+			want:   vocab.DecisionKeep,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
+				vocab.RuleFixFindings, vocab.RuleLowScore, vocab.RuleKeepOtherwise + ":fired"},
 		},
 		{
 			name: "no graded response does not fire the score rule",
 			res:  probe.Result{Liveness: alive()},
-			want: DecisionKeep,
-			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
-				RuleFixFindings, RuleLowScore, RuleKeepOtherwise + ":fired"},
+			want: vocab.DecisionKeep,
+			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
+				vocab.RuleFixFindings, vocab.RuleLowScore, vocab.RuleKeepOtherwise + ":fired"},
 		},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func main() {
@@ -41,7 +42,7 @@ func run() int {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	plan := &sandbox.Plan{Transport: sandbox.TransportStdio, Package: &sandbox.Package{RegistryType: "npm", Identifier: *pkg, Version: *version}}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", Identifier: *pkg, Version: *version}}
 	first := true
 	for _, backend := range splitComma(*backends) {
 		opts := &sandbox.Options{Backend: backend, CacheDir: dir}

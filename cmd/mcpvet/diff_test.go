@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // diffTestScan stores one scan of the given results (by name) in the
@@ -41,13 +42,13 @@ func diffTestScan(t *testing.T, path string, servers map[string]*probe.Result) i
 func diffTestResult(name string, alive bool, schema string, score float64) *probe.Result {
 	r := &probe.Result{
 		Target:   probe.Target{Name: name, Source: "registry", Transport: "stdio"},
-		Liveness: probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true},
+		Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true},
 		Tools:    []probe.Tool{{Name: "search", InputSchema: json.RawMessage(schema), Raw: json.RawMessage(`{}`)}},
 		Findings: []probe.Finding{},
 		Score:    &score,
 	}
 	if !alive {
-		r.Liveness = probe.Liveness{Status: probe.StatusHandshakeTimeout, Detail: "no answer to the handshake within 20s"}
+		r.Liveness = probe.Liveness{Status: vocab.StatusHandshakeTimeout, Detail: "no answer to the handshake within 20s"}
 		r.Tools = nil
 		r.Score = nil
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // gateBaseline is the committed file of accepted findings that `mcpvet
@@ -313,7 +313,7 @@ func (g *gateFlags) check() error {
 // finish writes the SARIF file and applies the gate: with --update-baseline
 // it rewrites the baseline and passes; otherwise new findings or a score
 // drop fail with exit 1.
-func (g *gateFlags) finish(plan *sandbox.Plan, serverJSON string, res *probe.Result, stderr io.Writer) error {
+func (g *gateFlags) finish(plan *vocab.Plan, serverJSON string, res *probe.Result, stderr io.Writer) error {
 	if g.sarif != "" {
 		accepted := map[string]string{}
 		if g.base != nil && !g.update {

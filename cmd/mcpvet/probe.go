@@ -17,6 +17,7 @@ import (
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
 )
 
@@ -73,7 +74,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.exposeRW, "expose-rw", nil, "host folder local servers may write to, a scratch folder (repeatable)")
 	fl.BoolVar(&f.noTranslate, "no-translate", false, "run launcher commands (npx -y, uvx, docker run) as written instead of installing their package first")
 	registerEnumCompletion(cmd, "sandbox", "auto", "builtin", "bwrap", "none")
-	registerEnumCompletion(cmd, "protocol-version", probe.KnownVersions...)
+	registerEnumCompletion(cmd, "protocol-version", vocab.ProtocolVersions...)
 }
 
 // registerConfigFlags adds the flags of commands that read client configs.
@@ -151,8 +152,8 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 	default:
 		return nil, usagef("--sandbox %q: not a sandbox backend; use auto, builtin, bwrap or none", f.sandbox)
 	}
-	if f.protocolVersion != "" && !contains(probe.KnownVersions, f.protocolVersion) {
-		return nil, usagef("--protocol-version %q: not a published MCP revision; use one of %s", f.protocolVersion, strings.Join(probe.KnownVersions, ", "))
+	if f.protocolVersion != "" && !vocab.KnownProtocol(f.protocolVersion) {
+		return nil, usagef("--protocol-version %q: not a published MCP revision; use one of %s", f.protocolVersion, strings.Join(vocab.ProtocolVersions, ", "))
 	}
 	if f.serverTimeout <= 0 || f.handshakeTimeout <= 0 {
 		return nil, usagef("--server-timeout and --handshake-timeout must be positive durations such as 30s")
@@ -346,7 +347,7 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, dbPath string, asJSON bool, output string, stdout io.Writer) (*probe.Result, error) {
+func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, dbPath string, asJSON bool, output string, stdout io.Writer) (*probe.Result, error) {
 	// Open the database first: an unusable --db is reported before any
 	// server is launched.
 	st, err := results.Open(ctx, dbPath, nil)
@@ -358,7 +359,7 @@ func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.AddTargets(ctx, scanID, []sandbox.Plan{*plan}); err != nil {
+	if _, err := st.AddTargets(ctx, scanID, []vocab.Plan{*plan}); err != nil {
 		return nil, err
 	}
 	res, err := scan.Probe(ctx, plan, opts)

@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestReadmeStatuses keeps the README's liveness table equal to
-// probe.Statuses, the one place the statuses are defined.
+// vocab.Statuses, the one place the statuses are defined.
 func TestReadmeStatuses(t *testing.T) {
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -27,10 +27,10 @@ func TestReadmeStatuses(t *testing.T) {
 	got := s[begin+len("<!-- statuses:begin -->\n") : end]
 	var b strings.Builder
 	b.WriteString("| status | meaning |\n| --- | --- |\n")
-	for _, st := range probe.Statuses {
+	for _, st := range vocab.Statuses {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", st.Status, st.Meaning)
 	}
 	if diff := cmp.Diff(b.String(), got); diff != "" {
-		t.Errorf("README liveness table differs from probe.Statuses (-want +got):\n%s", diff)
+		t.Errorf("README liveness table differs from vocab.Statuses (-want +got):\n%s", diff)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // censusTestDB writes two scans into a new database: scan 1 with one live
@@ -29,7 +30,7 @@ func censusTestDB(t *testing.T) string {
 		score := 75.0
 		return &probe.Result{
 			Target: probe.Target{Name: name, Version: "1.0.0", Source: "registry", Transport: "stdio", Command: []string{"npm:" + name + "@1.0.0"}},
-			Liveness: probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-06-18",
+			Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-06-18",
 				ServerInfo: &probe.ServerInfo{Name: name, Version: "1.0.0"}},
 			Tools:   []probe.Tool{{Name: "get_thing", Description: "=cmd|' /C calc'!A0", Raw: json.RawMessage(`{"name":"get_thing"}`)}},
 			Score:   &score,
@@ -38,7 +39,7 @@ func censusTestDB(t *testing.T) string {
 	}
 	dead := &probe.Result{
 		Target:   probe.Target{Name: "io.github.x/dead", Version: "0.1.0", Source: "registry", Transport: "stdio", Command: []string{"pypi:dead==0.1.0"}},
-		Liveness: probe.Liveness{Status: probe.StatusMissingCredentials, Evidence: "API_KEY is required"},
+		Liveness: probe.Liveness{Status: vocab.StatusMissingCredentials, Evidence: "API_KEY is required"},
 		Verdict:  &probe.Verdict{Decision: "drop", Rules: []probe.Rule{{Name: "no_handshake", Fired: true, Decision: "drop"}}},
 	}
 	for _, runs := range [][]*probe.Result{{live("io.github.x/first")}, {live("io.github.x/alive"), dead}} {

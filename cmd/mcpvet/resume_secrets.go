@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan/source"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // secretRestorer obtains again, for a resumed scan, the secret values its
@@ -14,10 +14,10 @@ import (
 // (read again), the environment, or the --env and --header flags given to
 // `scan --resume`. What it cannot obtain stops the resume with one line
 // naming the value and what to supply.
-func secretRestorer(f *scanFlags) func(context.Context, *sandbox.Plan) error {
-	configs := map[string]map[string]*sandbox.Plan{}
+func secretRestorer(f *scanFlags) func(context.Context, *vocab.Plan) error {
+	configs := map[string]map[string]*vocab.Plan{}
 	configErr := map[string]error{}
-	load := func(file string) (map[string]*sandbox.Plan, error) {
+	load := func(file string) (map[string]*vocab.Plan, error) {
 		if m, ok := configs[file]; ok || configErr[file] != nil {
 			return m, configErr[file]
 		}
@@ -32,15 +32,15 @@ func secretRestorer(f *scanFlags) func(context.Context, *sandbox.Plan) error {
 			configErr[file] = err
 			return nil, err
 		}
-		m := map[string]*sandbox.Plan{}
+		m := map[string]*vocab.Plan{}
 		for i := range plans {
 			m[plans[i].Key] = &plans[i]
 		}
 		configs[file] = m
 		return m, nil
 	}
-	return func(_ context.Context, p *sandbox.Plan) error {
-		fresh := &sandbox.Plan{Env: map[string]string{}, Headers: map[string]string{}}
+	return func(_ context.Context, p *vocab.Plan) error {
+		fresh := &vocab.Plan{Env: map[string]string{}, Headers: map[string]string{}}
 		for k, from := range p.SecretFrom {
 			kind, name, _ := strings.Cut(k, ":")
 			put := func(v string) {

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 type scanFlags struct {
@@ -229,7 +230,7 @@ func latestUnfinished(ctx context.Context, st *results.Store) (int64, error) {
 	return 0, usagef("--resume: %s has no unfinished scan; start one with --registry, --from or --config", st.Path())
 }
 
-func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) ([]sandbox.Plan, string, any, error) {
+func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) ([]vocab.Plan, string, any, error) {
 	popts := &source.PlanOptions{AllVersions: f.allVersions}
 	switch {
 	case f.config != "":
@@ -282,8 +283,8 @@ func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) 
 	}
 }
 
-func filterPlans(plans []sandbox.Plan, registryType, transport string) []sandbox.Plan {
-	var out []sandbox.Plan
+func filterPlans(plans []vocab.Plan, registryType, transport string) []vocab.Plan {
+	var out []vocab.Plan
 	for _, p := range plans {
 		typ := "remote"
 		if p.Package != nil {
@@ -320,7 +321,7 @@ func newProgress(w io.Writer) func(scan.Progress) {
 	}
 }
 
-func statusCounts(m map[probe.Status]int) string {
+func statusCounts(m map[vocab.Status]int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, string(k))
@@ -328,7 +329,7 @@ func statusCounts(m map[probe.Status]int) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[probe.Status(k)])
+		parts[i] = fmt.Sprintf("%s %d", k, m[vocab.Status(k)])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // unstoredFlags are the scan flags --resume does not take from the stored
@@ -88,7 +88,7 @@ func restoreFlags(fs *pflag.FlagSet, stored map[string]json.RawMessage) error {
 // planSetDigest identifies the set of plans a (sharded) scan draws from:
 // the SHA-256 of the sorted plan keys. Shards of one scan share it, so
 // results merge can tell a complete shard set of one scan.
-func planSetDigest(plans []sandbox.Plan) string {
+func planSetDigest(plans []vocab.Plan) string {
 	keys := make([]string, len(plans))
 	for i, p := range plans {
 		keys[i] = p.Key

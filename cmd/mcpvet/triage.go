@@ -15,9 +15,9 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
 )
 
@@ -244,7 +244,7 @@ var errTriageInterrupted error = partialError("triage interrupted; the report sh
 // readTriageConfig reads and parses a client config, returning its bytes
 // (for locating servers in reports) and its plans. Any problem is a usage
 // error naming the file.
-func readTriageConfig(path string, copts *source.ConfigOptions) ([]byte, []sandbox.Plan, error) {
+func readTriageConfig(path string, copts *source.ConfigOptions) ([]byte, []vocab.Plan, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, nil, usagef("config %q: %v; give the path of an MCP client config such as claude_desktop_config.json", path, err)

@@ -17,15 +17,15 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan/source"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // triageConfig is one client config of a triage.
 type triageConfig struct {
 	found source.FoundConfig
 	data  []byte
-	plans []sandbox.Plan
+	plans []vocab.Plan
 	err   error // a discovered config that could not be read
 }
 
@@ -34,7 +34,7 @@ type triageConfig struct {
 type triageSet struct {
 	explicit bool
 	configs  []*triageConfig
-	unique   []sandbox.Plan
+	unique   []vocab.Plan
 	// probed maps each entry's plan key to the key of the plan probed.
 	probed map[string]string
 }
@@ -111,7 +111,7 @@ func loadTriageConfigs(config string, copts *source.ConfigOptions, stderr io.Wri
 
 // planIdentity is what makes two config entries the same server: the same
 // thing run the same way, whatever the entry is called.
-func planIdentity(pl sandbox.Plan) string {
+func planIdentity(pl vocab.Plan) string {
 	pl.Key, pl.Name, pl.Source, pl.Notes = "", "", "", nil
 	b, _ := json.Marshal(pl)
 	return string(b)
@@ -195,7 +195,7 @@ func writeConfigList(w io.Writer, s *triageSet) error {
 }
 
 // describePlan says in one line what a plan runs.
-func describePlan(pl sandbox.Plan) string {
+func describePlan(pl vocab.Plan) string {
 	var parts []string
 	switch {
 	case pl.URL != "":
@@ -215,7 +215,7 @@ func describePlan(pl sandbox.Plan) string {
 		parts = append(parts, "(in "+pl.Dir+")")
 	}
 	if pl.Status != "" {
-		parts = append(parts, "["+pl.Status+": "+pl.StatusDetail+"]")
+		parts = append(parts, "["+string(pl.Status)+": "+pl.StatusDetail+"]")
 	}
 	return strings.Join(parts, " ")
 }

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // DefaultMaxConfigBytes caps the size of a client config.
@@ -76,7 +76,7 @@ func (e *ConfigError) Error() string {
 // needs_configuration, except a VS Code password input that is a whole
 // environment variable's value, which becomes a secret the sandbox fills
 // with a canary. Errors are [*ConfigError]s. opts may be nil.
-func ReadConfig(r io.Reader, opts *ConfigOptions) ([]sandbox.Plan, error) {
+func ReadConfig(r io.Reader, opts *ConfigOptions) ([]vocab.Plan, error) {
 	var o ConfigOptions
 	if opts != nil {
 		o = *opts
@@ -109,7 +109,7 @@ type configReader struct {
 	inputs map[string]configInput
 }
 
-func parseConfig(data []byte, o *ConfigOptions) ([]sandbox.Plan, error) {
+func parseConfig(data []byte, o *ConfigOptions) ([]vocab.Plan, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	clean := stripJSONC(data)
 	if strings.HasSuffix(strings.ToLower(o.File), ".toml") {
@@ -212,7 +212,7 @@ func parseConfig(data []byte, o *ConfigOptions) ([]sandbox.Plan, error) {
 	if !found {
 		return nil, &ConfigError{Msg: `no "mcpServers" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf), "servers" (VS Code), "context_servers" (Zed) or [mcp_servers] (Codex CLI); this does not look like an MCP client config`}
 	}
-	var plans []sandbox.Plan
+	var plans []vocab.Plan
 	seen := map[string]string{}
 	for _, s := range servers {
 		for _, m := range s.members {
@@ -279,11 +279,11 @@ func jsonTypeError(err error) string {
 
 // transport names accepted in configs.
 var configTransports = map[string]string{
-	"stdio":           sandbox.TransportStdio,
-	"http":            sandbox.TransportStreamable,
-	"streamable-http": sandbox.TransportStreamable,
-	"streamableHttp":  sandbox.TransportStreamable,
-	"sse":             sandbox.TransportSSE,
+	"stdio":           vocab.TransportStdio,
+	"http":            vocab.TransportStreamable,
+	"streamable-http": vocab.TransportStreamable,
+	"streamableHttp":  vocab.TransportStreamable,
+	"sse":             vocab.TransportSSE,
 }
 
 // planState collects unresolved references and secrets of one config server.
@@ -293,10 +293,10 @@ type planState struct {
 	hints   []string // the flags that would resolve the references
 }
 
-func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.Plan, error) {
+func (cr *configReader) server(path, name string, raw json.RawMessage) (vocab.Plan, error) {
 	fields, err := objectMembers(raw)
 	if err != nil {
-		return sandbox.Plan{}, &ConfigError{Path: path, Msg: fmt.Sprintf(`want an object like {"command": "npx", "args": [...]} or {"url": "https://..."}, got %s`, describeJSON(raw))}
+		return vocab.Plan{}, &ConfigError{Path: path, Msg: fmt.Sprintf(`want an object like {"command": "npx", "args": [...]} or {"url": "https://..."}, got %s`, describeJSON(raw))}
 	}
 	get := func(key string) json.RawMessage {
 		for _, f := range fields {
@@ -306,7 +306,7 @@ func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.
 		}
 		return nil
 	}
-	pl := sandbox.Plan{
+	pl := vocab.Plan{
 		Key:    "config:" + cr.opts.File + "#" + name,
 		Name:   name,
 		Source: "config:" + cr.opts.File,
@@ -358,12 +358,12 @@ func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.
 		case command != nil && u != nil:
 			return pl, &ConfigError{Path: path, Msg: `has both "command" and "url"; keep "command" for a local server or "url" for a remote one, or set "type"`}
 		case command != nil:
-			typ = sandbox.TransportStdio
+			typ = vocab.TransportStdio
 		case u != nil:
-			typ = sandbox.TransportStreamable
+			typ = vocab.TransportStreamable
 			// Cursor and Claude pick SSE for URLs that name it.
 			if strings.HasSuffix(strings.TrimRight(*u, "/"), "/sse") {
-				typ = sandbox.TransportSSE
+				typ = vocab.TransportSSE
 			}
 		default:
 			return pl, &ConfigError{Path: path, Msg: `no "command" or "url"; set "command" to run a local server or "url" to reach a remote one`}
@@ -371,7 +371,7 @@ func (cr *configReader) server(path, name string, raw json.RawMessage) (sandbox.
 	}
 	pl.Transport = typ
 
-	if typ == sandbox.TransportStdio {
+	if typ == vocab.TransportStdio {
 		if command == nil || strings.TrimSpace(*command) == "" {
 			return pl, &ConfigError{Path: path, Msg: `"command" is missing or empty; a stdio server needs the program to run, e.g. "npx"`}
 		}

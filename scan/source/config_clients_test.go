@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // runs is what a plan runs, independent of how the config wrote it: the
@@ -23,7 +23,7 @@ type runs struct {
 	Env      map[string]string
 }
 
-func runsOf(pl sandbox.Plan) runs {
+func runsOf(pl vocab.Plan) runs {
 	r := runs{Launcher: pl.Launcher, Command: pl.Command, Env: pl.Env}
 	if pl.Package != nil {
 		r.Package = pl.Package.RegistryType + ":" + pl.Package.Identifier + "@" + pl.Package.Version
@@ -187,7 +187,7 @@ env_vars = ["LINEAR_API_KEY", "HOME"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]sandbox.Plan{}
+	byName := map[string]vocab.Plan{}
 	for _, pl := range plans {
 		byName[pl.Name] = pl
 	}

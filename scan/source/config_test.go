@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func TestReadConfigFiles(t *testing.T) {
@@ -20,27 +20,27 @@ func TestReadConfigFiles(t *testing.T) {
 		name string
 		file string
 		opts ConfigOptions
-		want []sandbox.Plan
+		want []vocab.Plan
 	}{
 		{
 			name: "Claude Desktop, environment not consulted",
 			file: "claude_desktop_config.json",
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{Key: "config:claude_desktop_config.json#filesystem", Name: "filesystem", Source: "config:claude_desktop_config.json",
-					Transport: sandbox.TransportStdio, Command: "npx",
+					Transport: vocab.TransportStdio, Command: "npx",
 					Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop", "/Users/me/Downloads"}},
 				{Key: "config:claude_desktop_config.json#brave-search", Name: "brave-search", Source: "config:claude_desktop_config.json",
-					Transport: sandbox.TransportStdio, Command: "npx",
+					Transport: vocab.TransportStdio, Command: "npx",
 					Args:         []string{"-y", "@modelcontextprotocol/server-brave-search"},
 					Env:          map[string]string{"BRAVE_API_KEY": "${BRAVE_API_KEY}"},
 					Status:       StatusNeedsConfiguration,
 					StatusDetail: "unresolved references: ${BRAVE_API_KEY} in env.BRAVE_API_KEY; give --pass-env BRAVE_API_KEY"},
 				{Key: "config:claude_desktop_config.json#sqlite", Name: "sqlite", Source: "config:claude_desktop_config.json",
-					Transport: sandbox.TransportStdio, Command: "uvx",
+					Transport: vocab.TransportStdio, Command: "uvx",
 					Args: []string{"mcp-server-sqlite", "--db-path", "/Users/me/test.db"},
 					Env:  map[string]string{"LOG_LEVEL": "debug"}},
 				{Key: "config:claude_desktop_config.json#weather", Name: "weather", Source: "config:claude_desktop_config.json",
-					Transport: sandbox.TransportStreamable, URL: "https://weather.example.com/mcp",
+					Transport: vocab.TransportStreamable, URL: "https://weather.example.com/mcp",
 					Headers: map[string]string{"X-Api-Key": "demo"}},
 			},
 		},
@@ -48,46 +48,46 @@ func TestReadConfigFiles(t *testing.T) {
 			name: "Claude Desktop, environment consulted",
 			file: "claude_desktop_config.json",
 			opts: ConfigOptions{LookupEnv: lookupEnv},
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{Key: "config:claude_desktop_config.json#filesystem", Name: "filesystem", Source: "config:claude_desktop_config.json",
-					Transport: sandbox.TransportStdio, Command: "npx",
+					Transport: vocab.TransportStdio, Command: "npx",
 					Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/me/Desktop", "/Users/me/Downloads"}},
 				{Key: "config:claude_desktop_config.json#brave-search", Name: "brave-search", Source: "config:claude_desktop_config.json",
-					Transport: sandbox.TransportStdio, Command: "npx",
+					Transport: vocab.TransportStdio, Command: "npx",
 					Args: []string{"-y", "@modelcontextprotocol/server-brave-search"},
 					Env:  map[string]string{"BRAVE_API_KEY": "brave-from-env"}},
 				{Key: "config:claude_desktop_config.json#sqlite", Name: "sqlite", Source: "config:claude_desktop_config.json",
-					Transport: sandbox.TransportStdio, Command: "uvx",
+					Transport: vocab.TransportStdio, Command: "uvx",
 					Args: []string{"mcp-server-sqlite", "--db-path", "/Users/me/test.db"},
 					Env:  map[string]string{"LOG_LEVEL": "debug"}},
 				{Key: "config:claude_desktop_config.json#weather", Name: "weather", Source: "config:claude_desktop_config.json",
-					Transport: sandbox.TransportStreamable, URL: "https://weather.example.com/mcp",
+					Transport: vocab.TransportStreamable, URL: "https://weather.example.com/mcp",
 					Headers: map[string]string{"X-Api-Key": "wk"}},
 			},
 		},
 		{
 			name: "VS Code with inputs, comments and trailing commas",
 			file: "vscode_mcp.json",
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{Key: "config:vscode_mcp.json#github", Name: "github", Source: "config:vscode_mcp.json",
-					Transport: sandbox.TransportStreamable, URL: "https://api.githubcopilot.com/mcp/",
+					Transport: vocab.TransportStreamable, URL: "https://api.githubcopilot.com/mcp/",
 					Headers:      map[string]string{"Authorization": "Bearer ${input:github_token}"},
 					Status:       StatusNeedsConfiguration,
 					StatusDetail: "unresolved references: ${input:github_token} in headers.Authorization; give --input github_token=VALUE"},
 				{Key: "config:vscode_mcp.json#perplexity", Name: "perplexity", Source: "config:vscode_mcp.json",
-					Transport: sandbox.TransportStdio, Command: "npx",
+					Transport: vocab.TransportStdio, Command: "npx",
 					Args: []string{"-y", "server-perplexity-ask"},
 					// A password input that is the whole value: the canary stands in.
 					Env:     map[string]string{"REGION": "eu"},
 					Secrets: []string{"PERPLEXITY_API_KEY"}},
 				{Key: "config:vscode_mcp.json#fetch", Name: "fetch", Source: "config:vscode_mcp.json",
-					Transport: sandbox.TransportStdio, Command: "uvx",
+					Transport: vocab.TransportStdio, Command: "uvx",
 					Args:         []string{"mcp-server-fetch", "--root", "${workspaceFolder}/docs", "--project", "${input:project}"},
 					Env:          map[string]string{"HOME_DIR": "${env:HOME}"},
 					Status:       StatusNeedsConfiguration,
 					StatusDetail: "unresolved references: ${workspaceFolder} in args[2], ${input:project} in args[4], ${env:HOME} in env.HOME_DIR; give --input project=VALUE --pass-env HOME"},
 				{Key: "config:vscode_mcp.json#legacy-sse", Name: "legacy-sse", Source: "config:vscode_mcp.json",
-					Transport: sandbox.TransportSSE, URL: "http://localhost:8931/sse"},
+					Transport: vocab.TransportSSE, URL: "http://localhost:8931/sse"},
 			},
 		},
 		{
@@ -99,34 +99,34 @@ func TestReadConfigFiles(t *testing.T) {
 				Variables: map[string]string{"workspaceFolder": "/home/me/proj"},
 				LookupEnv: lookupEnv,
 			},
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{Key: "config:/home/me/proj/.vscode/mcp.json#github", Name: "github", Source: "config:/home/me/proj/.vscode/mcp.json",
-					Transport: sandbox.TransportStreamable, URL: "https://api.githubcopilot.com/mcp/",
+					Transport: vocab.TransportStreamable, URL: "https://api.githubcopilot.com/mcp/",
 					Headers: map[string]string{"Authorization": "Bearer gh-token"}},
 				{Key: "config:/home/me/proj/.vscode/mcp.json#perplexity", Name: "perplexity", Source: "config:/home/me/proj/.vscode/mcp.json",
-					Transport: sandbox.TransportStdio, Command: "npx",
+					Transport: vocab.TransportStdio, Command: "npx",
 					Args:    []string{"-y", "server-perplexity-ask"},
 					Env:     map[string]string{"REGION": "us"},
 					Secrets: []string{"PERPLEXITY_API_KEY"}},
 				{Key: "config:/home/me/proj/.vscode/mcp.json#fetch", Name: "fetch", Source: "config:/home/me/proj/.vscode/mcp.json",
-					Transport: sandbox.TransportStdio, Command: "uvx",
+					Transport: vocab.TransportStdio, Command: "uvx",
 					Args: []string{"mcp-server-fetch", "--root", "/home/me/proj/docs", "--project", "demo"},
 					Env:  map[string]string{"HOME_DIR": "/home/me"}},
 				{Key: "config:/home/me/proj/.vscode/mcp.json#legacy-sse", Name: "legacy-sse", Source: "config:/home/me/proj/.vscode/mcp.json",
-					Transport: sandbox.TransportSSE, URL: "http://localhost:8931/sse"},
+					Transport: vocab.TransportSSE, URL: "http://localhost:8931/sse"},
 			},
 		},
 		{
 			name: "Cursor",
 			file: "cursor_mcp.json",
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{Key: "config:cursor_mcp.json#context7", Name: "context7", Source: "config:cursor_mcp.json",
-					Transport: sandbox.TransportStreamable, URL: "https://mcp.context7.com/mcp",
+					Transport: vocab.TransportStreamable, URL: "https://mcp.context7.com/mcp",
 					Headers: map[string]string{"CONTEXT7_API_KEY": "ctx7-demo"}},
 				{Key: "config:cursor_mcp.json#old-remote", Name: "old-remote", Source: "config:cursor_mcp.json",
-					Transport: sandbox.TransportSSE, URL: "https://mcp.example.com/sse"},
+					Transport: vocab.TransportSSE, URL: "https://mcp.example.com/sse"},
 				{Key: "config:cursor_mcp.json#postgres", Name: "postgres", Source: "config:cursor_mcp.json",
-					Transport: sandbox.TransportStdio, Command: "docker",
+					Transport: vocab.TransportStdio, Command: "docker",
 					Args: []string{"run", "-i", "--rm", "-e", "DATABASE_URI", "crystaldba/postgres-mcp", "--access-mode=restricted"},
 					Env:  map[string]string{"DATABASE_URI": "postgresql://user:pass@localhost:5432/db"}},
 			},
@@ -134,9 +134,9 @@ func TestReadConfigFiles(t *testing.T) {
 		{
 			name: "VS Code settings.json",
 			file: "vscode_settings.json",
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{Key: "config:vscode_settings.json#time", Name: "time", Source: "config:vscode_settings.json",
-					Transport: sandbox.TransportStdio, Command: "uvx", Args: []string{"mcp-server-time"}},
+					Transport: vocab.TransportStdio, Command: "uvx", Args: []string{"mcp-server-time"}},
 			},
 		},
 	}
@@ -278,11 +278,11 @@ func FuzzReadConfig(f *testing.F) {
 			}
 			seen[p.Key] = true
 			switch p.Transport {
-			case sandbox.TransportStdio:
+			case vocab.TransportStdio:
 				if p.Command == "" {
 					t.Errorf("%s: stdio plan without a command", p.Key)
 				}
-			case sandbox.TransportStreamable, sandbox.TransportSSE:
+			case vocab.TransportStreamable, vocab.TransportSSE:
 				if p.URL == "" {
 					t.Errorf("%s: remote plan without a URL", p.Key)
 				}

@@ -1,5 +1,5 @@
 // Package source turns the places MCP servers are listed into launch plans
-// ([sandbox.Plan]): the official MCP Registry API, snapshot files of it, and
+// ([vocab.Plan]): the official MCP Registry API, snapshot files of it, and
 // the MCP client configs users keep (Claude Desktop, VS Code, Cursor).
 //
 // Everything read here is untrusted. Responses and files are size-capped,
@@ -34,7 +34,7 @@
 // [Plans] (or a [Planner] fed one entry at a time) builds one plan per package
 // and per remote of each kept entry and counts what it kept and skipped in
 // [Stats]. Required inputs without a value make a plan needs_configuration;
-// secrets become [sandbox.Plan.Secrets], which the sandbox fills with canaries.
+// secrets become [vocab.Plan.Secrets], which the sandbox fills with canaries.
 //
 // # Client configs
 //
@@ -44,5 +44,5 @@
 // # Sampling and sharding
 //
 // [Sample] picks a deterministic random subset; [Shard] partitions plans by a
-// hash of [sandbox.Plan.Key].
+// hash of [vocab.Plan.Key].
 package source

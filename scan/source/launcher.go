@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Launchers. Configs start most servers through a launcher that fetches
@@ -74,15 +74,15 @@ func launcherOf(command string, args []string) (string, []string) {
 // that cannot be translated (an option mcpvet does not know) is left as
 // written and the reason returned. Refused parts (docker volume mounts)
 // are returned as notes.
-func Translate(plan *sandbox.Plan) (translated bool, notes []string, err error) {
-	if plan.Transport != sandbox.TransportStdio || plan.Command == "" || plan.Package != nil {
+func Translate(plan *vocab.Plan) (translated bool, notes []string, err error) {
+	if plan.Transport != vocab.TransportStdio || plan.Command == "" || plan.Package != nil {
 		return false, nil, nil
 	}
 	launcher, rest := launcherOf(plan.Command, plan.Args)
 	if launcher == "" {
 		return false, nil, nil
 	}
-	var pkg *sandbox.Package
+	var pkg *vocab.Package
 	var args []string
 	switch launcher {
 	case "npx", "npm exec", "pnpm dlx", "yarn dlx", "bunx":
@@ -158,7 +158,7 @@ var npmFlags = flagSpec{
 	plain:     set("-y", "--yes", "-q", "--quiet", "--silent", "-s", "--prefer-offline", "--prefer-online", "--no-install", "--bun"),
 }
 
-func npmLauncher(launcher string, args []string) (*sandbox.Package, []string, error) {
+func npmLauncher(launcher string, args []string) (*vocab.Package, []string, error) {
 	given, at, err := scanFlags(launcher, args, npmFlags)
 	if err != nil {
 		return nil, nil, err
@@ -183,7 +183,7 @@ func npmLauncher(launcher string, args []string) (*sandbox.Package, []string, er
 	if ver == "latest" {
 		ver = ""
 	}
-	pkg := &sandbox.Package{RegistryType: RegistryNPM, Identifier: name, Version: ver, RuntimeHint: "npx"}
+	pkg := &vocab.Package{RegistryType: RegistryNPM, Identifier: name, Version: ver, RuntimeHint: "npx"}
 	if r, ok := given["--registry"]; ok {
 		pkg.RegistryBaseURL = r
 	}
@@ -195,7 +195,7 @@ var pypiFlags = flagSpec{
 	plain:     set("-q", "--quiet", "--isolated", "--no-cache", "--offline", "-n", "--verbose", "-v"),
 }
 
-func pypiLauncher(launcher string, args []string) (*sandbox.Package, []string, error) {
+func pypiLauncher(launcher string, args []string) (*vocab.Package, []string, error) {
 	given, at, err := scanFlags(launcher, args, pypiFlags)
 	if err != nil {
 		return nil, nil, err
@@ -223,7 +223,7 @@ func pypiLauncher(launcher string, args []string) (*sandbox.Package, []string, e
 	if ver == "latest" {
 		ver = ""
 	}
-	pkg := &sandbox.Package{RegistryType: RegistryPyPI, Identifier: name, Version: ver, RuntimeHint: "uvx"}
+	pkg := &vocab.Package{RegistryType: RegistryPyPI, Identifier: name, Version: ver, RuntimeHint: "uvx"}
 	if idx, ok := given["--index-url"]; ok {
 		pkg.RegistryBaseURL = idx
 	} else if idx, ok := given["-i"]; ok {
@@ -238,7 +238,7 @@ var dockerFlags = flagSpec{
 	plain: set("-i", "--interactive", "--rm", "-t", "--tty", "-it", "-ti", "--init", "-d", "--detach", "--read-only"),
 }
 
-func dockerLauncher(launcher string, args []string, plan *sandbox.Plan) (*sandbox.Package, []string, []string, error) {
+func dockerLauncher(launcher string, args []string, plan *vocab.Plan) (*vocab.Package, []string, []string, error) {
 	var notes []string
 	env := map[string]string{}
 	var image string
@@ -302,10 +302,10 @@ func dockerLauncher(launcher string, args []string, plan *sandbox.Plan) (*sandbo
 		}
 	}
 	plan.Secrets = secrets
-	return &sandbox.Package{RegistryType: RegistryOCI, Identifier: image, RuntimeHint: "docker"}, rest, notes, nil
+	return &vocab.Package{RegistryType: RegistryOCI, Identifier: image, RuntimeHint: "docker"}, rest, notes, nil
 }
 
-func isSecret(plan *sandbox.Plan, name string) bool {
+func isSecret(plan *vocab.Plan, name string) bool {
 	for _, s := range plan.Secrets {
 		if s == name {
 			return true

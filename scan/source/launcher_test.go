@@ -6,15 +6,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // TestTranslate turns launcher commands as configs write them into
 // package plans, and leaves alone what it cannot reproduce.
 func TestTranslate(t *testing.T) {
-	pkg := func(reg, id, ver string) *sandbox.Package {
+	pkg := func(reg, id, ver string) *vocab.Package {
 		hint := map[string]string{RegistryNPM: "npx", RegistryPyPI: "uvx", RegistryOCI: "docker"}[reg]
-		return &sandbox.Package{RegistryType: reg, Identifier: id, Version: ver, RuntimeHint: hint}
+		return &vocab.Package{RegistryType: reg, Identifier: id, Version: ver, RuntimeHint: hint}
 	}
 	tests := []struct {
 		name     string
@@ -23,7 +23,7 @@ func TestTranslate(t *testing.T) {
 		env      map[string]string
 		secrets  []string
 		launcher string
-		want     *sandbox.Package
+		want     *vocab.Package
 		wantArgs []string
 		wantEnv  map[string]string
 		wantNote string // part of a note or of the error
@@ -69,7 +69,7 @@ func TestTranslate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := sandbox.Plan{Transport: sandbox.TransportStdio, Command: tc.command, Args: tc.args, Env: tc.env, Secrets: tc.secrets}
+			plan := vocab.Plan{Transport: vocab.TransportStdio, Command: tc.command, Args: tc.args, Env: tc.env, Secrets: tc.secrets}
 			ok, notes, err := Translate(&plan)
 			if ok != (tc.want != nil) {
 				t.Fatalf("Translate = %v, %v, want translated %v", ok, err, tc.want != nil)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // Registry types of a package.
@@ -21,14 +22,14 @@ const (
 	RegistryRemote = "remote"
 )
 
-// Plan statuses set here; they are the values of probe.StatusNeedsConfiguration
-// and probe.StatusInvalidPlan, which the results store records.
+// Plan statuses set here; they are the values of vocab.StatusNeedsConfiguration
+// and vocab.StatusInvalidPlan, which the results store records.
 const (
 	StatusNeedsConfiguration = "needs_configuration"
 	StatusInvalidPlan        = "invalid_plan"
 )
 
-// SecretHeaderPrefix starts a [sandbox.Plan.Secrets] entry that names a
+// SecretHeaderPrefix starts a [vocab.Plan.Secrets] entry that names a
 // header ("header:Authorization") rather than an environment variable.
 const SecretHeaderPrefix = sandbox.SecretHeaderPrefix
 
@@ -46,7 +47,7 @@ type PlanOptions struct {
 	// header, argument (flag with or without dashes, or valueHint) or
 	// template variable name. A publisher's fixed "value" wins over them.
 	Values map[string]string
-	// Source is [sandbox.Plan.Source]; "registry" when empty.
+	// Source is [vocab.Plan.Source]; "registry" when empty.
 	Source string
 }
 
@@ -99,7 +100,7 @@ func NewPlanner(opts *PlanOptions) *Planner {
 
 // Add filters e and returns its plans: nil when e is skipped (deleted,
 // deprecated or not the latest version) or has no package and no remote.
-func (p *Planner) Add(e Entry) []sandbox.Plan {
+func (p *Planner) Add(e Entry) []vocab.Plan {
 	p.stats.Total++
 	if o := e.Official; o != nil {
 		switch {
@@ -155,9 +156,9 @@ func cloneMap(m map[string]int) map[string]int {
 
 // Plans filters entries and builds their plans, in entry order; opts may be
 // nil.
-func Plans(entries []Entry, opts *PlanOptions) ([]sandbox.Plan, Stats) {
+func Plans(entries []Entry, opts *PlanOptions) ([]vocab.Plan, Stats) {
 	p := NewPlanner(opts)
-	var plans []sandbox.Plan
+	var plans []vocab.Plan
 	for _, e := range entries {
 		plans = append(plans, p.Add(e)...)
 	}
@@ -168,7 +169,7 @@ func Plans(entries []Entry, opts *PlanOptions) ([]sandbox.Plan, Stats) {
 // package, then one per remote. A plan whose required inputs lack values
 // has Status needs_configuration; one with a structural problem has Status
 // invalid_plan. opts may be nil.
-func EntryPlans(e Entry, opts *PlanOptions) []sandbox.Plan {
+func EntryPlans(e Entry, opts *PlanOptions) []vocab.Plan {
 	var o PlanOptions
 	if opts != nil {
 		o = *opts
@@ -177,7 +178,7 @@ func EntryPlans(e Entry, opts *PlanOptions) []sandbox.Plan {
 		o.Source = "registry"
 	}
 	id := e.ID()
-	var plans []sandbox.Plan
+	var plans []vocab.Plan
 	for i, pkg := range e.Server.Packages {
 		pl := packagePlan(pkg, &o)
 		pl.Key = fmt.Sprintf("registry:%s#package:%d", id, i)
@@ -198,7 +199,7 @@ var registryTypes = []string{RegistryNPM, RegistryPyPI, RegistryOCI, RegistryNuG
 // builder accumulates one plan.
 type builder struct {
 	resolver
-	plan sandbox.Plan
+	plan vocab.Plan
 	// byName holds resolved argument and environment values, by name, for
 	// package transport URL templates.
 	byName map[string]string
@@ -210,9 +211,9 @@ func newBuilder(o *PlanOptions) *builder {
 	return &builder{resolver: resolver{values: o.Values}, byName: map[string]string{}, declared: map[string]bool{}}
 }
 
-func packagePlan(pkg Package, o *PlanOptions) sandbox.Plan {
+func packagePlan(pkg Package, o *PlanOptions) vocab.Plan {
 	b := newBuilder(o)
-	b.plan.Package = &sandbox.Package{
+	b.plan.Package = &vocab.Package{
 		RegistryType:    pkg.RegistryType,
 		RegistryBaseURL: pkg.RegistryBaseURL,
 		Identifier:      pkg.Identifier,
@@ -233,12 +234,12 @@ func packagePlan(pkg Package, o *PlanOptions) sandbox.Plan {
 	}
 	t := pkg.Transport
 	switch t.Type {
-	case sandbox.TransportStdio, "":
-		b.plan.Transport = sandbox.TransportStdio
+	case vocab.TransportStdio, "":
+		b.plan.Transport = vocab.TransportStdio
 		if t.Type == "" && t.URL != "" {
 			b.invalid = append(b.invalid, `transport has a "url" but no "type"; want streamable-http or sse`)
 		}
-	case sandbox.TransportStreamable, sandbox.TransportSSE:
+	case vocab.TransportStreamable, vocab.TransportSSE:
 		b.plan.Transport = t.Type
 		b.packageURL(t.URL)
 		for _, h := range t.Headers {
@@ -251,11 +252,11 @@ func packagePlan(pkg Package, o *PlanOptions) sandbox.Plan {
 	return b.finish()
 }
 
-func remotePlan(t Transport, o *PlanOptions) sandbox.Plan {
+func remotePlan(t Transport, o *PlanOptions) vocab.Plan {
 	b := newBuilder(o)
 	b.plan.Transport = t.Type
 	switch t.Type {
-	case sandbox.TransportStreamable, sandbox.TransportSSE:
+	case vocab.TransportStreamable, vocab.TransportSSE:
 	default:
 		b.invalid = append(b.invalid, fmt.Sprintf("remote type %q is not supported (want streamable-http or sse)", t.Type))
 	}
@@ -472,7 +473,7 @@ func (b *builder) setURL(u string) {
 	}
 }
 
-func (b *builder) finish() sandbox.Plan {
+func (b *builder) finish() vocab.Plan {
 	switch {
 	case len(b.invalid) > 0:
 		b.plan.Status = StatusInvalidPlan

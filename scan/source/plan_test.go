@@ -12,27 +12,27 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // ignoreServerJSON leaves the (long) raw server.json out of plan diffs; it
 // is checked separately.
-var ignoreServerJSON = cmpopts.IgnoreFields(sandbox.Plan{}, "ServerJSON")
+var ignoreServerJSON = cmpopts.IgnoreFields(vocab.Plan{}, "ServerJSON")
 
 func TestEntryPlansRealEntries(t *testing.T) {
 	_, entries := loadServers(t)
 	tests := []struct {
 		name, server, version string
-		want                  []sandbox.Plan
+		want                  []vocab.Plan
 	}{
 		{
 			name:   "npm with env vars and a positional argument",
 			server: "io.github.GLips/Figma-Context-MCP", version: "0.6.0",
-			want: []sandbox.Plan{{
+			want: []vocab.Plan{{
 				Key:  "registry:io.github.GLips/Figma-Context-MCP@0.6.0#package:0",
 				Name: "io.github.GLips/Figma-Context-MCP", Version: "0.6.0", Source: "registry",
-				Transport: sandbox.TransportStdio,
-				Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
+				Transport: vocab.TransportStdio,
+				Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
 					Identifier: "figma-developer-mcp", Version: "0.6.0"},
 				Args:    []string{"--stdio"},
 				Env:     map[string]string{"NODE_ENV": "cli"},
@@ -42,11 +42,11 @@ func TestEntryPlansRealEntries(t *testing.T) {
 		{
 			name:   "pypi with a required secret only: the canary stands in",
 			server: "io.github.surendranb/google-analytics-mcp", version: "1.0.0",
-			want: []sandbox.Plan{{
+			want: []vocab.Plan{{
 				Key:  "registry:io.github.surendranb/google-analytics-mcp@1.0.0#package:0",
 				Name: "io.github.surendranb/google-analytics-mcp", Version: "1.0.0", Source: "registry",
-				Transport: sandbox.TransportStdio,
-				Package: &sandbox.Package{RegistryType: "pypi", RegistryBaseURL: "https://pypi.org",
+				Transport: vocab.TransportStdio,
+				Package: &vocab.Package{RegistryType: "pypi", RegistryBaseURL: "https://pypi.org",
 					Identifier: "google-analytics-mcp", Version: "1.2.0"},
 				Secrets: []string{"YOUR_API_KEY"},
 			}},
@@ -54,11 +54,11 @@ func TestEntryPlansRealEntries(t *testing.T) {
 		{
 			name:   "pypi with a required non-secret input",
 			server: "io.github.stefanoamorelli/sec-edgar-mcp", version: "1.0.5",
-			want: []sandbox.Plan{{
+			want: []vocab.Plan{{
 				Key:  "registry:io.github.stefanoamorelli/sec-edgar-mcp@1.0.5#package:0",
 				Name: "io.github.stefanoamorelli/sec-edgar-mcp", Version: "1.0.5", Source: "registry",
-				Transport: sandbox.TransportStdio,
-				Package: &sandbox.Package{RegistryType: "pypi", RegistryBaseURL: "https://pypi.org",
+				Transport: vocab.TransportStdio,
+				Package: &vocab.Package{RegistryType: "pypi", RegistryBaseURL: "https://pypi.org",
 					Identifier: "sec-edgar-mcp", Version: "1.0.5"},
 				Status:       StatusNeedsConfiguration,
 				StatusDetail: "required inputs without a value: env SEC_EDGAR_USER_AGENT",
@@ -67,11 +67,11 @@ func TestEntryPlansRealEntries(t *testing.T) {
 		{
 			name:   "oci with docker runtime arguments and bare flags",
 			server: "io.github.buildkite/buildkite-mcp-server", version: "0.7.0",
-			want: []sandbox.Plan{{
+			want: []vocab.Plan{{
 				Key:  "registry:io.github.buildkite/buildkite-mcp-server@0.7.0#package:0",
 				Name: "io.github.buildkite/buildkite-mcp-server", Version: "0.7.0", Source: "registry",
-				Transport: sandbox.TransportStdio,
-				Package: &sandbox.Package{RegistryType: "oci", Identifier: "ghcr.io/buildkite/buildkite-mcp-server:0.7.0",
+				Transport: vocab.TransportStdio,
+				Package: &vocab.Package{RegistryType: "oci", Identifier: "ghcr.io/buildkite/buildkite-mcp-server:0.7.0",
 					RuntimeHint: "docker",
 					RuntimeArgs: []string{"run", "-i", "--rm", "-e", "BUILDKITE_API_TOKEN", "ghcr.io/buildkite/buildkite-mcp-server:0.7.0"}},
 				Secrets: []string{"BUILDKITE_API_TOKEN"},
@@ -80,26 +80,26 @@ func TestEntryPlansRealEntries(t *testing.T) {
 		{
 			name:   "npm, oci and mcpb packages of one server",
 			server: "io.github.domdomegg/airtable-mcp-server", version: "1.9.6",
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{
 					Key:  "registry:io.github.domdomegg/airtable-mcp-server@1.9.6#package:0",
 					Name: "io.github.domdomegg/airtable-mcp-server", Version: "1.9.6", Source: "registry",
-					Transport: sandbox.TransportStdio,
-					Package:   &sandbox.Package{RegistryType: "npm", Identifier: "airtable-mcp-server", Version: "1.9.6", RuntimeHint: "npx"},
+					Transport: vocab.TransportStdio,
+					Package:   &vocab.Package{RegistryType: "npm", Identifier: "airtable-mcp-server", Version: "1.9.6", RuntimeHint: "npx"},
 					Secrets:   []string{"AIRTABLE_API_KEY"},
 				},
 				{
 					Key:  "registry:io.github.domdomegg/airtable-mcp-server@1.9.6#package:1",
 					Name: "io.github.domdomegg/airtable-mcp-server", Version: "1.9.6", Source: "registry",
-					Transport: sandbox.TransportStdio,
-					Package:   &sandbox.Package{RegistryType: "oci", Identifier: "docker.io/domdomegg/airtable-mcp-server:1.9.6"},
+					Transport: vocab.TransportStdio,
+					Package:   &vocab.Package{RegistryType: "oci", Identifier: "docker.io/domdomegg/airtable-mcp-server:1.9.6"},
 					Secrets:   []string{"AIRTABLE_API_KEY"},
 				},
 				{
 					Key:  "registry:io.github.domdomegg/airtable-mcp-server@1.9.6#package:2",
 					Name: "io.github.domdomegg/airtable-mcp-server", Version: "1.9.6", Source: "registry",
-					Transport: sandbox.TransportStdio,
-					Package: &sandbox.Package{RegistryType: "mcpb",
+					Transport: vocab.TransportStdio,
+					Package: &vocab.Package{RegistryType: "mcpb",
 						Identifier: "https://github.com/domdomegg/airtable-mcp-server/releases/download/v1.9.6/airtable-mcp-server.mcpb",
 						Version:    "1.9.6", FileSHA256: "69f2e031257028a2d5ce07078f3320e0c06faf9b7e5de026b32df025a524e722"},
 				},
@@ -108,26 +108,26 @@ func TestEntryPlansRealEntries(t *testing.T) {
 		{
 			name:   "two remotes",
 			server: "app.getdialer/dialer", version: "1.0.0",
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{
 					Key:  "registry:app.getdialer/dialer@1.0.0#remote:0",
 					Name: "app.getdialer/dialer", Version: "1.0.0", Source: "registry",
-					Transport: sandbox.TransportStreamable, URL: "https://getdialer.app/mcp",
+					Transport: vocab.TransportStreamable, URL: "https://getdialer.app/mcp",
 				},
 				{
 					Key:  "registry:app.getdialer/dialer@1.0.0#remote:1",
 					Name: "app.getdialer/dialer", Version: "1.0.0", Source: "registry",
-					Transport: sandbox.TransportSSE, URL: "https://getdialer.app/sse",
+					Transport: vocab.TransportSSE, URL: "https://getdialer.app/sse",
 				},
 			},
 		},
 		{
 			name:   "remote with a secret header whose template names no variable",
 			server: "ai.smithery/JMoak-chrono-mcp", version: "0.2.0",
-			want: []sandbox.Plan{{
+			want: []vocab.Plan{{
 				Key:  "registry:ai.smithery/JMoak-chrono-mcp@0.2.0#remote:0",
 				Name: "ai.smithery/JMoak-chrono-mcp", Version: "0.2.0", Source: "registry",
-				Transport: sandbox.TransportStreamable, URL: "https://server.smithery.ai/@JMoak/chrono-mcp/mcp",
+				Transport: vocab.TransportStreamable, URL: "https://server.smithery.ai/@JMoak/chrono-mcp/mcp",
 				// The schema says an undeclared {name} stays as it is.
 				Headers: map[string]string{"Authorization": "Bearer {smithery_api_key}"},
 				Secrets: []string{"header:Authorization"},
@@ -136,12 +136,12 @@ func TestEntryPlansRealEntries(t *testing.T) {
 		{
 			name:   "required inputs on two packages, one with an HTTP transport",
 			server: "io.github.kontent-ai/mcp-server", version: "0.23.0",
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{
 					Key:  "registry:io.github.kontent-ai/mcp-server@0.23.0#package:0",
 					Name: "io.github.kontent-ai/mcp-server", Version: "0.23.0", Source: "registry",
-					Transport: sandbox.TransportStdio,
-					Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
+					Transport: vocab.TransportStdio,
+					Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
 						Identifier: "@kontent-ai/mcp-server", Version: "0.23.0"},
 					Args:         []string{"stdio"},
 					Secrets:      []string{"KONTENT_API_KEY"},
@@ -151,8 +151,8 @@ func TestEntryPlansRealEntries(t *testing.T) {
 				{
 					Key:  "registry:io.github.kontent-ai/mcp-server@0.23.0#package:1",
 					Name: "io.github.kontent-ai/mcp-server", Version: "0.23.0", Source: "registry",
-					Transport: sandbox.TransportStreamable, URL: "http://localhost:3001/mcp",
-					Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
+					Transport: vocab.TransportStreamable, URL: "http://localhost:3001/mcp",
+					Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
 						Identifier: "@kontent-ai/mcp-server", Version: "0.23.0"},
 					Args:         []string{"shttp"},
 					Secrets:      []string{"KONTENT_API_KEY"},
@@ -164,27 +164,27 @@ func TestEntryPlansRealEntries(t *testing.T) {
 		{
 			name:   "URL template filled from a named argument's default",
 			server: "io.github.ycjcl868/mcp-server-fear-greed", version: "1.0.2",
-			want: []sandbox.Plan{
+			want: []vocab.Plan{
 				{
 					Key:  "registry:io.github.ycjcl868/mcp-server-fear-greed@1.0.2#package:0",
 					Name: "io.github.ycjcl868/mcp-server-fear-greed", Version: "1.0.2", Source: "registry",
-					Transport: sandbox.TransportStdio,
-					Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
+					Transport: vocab.TransportStdio,
+					Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
 						Identifier: "mcp-server-fear-greed", Version: "latest"},
 				},
 				{
 					Key:  "registry:io.github.ycjcl868/mcp-server-fear-greed@1.0.2#package:1",
 					Name: "io.github.ycjcl868/mcp-server-fear-greed", Version: "1.0.2", Source: "registry",
-					Transport: sandbox.TransportSSE, URL: "http://127.0.0.1:8089/sse",
-					Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
+					Transport: vocab.TransportSSE, URL: "http://127.0.0.1:8089/sse",
+					Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
 						Identifier: "mcp-server-fear-greed", Version: "latest", RuntimeHint: "npx"},
 					Args: []string{"port", "8089"},
 				},
 				{
 					Key:  "registry:io.github.ycjcl868/mcp-server-fear-greed@1.0.2#package:2",
 					Name: "io.github.ycjcl868/mcp-server-fear-greed", Version: "1.0.2", Source: "registry",
-					Transport: sandbox.TransportStreamable, URL: "http://127.0.0.1:8089/mcp",
-					Package: &sandbox.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
+					Transport: vocab.TransportStreamable, URL: "http://127.0.0.1:8089/mcp",
+					Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: "https://registry.npmjs.org",
 						Identifier: "mcp-server-fear-greed", Version: "latest", RuntimeHint: "npx"},
 					Args: []string{"port", "8089"},
 				},
@@ -307,7 +307,7 @@ func TestCensusServersJSON(t *testing.T) {
 					t.Errorf("duplicate plan key %s", p.Key)
 				}
 				keys[p.Key] = true
-				if p.Transport != sandbox.TransportStdio && p.Status == "" && p.URL == "" {
+				if p.Transport != vocab.TransportStdio && p.Status == "" && p.URL == "" {
 					t.Errorf("%s: %s plan without a URL", p.Key, p.Transport)
 				}
 				if p.Package == nil && p.URL == "" && p.Status == "" {
@@ -357,7 +357,7 @@ func TestEntryPlansInputs(t *testing.T) {
 		// pkg is one package of a server "io.example/s" at version "1".
 		pkg    string
 		values map[string]string
-		want   sandbox.Plan
+		want   vocab.Plan
 	}{
 		{
 			name: "variables in values, named and positional arguments",
@@ -374,9 +374,9 @@ func TestEntryPlansInputs(t *testing.T) {
 					{"type": "named", "name": "--read-only", "format": "boolean"},
 					{"type": "named", "name": "--project-ref", "format": "string"}
 				]}`,
-			want: sandbox.Plan{
-				Transport: sandbox.TransportStdio,
-				Package: &sandbox.Package{RegistryType: "oci", Identifier: "ghcr.io/x/y:1", RuntimeHint: "docker",
+			want: vocab.Plan{
+				Transport: vocab.TransportStdio,
+				Package: &vocab.Package{RegistryType: "oci", Identifier: "ghcr.io/x/y:1", RuntimeHint: "docker",
 					RuntimeArgs: []string{"run", "-v", "/tmp/in:/data", "-e", "MODE=a"}},
 				Args: []string{".", "--port", "8080", "--stdio"},
 			},
@@ -396,9 +396,9 @@ func TestEntryPlansInputs(t *testing.T) {
 					{"name": "TOKEN", "isSecret": true, "isRequired": true}
 				]}`,
 			values: map[string]string{"dir": "/srv", "port": "9", "--fixed": "no", "REGION": "eu", "LEVEL": "debug", "FIXED": "g", "TOKEN": "user-token"},
-			want: sandbox.Plan{
-				Transport: sandbox.TransportStdio,
-				Package:   &sandbox.Package{RegistryType: "npm", Identifier: "x"},
+			want: vocab.Plan{
+				Transport: vocab.TransportStdio,
+				Package:   &vocab.Package{RegistryType: "npm", Identifier: "x"},
 				Args:      []string{"/srv", "--port", "9", "--fixed", "yes"},
 				Env:       map[string]string{"REGION": "eu", "LEVEL": "debug", "FIXED": "f", "TOKEN": "user-token"},
 				Secrets:   []string{"TOKEN"},
@@ -417,9 +417,9 @@ func TestEntryPlansInputs(t *testing.T) {
 					{"name": "URL", "value": "https://x/?key={key}", "variables": {"key": {"isSecret": true, "isRequired": true}}},
 					{"name": "PUBLIC_TOKEN", "isSecret": true, "value": "fixed"}
 				]}`,
-			want: sandbox.Plan{
-				Transport:    sandbox.TransportStdio,
-				Package:      &sandbox.Package{RegistryType: "pypi", Identifier: "x"},
+			want: vocab.Plan{
+				Transport:    vocab.TransportStdio,
+				Package:      &vocab.Package{RegistryType: "pypi", Identifier: "x"},
 				Env:          map[string]string{"PUBLIC_TOKEN": "fixed"},
 				Secrets:      []string{"API_KEY", "OPTIONAL_KEY", "URL", "PUBLIC_TOKEN"},
 				Status:       StatusNeedsConfiguration,
@@ -440,9 +440,9 @@ func TestEntryPlansInputs(t *testing.T) {
 					{"name": "DB", "value": "{user}@{host}", "variables": {"user": {"isRequired": true}, "host": {"default": "localhost"}}},
 					{"name": "", "description": "an empty declaration is ignored"}
 				]}`,
-			want: sandbox.Plan{
-				Transport: sandbox.TransportStdio,
-				Package:   &sandbox.Package{RegistryType: "nuget", Identifier: "X.Y", Version: "1.0.0", RuntimeHint: "dnx"},
+			want: vocab.Plan{
+				Transport: vocab.TransportStdio,
+				Package:   &vocab.Package{RegistryType: "nuget", Identifier: "X.Y", Version: "1.0.0", RuntimeHint: "dnx"},
 				Status:    StatusNeedsConfiguration,
 				StatusDetail: "required inputs without a value: argument <config_path>, argument --mode, " +
 					"env HOST, variable {user} of env DB",
@@ -454,10 +454,10 @@ func TestEntryPlansInputs(t *testing.T) {
 					"headers": [{"name": "Authorization", "value": "Bearer {t}", "isSecret": true, "variables": {"t": {"isSecret": true}}},
 					            {"name": "X-Org", "default": "acme"}]},
 				"environmentVariables": [{"name": "PORT", "default": "3000"}]}`,
-			want: sandbox.Plan{
-				Transport: sandbox.TransportStreamable,
+			want: vocab.Plan{
+				Transport: vocab.TransportStreamable,
 				URL:       "http://localhost:3000/mcp",
-				Package:   &sandbox.Package{RegistryType: "npm", Identifier: "x"},
+				Package:   &vocab.Package{RegistryType: "npm", Identifier: "x"},
 				Env:       map[string]string{"PORT": "3000"},
 				Headers:   map[string]string{"X-Org": "acme"},
 				Secrets:   []string{"header:Authorization"},
@@ -467,10 +467,10 @@ func TestEntryPlansInputs(t *testing.T) {
 			name: "HTTP package: URL variable without a value",
 			pkg: `{"registryType": "pypi", "identifier": "x", "transport": {"type": "sse", "url": "http://{host}:{port}/sse"},
 				"packageArguments": [{"type": "named", "name": "--port", "format": "number"}]}`,
-			want: sandbox.Plan{
-				Transport:    sandbox.TransportSSE,
+			want: vocab.Plan{
+				Transport:    vocab.TransportSSE,
 				URL:          "http://{host}:{port}/sse",
-				Package:      &sandbox.Package{RegistryType: "pypi", Identifier: "x"},
+				Package:      &vocab.Package{RegistryType: "pypi", Identifier: "x"},
 				Status:       StatusNeedsConfiguration,
 				StatusDetail: "required inputs without a value: url variable {port}, url variable {host} (not declared)",
 			},
@@ -479,9 +479,9 @@ func TestEntryPlansInputs(t *testing.T) {
 			name: "argument with an empty type",
 			pkg: `{"registryType": "pypi", "identifier": "x", "runtimeHint": "python", "transport": {"type": "stdio"},
 				"runtimeArguments": [{"type": "", "value": "-m"}, {"type": "", "value": "x.server"}]}`,
-			want: sandbox.Plan{
-				Transport: sandbox.TransportStdio,
-				Package:   &sandbox.Package{RegistryType: "pypi", Identifier: "x", RuntimeHint: "python", RuntimeArgs: []string{"-m", "x.server"}},
+			want: vocab.Plan{
+				Transport: vocab.TransportStdio,
+				Package:   &vocab.Package{RegistryType: "pypi", Identifier: "x", RuntimeHint: "python", RuntimeArgs: []string{"-m", "x.server"}},
 			},
 		},
 		{
@@ -489,9 +489,9 @@ func TestEntryPlansInputs(t *testing.T) {
 			pkg: `{"registryType": "cargo", "identifier": " ", "transport": {"type": "grpc"},
 				"packageArguments": [{"type": "flag", "value": "x"}, {"type": "named", "value": "x"}],
 				"environmentVariables": [{"name": "", "value": "v"}]}`,
-			want: sandbox.Plan{
+			want: vocab.Plan{
 				Transport: "grpc",
-				Package:   &sandbox.Package{RegistryType: "cargo", Identifier: " "},
+				Package:   &vocab.Package{RegistryType: "cargo", Identifier: " "},
 				Status:    StatusInvalidPlan,
 				StatusDetail: `registryType "cargo" is not supported (want npm, pypi, oci, nuget or mcpb); package has no identifier; ` +
 					`argument 0: type "flag" is not positional or named; argument 1 is named but has no name; ` +
@@ -501,10 +501,10 @@ func TestEntryPlansInputs(t *testing.T) {
 		{
 			name: "URL that is not http",
 			pkg:  `{"registryType": "npm", "identifier": "x", "transport": {"type": "sse", "url": "file:///etc/passwd"}}`,
-			want: sandbox.Plan{
-				Transport:    sandbox.TransportSSE,
+			want: vocab.Plan{
+				Transport:    vocab.TransportSSE,
 				URL:          "file:///etc/passwd",
-				Package:      &sandbox.Package{RegistryType: "npm", Identifier: "x"},
+				Package:      &vocab.Package{RegistryType: "npm", Identifier: "x"},
 				Status:       StatusInvalidPlan,
 				StatusDetail: `url "file:///etc/passwd": want an http or https URL`,
 			},
@@ -516,7 +516,7 @@ func TestEntryPlansInputs(t *testing.T) {
 			got := EntryPlans(e, &PlanOptions{Values: tt.values})
 			want := tt.want
 			want.Key, want.Name, want.Version, want.Source = "registry:io.example/s@1#package:0", "io.example/s", "1", "registry"
-			if diff := cmp.Diff([]sandbox.Plan{want}, got, ignoreServerJSON); diff != "" {
+			if diff := cmp.Diff([]vocab.Plan{want}, got, ignoreServerJSON); diff != "" {
 				t.Errorf("plans (-want +got):\n%s", diff)
 			}
 		})
@@ -527,24 +527,24 @@ func TestEntryPlansRemotes(t *testing.T) {
 	tests := []struct {
 		name   string
 		remote string
-		want   sandbox.Plan
+		want   vocab.Plan
 	}{
 		{
 			name: "URL variables",
 			remote: `{"type": "streamable-http", "url": "https://{tenant}.example.com/mcp?region={region}",
 				"variables": {"tenant": {"default": "acme"}, "region": {"choices": ["eu", "us"], "isRequired": true}}}`,
-			want: sandbox.Plan{Transport: sandbox.TransportStreamable, URL: "https://acme.example.com/mcp?region=eu"},
+			want: vocab.Plan{Transport: vocab.TransportStreamable, URL: "https://acme.example.com/mcp?region=eu"},
 		},
 		{
 			name:   "URL variable without a value",
 			remote: `{"type": "sse", "url": "https://{tenant}.example.com/sse", "variables": {"tenant": {"isRequired": true}}}`,
-			want: sandbox.Plan{Transport: sandbox.TransportSSE, URL: "https://.example.com/sse",
+			want: vocab.Plan{Transport: vocab.TransportSSE, URL: "https://.example.com/sse",
 				Status: StatusNeedsConfiguration, StatusDetail: "required inputs without a value: url variable {tenant}"},
 		},
 		{
 			name:   "secret URL variable",
 			remote: `{"type": "sse", "url": "https://example.com/sse?key={key}", "variables": {"key": {"isSecret": true}}}`,
-			want: sandbox.Plan{Transport: sandbox.TransportSSE, URL: "https://example.com/sse?key=",
+			want: vocab.Plan{Transport: vocab.TransportSSE, URL: "https://example.com/sse?key=",
 				Status: StatusNeedsConfiguration, StatusDetail: "required inputs without a value: secret url variable {key}"},
 		},
 		{
@@ -553,20 +553,20 @@ func TestEntryPlansRemotes(t *testing.T) {
 				{"name": "Authorization", "isRequired": true, "isSecret": true},
 				{"name": "X-Workspace", "isRequired": true},
 				{"name": "X-Debug"}]}`,
-			want: sandbox.Plan{Transport: sandbox.TransportStreamable, URL: "https://example.com/mcp",
+			want: vocab.Plan{Transport: vocab.TransportStreamable, URL: "https://example.com/mcp",
 				Secrets: []string{"header:Authorization"},
 				Status:  StatusNeedsConfiguration, StatusDetail: "required inputs without a value: header X-Workspace"},
 		},
 		{
 			name:   "stdio is not a remote transport",
 			remote: `{"type": "stdio", "url": "https://example.com"}`,
-			want: sandbox.Plan{Transport: "stdio", URL: "https://example.com",
+			want: vocab.Plan{Transport: "stdio", URL: "https://example.com",
 				Status: StatusInvalidPlan, StatusDetail: `remote type "stdio" is not supported (want streamable-http or sse)`},
 		},
 		{
 			name:   "no URL",
 			remote: `{"type": "sse"}`,
-			want: sandbox.Plan{Transport: "sse",
+			want: vocab.Plan{Transport: "sse",
 				Status: StatusInvalidPlan, StatusDetail: "remote has no url"},
 		},
 	}
@@ -576,7 +576,7 @@ func TestEntryPlansRemotes(t *testing.T) {
 			got := EntryPlans(e, nil)
 			want := tt.want
 			want.Key, want.Name, want.Version, want.Source = "registry:io.example/r@2#remote:0", "io.example/r", "2", "registry"
-			if diff := cmp.Diff([]sandbox.Plan{want}, got, ignoreServerJSON); diff != "" {
+			if diff := cmp.Diff([]vocab.Plan{want}, got, ignoreServerJSON); diff != "" {
 				t.Errorf("plans (-want +got):\n%s", diff)
 			}
 		})

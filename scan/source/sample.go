@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // sampleStream is the second PCG seed word; it fixes the stream so that a
@@ -18,7 +18,7 @@ const sampleStream = 0x6d63707665742d73 // "mcpvet-s"
 // the same set of plans and seed give the same sample, whatever the order of
 // plans (the draw is made over plans sorted by Key). The sample keeps the
 // input order. n <= 0 gives none; n >= len(plans) gives a copy of all.
-func Sample(plans []sandbox.Plan, n int, seed uint64) []sandbox.Plan {
+func Sample(plans []vocab.Plan, n int, seed uint64) []vocab.Plan {
 	if n <= 0 {
 		return nil
 	}
@@ -38,7 +38,7 @@ func Sample(plans []sandbox.Plan, n int, seed uint64) []sandbox.Plan {
 	}
 	picked := idx[:n]
 	slices.Sort(picked)
-	out := make([]sandbox.Plan, n)
+	out := make([]vocab.Plan, n)
 	for i, k := range picked {
 		out[i] = plans[k]
 	}
@@ -49,11 +49,11 @@ func Sample(plans []sandbox.Plan, n int, seed uint64) []sandbox.Plan {
 // plan's shard is the FNV-1a hash of its Key modulo n, so it does not
 // depend on the other plans: the n shards are disjoint and together hold
 // every plan.
-func Shard(plans []sandbox.Plan, i, n int) ([]sandbox.Plan, error) {
+func Shard(plans []vocab.Plan, i, n int) ([]vocab.Plan, error) {
 	if n < 1 || i < 0 || i >= n {
 		return nil, fmt.Errorf("shard %d of %d: want 0 <= shard < count and count >= 1", i, n)
 	}
-	var out []sandbox.Plan
+	var out []vocab.Plan
 	for _, p := range plans {
 		if ShardOf(p.Key, n) == i {
 			out = append(out, p)

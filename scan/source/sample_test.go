@@ -8,18 +8,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
-func keyedPlans(n int) []sandbox.Plan {
-	plans := make([]sandbox.Plan, n)
+func keyedPlans(n int) []vocab.Plan {
+	plans := make([]vocab.Plan, n)
 	for i := range plans {
-		plans[i] = sandbox.Plan{Key: fmt.Sprintf("registry:io.example/s%03d@1#package:0", i)}
+		plans[i] = vocab.Plan{Key: fmt.Sprintf("registry:io.example/s%03d@1#package:0", i)}
 	}
 	return plans
 }
 
-func keys(plans []sandbox.Plan) []string {
+func keys(plans []vocab.Plan) []string {
 	out := make([]string, len(plans))
 	for i, p := range plans {
 		out[i] = p.Key
@@ -132,11 +132,11 @@ func TestShard(t *testing.T) {
 		}
 	}
 	// A plan's shard depends only on its key.
-	one := []sandbox.Plan{plans[100]}
+	one := []vocab.Plan{plans[100]}
 	for i := range 5 {
 		s, _ := Shard(one, i, 5)
 		full, _ := Shard(plans, i, 5)
-		if (len(s) == 1) != slices.ContainsFunc(full, func(p sandbox.Plan) bool { return p.Key == plans[100].Key }) {
+		if (len(s) == 1) != slices.ContainsFunc(full, func(p vocab.Plan) bool { return p.Key == plans[100].Key }) {
 			t.Errorf("shard %d of 5: plan %s placed differently alone and in the full list", i, plans[100].Key)
 		}
 	}

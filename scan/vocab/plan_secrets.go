@@ -1,4 +1,4 @@
-package sandbox
+package vocab
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func (p Plan) Stored() Plan {
 	if len(p.ServerJSON) > 0 && userinfo.Match(p.ServerJSON) {
 		p.ServerJSON = userinfo.ReplaceAll(p.ServerJSON, []byte("://"))
 	}
-	if Untrusted(&p) || (len(p.Env) == 0 && len(p.Headers) == 0) {
+	if p.Untrusted() || (len(p.Env) == 0 && len(p.Headers) == 0) {
 		return p
 	}
 	from := map[string]string{}
@@ -128,4 +128,15 @@ func blankValues(m, from map[string]string, prefix, source string) map[string]st
 		}
 	}
 	return out
+}
+
+// Untrusted reports whether p came from a registry or a snapshot of one:
+// its arguments and URL were written by someone other than the user, so
+// they must never expose a host path, and mcpvet's own process must not be
+// made to connect to the user's private network with them. Plans the user
+// named (on the command line, in their own config) are trusted and used as
+// written.
+func (p *Plan) Untrusted() bool {
+	s := p.Source
+	return s == "registry" || strings.HasPrefix(s, "registry:") || strings.HasPrefix(s, "snapshot:")
 }

@@ -1,4 +1,4 @@
-package sandbox
+package vocab
 
 import "encoding/json"
 
@@ -54,7 +54,7 @@ type Plan struct {
 
 	// Status, when set, is a pre-launch outcome (for example
 	// needs_configuration): the plan is recorded but not launched.
-	Status string `json:"status,omitempty"`
+	Status Status `json:"status,omitempty"`
 	// StatusDetail explains Status.
 	StatusDetail string `json:"statusDetail,omitempty"`
 

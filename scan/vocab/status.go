@@ -1,4 +1,4 @@
-package probe
+package vocab
 
 // Status is the liveness outcome of one probe run. The values are stable: they
 // are stored in databases and compared across scans, so a value never changes

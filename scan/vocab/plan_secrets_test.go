@@ -1,4 +1,4 @@
-package sandbox
+package vocab
 
 import (
 	"encoding/json"
