@@ -54,7 +54,7 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 	target := TargetOf(plan)
 	start := time.Now()
 	if plan.Status != "" {
-		return grade(withNotes(preLaunch(target, vocab.Status(plan.Status), plan.StatusDetail, "", start), plan), nil, policy), nil
+		return grade(withNotes(preLaunch(target, plan.Status, plan.StatusDetail, "", start), plan), nil, policy), nil
 	}
 	if err := unreachableRemote(ctx, plan, o.Sandbox); err != nil {
 		return grade(unreachableResult(plan, err, start), nil, policy), nil
@@ -93,7 +93,7 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 	if err != nil {
 		var le *sandbox.LaunchError
 		if errors.As(err, &le) {
-			return grade(withNotes(preLaunch(target, vocab.Status(le.Status), le.Detail, le.Evidence, start), plan), nil, policy), nil
+			return grade(withNotes(preLaunch(target, le.Status, le.Detail, le.Evidence, start), plan), nil, policy), nil
 		}
 		return nil, err
 	}
@@ -341,5 +341,5 @@ func installStep(ctx context.Context, plan *vocab.Plan, o *ProbeOptions) (res *p
 	if policy == nil {
 		policy = scoring.DefaultPolicy()
 	}
-	return grade(preLaunch(TargetOf(plan), vocab.Status(le.Status), le.Detail, le.Evidence, start), nil, policy), true, nil
+	return grade(preLaunch(TargetOf(plan), le.Status, le.Detail, le.Evidence, start), nil, policy), true, nil
 }
