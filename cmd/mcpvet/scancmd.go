@@ -152,31 +152,22 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		if err != nil {
 			return err
 		}
-		if f.registryTyp != "" || f.transport != "" {
-			plans = filterPlans(plans, f.registryTyp, f.transport)
+		sel, err := scan.Select(plans, &scan.Selection{RegistryType: f.registryTyp, Transport: f.transport,
+			Sample: f.sample, Seed: f.seed, ShardIndex: shardI, ShardCount: shardN, Limit: f.limit})
+		if err != nil {
+			return usageError{err}
 		}
-		// The sample is drawn before sharding, so the shards of one
-		// sampled scan partition the sample.
+		plans = sel.Plans
 		var seed *int64
 		if f.sample > 0 {
-			plans = source.Sample(plans, f.sample, uint64(f.seed))
 			seed = &f.seed
-		}
-		planSet, planSetSize := planSetDigest(plans), len(plans)
-		if shardN > 0 {
-			if plans, err = source.Shard(plans, shardI, shardN); err != nil {
-				return usageError{err}
-			}
-		}
-		if f.limit > 0 && len(plans) > f.limit {
-			plans = plans[:f.limit]
 		}
 		optsJSON, _ := json.Marshal(map[string]any{
 			"registry": f.registry, "from": f.from, "config": f.config, "limit": f.limit,
 			"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
 			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "allVersions": f.allVersions,
 			"sourceStats": stats, "policy": popts.Policy,
-			"planSetDigest": planSet, "planSetSize": planSetSize,
+			"planSetDigest": sel.PlanSet, "planSetSize": sel.PlanSetSize,
 			"flags": recordFlags(f.flags),
 		})
 		o.Plans = plans
@@ -280,26 +271,6 @@ func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) 
 		plans, stats := source.Plans(entries, popts)
 		return plans, "registry:" + f.registry, stats, nil
 	}
-}
-
-func filterPlans(plans []sandbox.Plan, registryType, transport string) []sandbox.Plan {
-	var out []sandbox.Plan
-	for _, p := range plans {
-		typ := "remote"
-		if p.Package != nil {
-			typ = p.Package.RegistryType
-		} else if p.Command != "" {
-			typ = "command"
-		}
-		if registryType != "" && typ != registryType {
-			continue
-		}
-		if transport != "" && p.Transport != transport {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // newProgress returns a progress printer: a redrawn status line on a
