@@ -29,6 +29,7 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scoring"
 )
 
 // Options configures [Run].
@@ -37,7 +38,9 @@ type Options struct {
 	Store *results.Store
 	// Plans are the targets of a new scan. Ignored with Resume.
 	Plans []sandbox.Plan
-	// Info describes a new scan (kind, source, options, seed, shard).
+	// Info describes a new scan (kind, source, options, seed, shard). Run
+	// sets its RubricVersion: every run it stores is graded by
+	// [scoring.RubricVersion].
 	Info results.ScanInfo
 	// Resume continues the scan with this id instead of starting one.
 	Resume int64
@@ -58,6 +61,15 @@ type Options struct {
 	// Progress, when set, is called after each target from the single
 	// writer goroutine, never concurrently.
 	Progress func(Progress)
+	// KeepPartial stores the result of a server that the end of ctx cut
+	// short and marks its target done; the scan is still marked
+	// interrupted and Run returns [ErrInterrupted]. Without it such a
+	// target stays pending, to run whole on [Options.Resume]. [RunOne]
+	// sets it: a probe of one server has no resume.
+	KeepPartial bool
+
+	// saved, when set, is called with each stored result by the writer.
+	saved func(*probe.Result)
 }
 
 // Progress reports one finished target.
@@ -82,7 +94,7 @@ type Summary struct {
 	Skipped int // already done before a resume
 	Counts  map[probe.Status]int
 	Elapsed time.Duration
-	// Interrupted is true when ctx ended before every target ran.
+	// Interrupted is true when ctx ended before every target ran whole.
 	Interrupted bool
 }
 
@@ -109,6 +121,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	if o.Probe.Probe.Checker == nil {
 		o.Probe.Probe.Checker = probe.NewChecker()
 	}
+	o.Info.RubricVersion = scoring.RubricVersion
 	st := o.Store
 	sum := Summary{Counts: map[probe.Status]int{}}
 	start := time.Now()
@@ -157,88 +170,63 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	sum.Total = scanRow.Targets
 	sum.Skipped = scanRow.Targets - len(pending)
 
-	type done struct {
-		plan *sandbox.Plan
-		res  *probe.Result
-	}
-	// The workers' context ends on interrupt or on a fatal store error.
+	// The workers' context ends on interrupt or on a fatal error. The
+	// single writer stores each result; the two pools (installs, which
+	// are network-bound, feed probes) return only fatal infrastructure
+	// errors, each cancelling the whole scan, and keep the first.
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	out := make(chan done, o.Concurrency)
 	var writeErr error
+	cut := 0 // results stored with KeepPartial after ctx ended
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { // the single writer
+	go func() {
 		defer wg.Done()
-		for d := range out {
-			if writeErr != nil {
-				continue // drain; the scan is stopping
-			}
-			if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, d.plan.Key, d.res); err != nil {
-				writeErr = err
-				cancel(err)
-				continue
-			}
-			sum.Done++
-			sum.Counts[d.res.Liveness.Status]++
-			if o.Progress != nil {
-				p := Progress{Done: sum.Skipped + sum.Done, Total: sum.Total, Key: d.plan.Key, Name: d.plan.Name,
-					Status: d.res.Liveness.Status, Counts: sum.Counts, Elapsed: time.Since(start)}
-				if d.res.Verdict != nil {
-					p.Verdict = d.res.Verdict.Decision
-				}
-				o.Progress(p)
-			}
-		}
+		cut, writeErr = o.write(ctx, st, scanID, out, &sum, start, cancel)
 	}()
 
-	// Two pools: installs (network-bound) feed probes (CPU-bound). A plan
-	// whose install fails is done without taking a probe slot; one that
-	// installed is probed from the cache.
-	ip := pool.New().WithContext(wctx).WithMaxGoroutines(o.InstallConcurrency)
-	p := pool.New().WithContext(wctx).WithMaxGoroutines(o.Concurrency)
-	var infraMu sync.Mutex
-	var infraErr error
-	finish := func(ctx context.Context, plan *sandbox.Plan, res *probe.Result, err error) {
-		if ctx.Err() != nil {
+	// A plan whose install fails is done without taking a probe slot; one
+	// that installed is probed from the cache.
+	ip := pool.New().WithContext(wctx).WithMaxGoroutines(o.InstallConcurrency).WithCancelOnError().WithFirstError()
+	p := pool.New().WithContext(wctx).WithMaxGoroutines(o.Concurrency).WithCancelOnError().WithFirstError()
+	finish := func(ctx context.Context, plan *sandbox.Plan, res *probe.Result, err error) error {
+		cutShort := ctx.Err() != nil
+		switch {
+		case cutShort && !o.KeepPartial:
 			// Interrupted mid-run: the result is incomplete, so the
 			// target stays pending for --resume.
-			return
-		}
-		if err != nil {
-			infraMu.Lock()
-			if infraErr == nil {
-				infraErr = fmt.Errorf("scan: %s: %w", plan.Key, err)
-			}
-			infraMu.Unlock()
+			return nil
+		case err != nil:
 			cancel(err)
-			return
+			return &targetError{plan: plan, err: err}
 		}
-		out <- done{plan, res}
+		out <- done{plan: plan, res: res, cut: cutShort}
+		return nil
 	}
 	for i := range pending {
 		plan := &pending[i]
-		if wctx.Err() != nil {
+		if wctx.Err() != nil && !o.KeepPartial {
 			break
 		}
 		ip.Go(func(ctx context.Context) error {
 			if res, done, err := installStep(ctx, plan, &o.Probe); done {
-				finish(ctx, plan, res, err)
-				return nil
+				return finish(ctx, plan, res, err)
 			}
-			if ctx.Err() != nil {
+			if ctx.Err() != nil && !o.KeepPartial {
 				return nil
 			}
 			p.Go(func(ctx context.Context) error {
 				res, err := Probe(ctx, plan, &o.Probe)
-				finish(ctx, plan, res, err)
-				return nil
+				return finish(ctx, plan, res, err)
 			})
 			return nil
 		})
 	}
-	_ = ip.Wait()
-	_ = p.Wait()
+	infraErr := ip.Wait()
+	if err := p.Wait(); infraErr == nil {
+		infraErr = err
+	}
 	close(out)
 	wg.Wait()
 	sum.Elapsed = time.Since(start)
@@ -250,7 +238,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		status, retErr = results.ScanFailed, writeErr
 	case infraErr != nil:
 		status, retErr = results.ScanFailed, infraErr
-	case sum.Skipped+sum.Done < sum.Total:
+	case sum.Skipped+sum.Done < sum.Total || cut > 0:
 		status, retErr = results.ScanInterrupted, ErrInterrupted
 		sum.Interrupted = true
 	}
@@ -258,6 +246,79 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		retErr = err
 	}
 	return sum, retErr
+}
+
+// done is one finished target on its way to the writer.
+type done struct {
+	plan *sandbox.Plan
+	res  *probe.Result
+	// cut is set for a result the end of ctx cut short, stored with
+	// [Options.KeepPartial].
+	cut bool
+}
+
+// write is the single writer: it stores each result from out, marking its
+// target done in the same transaction, and reports progress. A store
+// error is fatal: it cancels the scan, and the rest of out is drained
+// without storing. cut counts the results stored cut short.
+func (o *Options) write(ctx context.Context, st *results.Store, scanID int64, out <-chan done, sum *Summary, start time.Time, cancel context.CancelCauseFunc) (cut int, writeErr error) {
+	for d := range out {
+		if writeErr != nil {
+			continue // drain; the scan is stopping
+		}
+		if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, d.plan.Key, d.res); err != nil {
+			writeErr = err
+			cancel(err)
+			continue
+		}
+		sum.Done++
+		sum.Counts[d.res.Liveness.Status]++
+		if d.cut {
+			cut++
+		}
+		if o.saved != nil {
+			o.saved(d.res)
+		}
+		if o.Progress != nil {
+			p := Progress{Done: sum.Skipped + sum.Done, Total: sum.Total, Key: d.plan.Key, Name: d.plan.Name,
+				Status: d.res.Liveness.Status, Counts: sum.Counts, Elapsed: time.Since(start)}
+			if d.res.Verdict != nil {
+				p.Verdict = d.res.Verdict.Decision
+			}
+			o.Progress(p)
+		}
+	}
+	return cut, writeErr
+}
+
+// targetError is a fatal infrastructure failure while running one target.
+type targetError struct {
+	plan *sandbox.Plan
+	err  error
+}
+
+func (e *targetError) Error() string { return fmt.Sprintf("scan: %s: %v", e.plan.Key, e.err) }
+func (e *targetError) Unwrap() error { return e.err }
+
+// RunOne probes one plan as a scan of one target, with
+// [Options.KeepPartial] (a probe has no resume: a result cut short by the
+// end of ctx is stored and returned, with [ErrInterrupted]). opts.Plans,
+// Resume and the concurrency are ignored. The result is nil when the
+// probe stored none: the store or the sandbox infrastructure failed, and
+// the error says which.
+func RunOne(ctx context.Context, plan *sandbox.Plan, opts *Options) (*probe.Result, error) {
+	o := *opts
+	o.Plans = []sandbox.Plan{*plan}
+	o.Resume, o.Restore = 0, nil
+	o.Concurrency, o.InstallConcurrency = 1, 1
+	o.KeepPartial = true
+	var res *probe.Result
+	o.saved = func(r *probe.Result) { res = r }
+	_, err := Run(ctx, &o)
+	if te := (*targetError)(nil); errors.As(err, &te) {
+		err = fmt.Errorf("probing %s: %w", plan.Name, te.err)
+	}
+	return res, err
 }
 
 // restoreSecrets fills the secret values a stored plan lacks with restore.

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -354,26 +354,10 @@ func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, 
 		return nil, err
 	}
 	defer st.Close()
-	scanID, err := st.NewScan(ctx, results.ScanInfo{Kind: results.KindProbe, Source: plan.Source})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := st.AddTargets(ctx, scanID, []sandbox.Plan{*plan}); err != nil {
-		return nil, err
-	}
-	res, err := scan.Probe(ctx, plan, opts)
-	if err != nil {
-		_ = st.FinishScan(context.WithoutCancel(ctx), scanID, results.ScanFailed)
-		return nil, fmt.Errorf("probing %s: %w", plan.Name, err)
-	}
-	if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, plan.Key, res); err != nil {
-		return nil, err
-	}
-	status := results.ScanDone
-	if ctx.Err() != nil {
-		status = results.ScanInterrupted
-	}
-	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil {
+	res, err := scan.RunOne(ctx, plan, &scan.Options{Store: st, Probe: *opts,
+		Info: results.ScanInfo{Kind: results.KindProbe, Source: plan.Source}})
+	interrupted := errors.Is(err, scan.ErrInterrupted)
+	if err != nil && (!interrupted || res == nil) {
 		return nil, err
 	}
 	err = writeOutput(output, stdout, func(w io.Writer) error {
@@ -384,7 +368,7 @@ func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, 
 		}
 		return results.WriteSummary(w, res)
 	})
-	if err == nil && status == results.ScanInterrupted {
+	if err == nil && interrupted {
 		// The result shows what the server did before the interrupt; it
 		// is stored, but it is not a whole probe.
 		err = errProbeInterrupted

@@ -18,7 +18,6 @@ import (
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
-	"github.com/mcpvet/mcpvet/scoring"
 )
 
 type triageFlags struct {
@@ -163,8 +162,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		Plans:       plans,
 		Concurrency: f.concurrency,
 		Probe:       *popts,
-		Info: results.ScanInfo{Kind: results.KindTriage, Source: src, Options: optsJSON,
-			RubricVersion: scoring.RubricVersion},
+		Info:        results.ScanInfo{Kind: results.KindTriage, Source: src, Options: optsJSON},
 	}
 	if !g.quiet {
 		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(set.label()))
