@@ -40,7 +40,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	// The hanging servers get a long handshake deadline, so they are
 	// still running when the scan is interrupted after the other two.
 	first := fastOptions("none")
-	first.Probe.HandshakeTimeout = time.Minute
+	first.Run.HandshakeTimeout = time.Minute
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
@@ -88,7 +88,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	// The stored plans lack the environment values: a resume without a
 	// way to restore them stops before running anything.
 	second := fastOptions("none")
-	second.Probe.HandshakeTimeout = 500 * time.Millisecond
+	second.Run.HandshakeTimeout = 500 * time.Millisecond
 	var missing *sandbox.MissingSecretError
 	if _, err := Run(ctx, &Options{Store: st, Resume: sum.ScanID, Concurrency: 2, Probe: *second}); !errors.As(err, &missing) {
 		t.Fatalf("resume without Restore = %v, want a MissingSecretError", err)
@@ -218,7 +218,7 @@ func TestRunOne(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := fastOptions(tt.backend)
-			o.Probe.HandshakeTimeout = time.Minute
+			o.Run.HandshakeTimeout = time.Minute
 			runCtx := ctx
 			if tt.cut > 0 {
 				var cancel context.CancelFunc

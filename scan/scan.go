@@ -118,8 +118,8 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	if o.InstallConcurrency <= 0 {
 		o.InstallConcurrency = o.Concurrency
 	}
-	if o.Probe.Probe.Checker == nil {
-		o.Probe.Probe.Checker = probe.NewChecker()
+	if o.Probe.Run.Checker == nil {
+		o.Probe.Run.Checker = probe.NewChecker()
 	}
 	o.Info.RubricVersion = scoring.RubricVersion
 	st := o.Store

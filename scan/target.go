@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan/source"
 )
 
 // ParseTarget turns the target of `mcpvet probe` into a launch plan:
@@ -88,4 +89,17 @@ func splitVersion(s, sep string) (name, version string) {
 		return s, ""
 	}
 	return s[:i], s[i+len(sep):]
+}
+
+// TranslateLauncher rewrites a target whose command is a launcher (npx -y
+// pkg, uvx, docker run) into the package it runs, installed before launch,
+// as a client config's entry is (see [source.Translate]). What it refuses
+// or cannot translate is added to the plan's notes, which the result
+// reports as findings.
+func TranslateLauncher(plan *sandbox.Plan) {
+	_, notes, err := source.Translate(plan)
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	plan.Notes = append(plan.Notes, notes...)
 }

@@ -135,13 +135,13 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 			return err
 		}
 	}
+	// Registry servers are no one's local servers: they start in their
+	// private HOME, not in the folder mcpvet runs in.
+	f.s.WorkDir = scan.WorkDirNone
 	popts, err := f.options()
 	if err != nil {
 		return err
 	}
-	// Registry servers are no one's local servers: they start in their
-	// private HOME, not in the folder mcpvet runs in.
-	popts.Sandbox.WorkDir = sandbox.WorkDirNone
 
 	o := &scan.Options{Store: st, Concurrency: f.concurrency, InstallConcurrency: f.installConc, Probe: *popts}
 	if f.resume {
@@ -165,7 +165,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		optsJSON, _ := json.Marshal(map[string]any{
 			"registry": f.registry, "from": f.from, "config": f.config, "limit": f.limit,
 			"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
-			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "allVersions": f.allVersions,
+			"sandbox": f.s.Backend, "allowNetwork": f.s.AllowNetwork, "allowPrivateNetwork": f.s.AllowPrivateNetwork, "allVersions": f.allVersions,
 			"sourceStats": stats, "policy": popts.Policy,
 			"planSetDigest": sel.PlanSet, "planSetSize": sel.PlanSetSize,
 			"flags": recordFlags(f.flags),

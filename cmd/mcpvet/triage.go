@@ -153,7 +153,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 
 	src := "config:" + set.label()
 	optsJSON, _ := json.Marshal(map[string]any{
-		"config": set.label(), "configs": set.paths(), "sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "noInject": f.noInject,
+		"config": set.label(), "configs": set.paths(), "sandbox": f.s.Backend, "allowNetwork": f.s.AllowNetwork, "allowPrivateNetwork": f.s.AllowPrivateNetwork, "noInject": f.s.NoInject,
 		"failOn": f.failOn, "policy": popts.Policy, "expose": popts.Sandbox.Expose, "exposeRw": popts.Sandbox.ExposeRW,
 		"noTranslate": f.noTranslate, "passEnv": f.passEnv,
 	})
