@@ -126,41 +126,9 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	sum := Summary{Counts: map[probe.Status]int{}}
 	start := time.Now()
 
-	scanID := o.Resume
-	if scanID == 0 {
-		id, err := st.NewScan(ctx, o.Info)
-		if err != nil {
-			return sum, err
-		}
-		scanID = id
-		if _, err := st.AddTargets(ctx, scanID, o.Plans); err != nil {
-			return sum, err
-		}
-	}
-	pending, err := st.PendingTargets(ctx, scanID)
+	scanID, pending, err := o.pending(ctx)
 	if err != nil {
 		return sum, err
-	}
-	if o.Resume == 0 {
-		// The stored plans lack the secret values; the given ones have them.
-		given := make(map[string]*sandbox.Plan, len(o.Plans))
-		for i := range o.Plans {
-			given[o.Plans[i].Key] = &o.Plans[i]
-		}
-		for i := range pending {
-			if g := given[pending[i].Key]; g != nil {
-				pending[i] = *g
-			}
-		}
-	} else {
-		for i := range pending {
-			if err := restoreSecrets(ctx, &pending[i], o.Restore); err != nil {
-				return sum, err
-			}
-		}
-		if err := st.ResumeScan(ctx, scanID); err != nil {
-			return sum, err
-		}
 	}
 	sum.ScanID = scanID
 	scanRow, err := st.Scan(ctx, scanID)
@@ -246,6 +214,49 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		retErr = err
 	}
 	return sum, retErr
+}
+
+// pending records a new scan, or resumes [Options.Resume], and returns
+// its id and the targets still to run, with their secret values.
+func (o *Options) pending(ctx context.Context) (int64, []sandbox.Plan, error) {
+	st := o.Store
+	scanID := o.Resume
+	if scanID == 0 {
+		id, err := st.NewScan(ctx, o.Info)
+		if err != nil {
+			return 0, nil, err
+		}
+		scanID = id
+		if _, err := st.AddTargets(ctx, scanID, o.Plans); err != nil {
+			return 0, nil, err
+		}
+	}
+	pending, err := st.PendingTargets(ctx, scanID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if o.Resume == 0 {
+		// The stored plans lack the secret values; the given ones have them.
+		given := make(map[string]*sandbox.Plan, len(o.Plans))
+		for i := range o.Plans {
+			given[o.Plans[i].Key] = &o.Plans[i]
+		}
+		for i := range pending {
+			if g := given[pending[i].Key]; g != nil {
+				pending[i] = *g
+			}
+		}
+	} else {
+		for i := range pending {
+			if err := restoreSecrets(ctx, &pending[i], o.Restore); err != nil {
+				return 0, nil, err
+			}
+		}
+		if err := st.ResumeScan(ctx, scanID); err != nil {
+			return 0, nil, err
+		}
+	}
+	return scanID, pending, nil
 }
 
 // done is one finished target on its way to the writer.
