@@ -5,11 +5,16 @@
 // # One server
 //
 //	plan, _ := scan.ParseTarget([]string{"npm:@modelcontextprotocol/server-memory@2026.1.26"})
-//	res, err := scan.Probe(ctx, plan, nil)
+//	res, err := scan.Probe(ctx, plan, nil)                      // not stored
+//	res, err = scan.RunOne(ctx, plan, &scan.Options{Store: st}) // stored, a scan of one
 //
 // # Many servers
 //
-//	sum, err := scan.Run(ctx, &scan.Options{Store: st, Plans: plans, Concurrency: 8})
+//	sel, _ := scan.Select(plans, &scan.Selection{Transport: "stdio", Sample: 400, Seed: 1})
+//	sum, err := scan.Run(ctx, &scan.Options{Store: st, Plans: sel.Plans, Concurrency: 8})
+//
+// Each server's run is configured by [ProbeOptions], which
+// [Settings.ProbeOptions] builds from flat, command-line-shaped settings.
 //
 // Run stores the targets first and marks each done in the same transaction
 // that stores its run, so an interrupted scan resumes with [Options.Resume]
