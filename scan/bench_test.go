@@ -37,7 +37,7 @@ func BenchmarkScan(b *testing.B) {
 				Store: st, Plans: plans, Concurrency: 8, Info: results.ScanInfo{Kind: results.KindScan, Source: "bench"},
 				Probe: ProbeOptions{
 					Sandbox: &sandbox.Options{Backend: "none"},
-					Probe:   probe.Options{Inject: &probe.InjectOptions{Disabled: !inject}},
+					Run:     probe.Options{Inject: &probe.InjectOptions{Disabled: !inject}},
 				},
 			})
 			if err != nil {

@@ -113,8 +113,8 @@ func probeLeaky(t *testing.T, bin, mode string) *probe.Result {
 	plan := vocab.Plan{Key: "leaky", Name: "leaky", Source: "test", Transport: vocab.TransportStdio, Command: bin,
 		Env: map[string]string{"LEAKY_MODE": mode}, Secrets: []string{"LEAKY_TOKEN"}}
 	o := fastOptions("none")
-	o.Probe.Inject = nil // the injected calls reach prompts/get, resources/read and tools/call
-	o.Probe.CallTimeout = 2 * time.Second
+	o.Run.Inject = nil // the injected calls reach prompts/get, resources/read and tools/call
+	o.Run.CallTimeout = 2 * time.Second
 	res, err := Probe(context.Background(), &plan, o)
 	if err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func TestHTTPServerProbedInsideItsSandbox(t *testing.T) {
 				plan := &vocab.Plan{Key: "http-fixture#" + transport, Name: "io.example/http", Source: "test", Transport: transport,
 					Command: bin, Args: args, URL: fmt.Sprintf("http://localhost:%d/mcp", port)}
 				res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{Backend: backend, CacheDir: t.TempDir()},
-					Probe: probe.Options{HandshakeTimeout: 15 * time.Second}, Timeout: time.Minute})
+					Run: probe.Options{HandshakeTimeout: 15 * time.Second}, Timeout: time.Minute})
 				if err != nil {
 					if strings.Contains(err.Error(), "not available") {
 						t.Skip(err)
@@ -135,7 +135,7 @@ func TestHTTPPackageInstalledAndProbedInsideItsSandbox(t *testing.T) {
 		URL: fmt.Sprintf("http://localhost:%d/mcp", port), Args: []string{fmt.Sprint(port)},
 		Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo-http", Version: "1.0.0"}}
 	res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{CacheDir: t.TempDir()},
-		Probe: probe.Options{HandshakeTimeout: 20 * time.Second}, Timeout: time.Minute})
+		Run: probe.Options{HandshakeTimeout: 20 * time.Second}, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

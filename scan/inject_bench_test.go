@@ -27,7 +27,7 @@ func BenchmarkInjectEverything(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			plan := npmPlan("@modelcontextprotocol/server-everything", "2026.1.26")
-			o := &ProbeOptions{Sandbox: &sandbox.Options{CacheDir: cache}, Probe: probe.Options{ProtocolVersion: version}}
+			o := &ProbeOptions{Sandbox: &sandbox.Options{CacheDir: cache}, Run: probe.Options{ProtocolVersion: version}}
 			// Install and warm up outside the timing.
 			if _, err := Probe(context.Background(), &plan, o); err != nil {
 				b.Fatal(err)

@@ -92,7 +92,7 @@ func TestInstallHasItsOwnDeadline(t *testing.T) {
 		reg := slowNPMRegistry(t, 3*time.Second)
 		opts := &ProbeOptions{
 			Sandbox: &sandbox.Options{Backend: sandbox.BackendNone, CacheDir: t.TempDir(), InstallTimeout: time.Minute},
-			Probe:   probe.Options{HandshakeTimeout: 10 * time.Second},
+			Run:     probe.Options{HandshakeTimeout: 10 * time.Second},
 			Timeout: 2 * time.Second, // shorter than the download
 		}
 		res, err := Probe(context.Background(), plan(reg), opts)

@@ -38,8 +38,8 @@ func scanBackends(t *testing.T) []string {
 // listingOptions runs the full probe, failure injection included.
 func listingOptions(backend string) *ProbeOptions {
 	o := fastOptions(backend)
-	o.Probe.Inject = nil
-	o.Probe.HandshakeTimeout = 10 * time.Second
+	o.Run.Inject = nil
+	o.Run.HandshakeTimeout = 10 * time.Second
 	o.Timeout = 90 * time.Second
 	return o
 }

@@ -93,7 +93,7 @@ func TestRealNPMServers(t *testing.T) {
 		t.Run(tt.plan.Name, func(t *testing.T) {
 			opts := &ProbeOptions{
 				Sandbox: &sandbox.Options{CacheDir: cache},
-				Probe:   probe.Options{HandshakeTimeout: 60 * time.Second},
+				Run:     probe.Options{HandshakeTimeout: 60 * time.Second},
 				Timeout: 5 * time.Minute,
 			}
 			res, err := Probe(context.Background(), &tt.plan, opts)

@@ -22,18 +22,23 @@ import (
 type ProbeOptions struct {
 	// Sandbox configures isolation, limits and installs.
 	Sandbox *sandbox.Options
-	// Probe is the template for each run's probe options; Target, Process
-	// and Relaunch are filled in per run.
-	Probe probe.Options
-	// Timeout bounds one server from launch to teardown (default 2m). The
-	// package install before it has its own deadline,
-	// Sandbox.InstallTimeout.
+	// Run is the template of each server's [probe.Options]; Target,
+	// Process and Relaunch are filled in per server.
+	Run probe.Options
+	// Timeout bounds one server from launch to teardown (default
+	// [DefaultServerTimeout]). It is the one source of the server's wall
+	// time: [Probe] sets Sandbox.Limits.Wall from it, so the sandbox kills
+	// the server when its probe's deadline ends. The package install
+	// before it has its own deadline, Sandbox.InstallTimeout.
 	Timeout time.Duration
 	// Policy decides verdicts; nil uses [scoring.DefaultPolicy]. Grading
 	// happens here, not in probe, so that probe stays free of policy and
 	// the grader sees the sandbox's secret canaries.
 	Policy *scoring.Policy
 }
+
+// DefaultServerTimeout is the default of [ProbeOptions.Timeout].
+const DefaultServerTimeout = 2 * time.Minute
 
 // Probe launches one plan in the sandbox, probes it and tears it down. The
 // error is non-nil only for infrastructure failures (the sandbox itself
@@ -45,8 +50,14 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 		o = *opts
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = 2 * time.Minute
+		o.Timeout = DefaultServerTimeout
 	}
+	var so sandbox.Options
+	if o.Sandbox != nil {
+		so = *o.Sandbox
+	}
+	so.Limits.Wall = o.Timeout
+	o.Sandbox = &so
 	policy := o.Policy
 	if policy == nil {
 		policy = scoring.DefaultPolicy()
@@ -105,7 +116,7 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 	}
 	target.SDK, target.SDKEvidence = info.SDK, info.SDKEvidence
 
-	po := o.Probe
+	po := o.Run
 	po.Target = target
 	po.Process = func(wait time.Duration) probe.ProcessInfo {
 		mu.Lock()

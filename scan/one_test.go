@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 func fastOptions(backend string) *ProbeOptions {
 	return &ProbeOptions{
 		Sandbox: &sandbox.Options{Backend: backend, TerminateGrace: 200 * time.Millisecond},
-		Probe: probe.Options{
+		Run: probe.Options{
 			HandshakeTimeout: 2 * time.Second,
 			Inject:           &probe.InjectOptions{Disabled: true},
 		},
@@ -180,7 +180,7 @@ func hasFinding(res *probe.Result, code string) bool {
 func TestWellbehavedKeep(t *testing.T) {
 	plan := stdio(testfixture.Path(t, "wellbehaved"))
 	opts := fastOptions("none")
-	opts.Probe.Inject = nil
+	opts.Run.Inject = nil
 	res, err := Probe(context.Background(), &plan, opts)
 	if err != nil {
 		t.Fatal(err)

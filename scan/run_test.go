@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/scoring"
 )
 
 // TestRunInterruptAndResume drives scan.Run itself (not through the CLI,
@@ -37,7 +39,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	// The hanging servers get a long handshake deadline, so they are
 	// still running when the scan is interrupted after the other two.
 	first := fastOptions("none")
-	first.Probe.HandshakeTimeout = time.Minute
+	first.Run.HandshakeTimeout = time.Minute
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
@@ -85,7 +87,7 @@ func TestRunInterruptAndResume(t *testing.T) {
 	// The stored plans lack the environment values: a resume without a
 	// way to restore them stops before running anything.
 	second := fastOptions("none")
-	second.Probe.HandshakeTimeout = 500 * time.Millisecond
+	second.Run.HandshakeTimeout = 500 * time.Millisecond
 	var missing *vocab.MissingSecretError
 	if _, err := Run(ctx, &Options{Store: st, Resume: sum.ScanID, Concurrency: 2, Probe: *second}); !errors.As(err, &missing) {
 		t.Fatalf("resume without Restore = %v, want a MissingSecretError", err)
@@ -154,4 +156,93 @@ func keysOf(plans []vocab.Plan) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestRunStoresRubricVersion: every scan Run stores carries the rubric its
+// runs were graded by, whatever kind and whatever the caller put in Info,
+// so that merging can compare them.
+func TestRunStoresRubricVersion(t *testing.T) {
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "scan.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// A plan refused before launch: graded without running anything.
+	plan := vocab.Plan{Key: "k", Name: "refused", Source: "test", Status: vocab.StatusInvalidPlan, StatusDetail: "refused"}
+	for _, info := range []results.ScanInfo{
+		{Kind: results.KindScan, Source: "test"},
+		{Kind: results.KindTriage, Source: "test", RubricVersion: "stale"},
+	} {
+		sum, err := Run(ctx, &Options{Store: st, Plans: []vocab.Plan{plan}, Info: info})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := st.Scan(ctx, sum.ScanID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.RubricVersion != scoring.RubricVersion || sc.Status != results.ScanDone {
+			t.Errorf("%s scan stored rubric %q, status %s; want %q, done", info.Kind, sc.RubricVersion, sc.Status, scoring.RubricVersion)
+		}
+	}
+}
+
+// TestRunOne: a probe is a scan of one. Cut short by ctx, its partial
+// result is stored and returned with ErrInterrupted (a probe has no
+// resume); an infrastructure failure stores nothing and fails the scan.
+func TestRunOne(t *testing.T) {
+	bins := testfixture.Build(t, "wellbehaved", "hang")
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "scan.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	info := results.ScanInfo{Kind: results.KindProbe, Source: "test"}
+	tests := []struct {
+		name    string
+		plan    vocab.Plan
+		backend string
+		cut     time.Duration // ctx ends after this, 0: never
+		wantErr string
+		status  vocab.Status // of the result; "" for none
+		scan    string
+		done    int
+	}{
+		{"whole", stdio(bins["wellbehaved"]), "none", 0, "", vocab.StatusOK, results.ScanDone, 1},
+		{"cut short", stdio(bins["hang"]), "none", time.Second, ErrInterrupted.Error(), vocab.StatusHandshakeTimeout, results.ScanInterrupted, 1},
+		{"infrastructure", stdio(bins["wellbehaved"]), "bogus", 0, "probing " + bins["wellbehaved"] + ": ", "", results.ScanFailed, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := fastOptions(tt.backend)
+			o.Run.HandshakeTimeout = time.Minute
+			runCtx := ctx
+			if tt.cut > 0 {
+				var cancel context.CancelFunc
+				runCtx, cancel = context.WithTimeout(ctx, tt.cut)
+				defer cancel()
+			}
+			res, err := RunOne(runCtx, &tt.plan, &Options{Store: st, Info: info, Probe: *o})
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("RunOne = %v, want %q", err, tt.wantErr)
+			}
+			var got vocab.Status
+			if res != nil {
+				got = res.Liveness.Status
+			}
+			if got != tt.status {
+				t.Errorf("result status %q, want %q", got, tt.status)
+			}
+			scans, err := st.Scans(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := scans[len(scans)-1]
+			if sc.Kind != results.KindProbe || sc.Status != tt.scan || sc.Targets != 1 || sc.Done != tt.done {
+				t.Errorf("stored scan %+v, want a probe %s with %d of 1 done", sc, tt.scan, tt.done)
+			}
+		})
+	}
 }

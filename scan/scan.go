@@ -5,11 +5,16 @@
 // # One server
 //
 //	plan, _ := scan.ParseTarget([]string{"npm:@modelcontextprotocol/server-memory@2026.1.26"})
-//	res, err := scan.Probe(ctx, plan, nil)
+//	res, err := scan.Probe(ctx, plan, nil)                      // not stored
+//	res, err = scan.RunOne(ctx, plan, &scan.Options{Store: st}) // stored, a scan of one
 //
 // # Many servers
 //
-//	sum, err := scan.Run(ctx, &scan.Options{Store: st, Plans: plans, Concurrency: 8})
+//	sel, _ := scan.Select(plans, &scan.Selection{Transport: "stdio", Sample: 400, Seed: 1})
+//	sum, err := scan.Run(ctx, &scan.Options{Store: st, Plans: sel.Plans, Concurrency: 8})
+//
+// Each server's run is configured by [ProbeOptions], which
+// [Settings.ProbeOptions] builds from flat, command-line-shaped settings.
 //
 // Run stores the targets first and marks each done in the same transaction
 // that stores its run, so an interrupted scan resumes with [Options.Resume]
@@ -29,6 +34,7 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/scoring"
 )
 
 // Options configures [Run].
@@ -37,7 +43,9 @@ type Options struct {
 	Store *results.Store
 	// Plans are the targets of a new scan. Ignored with Resume.
 	Plans []vocab.Plan
-	// Info describes a new scan (kind, source, options, seed, shard).
+	// Info describes a new scan (kind, source, options, seed, shard). Run
+	// sets its RubricVersion: every run it stores is graded by
+	// [scoring.RubricVersion].
 	Info results.ScanInfo
 	// Resume continues the scan with this id instead of starting one.
 	Resume int64
@@ -58,6 +66,15 @@ type Options struct {
 	// Progress, when set, is called after each target from the single
 	// writer goroutine, never concurrently.
 	Progress func(Progress)
+	// KeepPartial stores the result of a server that the end of ctx cut
+	// short and marks its target done; the scan is still marked
+	// interrupted and Run returns [ErrInterrupted]. Without it such a
+	// target stays pending, to run whole on [Options.Resume]. [RunOne]
+	// sets it: a probe of one server has no resume.
+	KeepPartial bool
+
+	// saved, when set, is called with each stored result by the writer.
+	saved func(*probe.Result)
 }
 
 // Progress reports one finished target.
@@ -82,7 +99,7 @@ type Summary struct {
 	Skipped int // already done before a resume
 	Counts  map[vocab.Status]int
 	Elapsed time.Duration
-	// Interrupted is true when ctx ended before every target ran.
+	// Interrupted is true when ctx ended before every target ran whole.
 	Interrupted bool
 }
 
@@ -106,27 +123,122 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	if o.InstallConcurrency <= 0 {
 		o.InstallConcurrency = o.Concurrency
 	}
-	if o.Probe.Probe.Checker == nil {
-		o.Probe.Probe.Checker = probe.NewChecker()
+	if o.Probe.Run.Checker == nil {
+		o.Probe.Run.Checker = probe.NewChecker()
 	}
+	o.Info.RubricVersion = scoring.RubricVersion
 	st := o.Store
 	sum := Summary{Counts: map[vocab.Status]int{}}
 	start := time.Now()
 
+	scanID, pending, err := o.pending(ctx)
+	if err != nil {
+		return sum, err
+	}
+	sum.ScanID = scanID
+	scanRow, err := st.Scan(ctx, scanID)
+	if err != nil {
+		return sum, err
+	}
+	sum.Total = scanRow.Targets
+	sum.Skipped = scanRow.Targets - len(pending)
+
+	// The workers' context ends on interrupt or on a fatal error. The
+	// single writer stores each result; the two pools (installs, which
+	// are network-bound, feed probes) return only fatal infrastructure
+	// errors, each cancelling the whole scan, and keep the first.
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	out := make(chan done, o.Concurrency)
+	var writeErr error
+	cut := 0 // results stored with KeepPartial after ctx ended
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		cut, writeErr = o.write(ctx, st, scanID, out, &sum, start, cancel)
+	}()
+
+	// A plan whose install fails is done without taking a probe slot; one
+	// that installed is probed from the cache.
+	ip := pool.New().WithContext(wctx).WithMaxGoroutines(o.InstallConcurrency).WithCancelOnError().WithFirstError()
+	p := pool.New().WithContext(wctx).WithMaxGoroutines(o.Concurrency).WithCancelOnError().WithFirstError()
+	finish := func(ctx context.Context, plan *vocab.Plan, res *probe.Result, err error) error {
+		cutShort := ctx.Err() != nil
+		switch {
+		case cutShort && !o.KeepPartial:
+			// Interrupted mid-run: the result is incomplete, so the
+			// target stays pending for --resume.
+			return nil
+		case err != nil:
+			cancel(err)
+			return &targetError{plan: plan, err: err}
+		}
+		out <- done{plan: plan, res: res, cut: cutShort}
+		return nil
+	}
+	for i := range pending {
+		plan := &pending[i]
+		if wctx.Err() != nil && !o.KeepPartial {
+			break
+		}
+		ip.Go(func(ctx context.Context) error {
+			if res, done, err := installStep(ctx, plan, &o.Probe); done {
+				return finish(ctx, plan, res, err)
+			}
+			if ctx.Err() != nil && !o.KeepPartial {
+				return nil
+			}
+			p.Go(func(ctx context.Context) error {
+				res, err := Probe(ctx, plan, &o.Probe)
+				return finish(ctx, plan, res, err)
+			})
+			return nil
+		})
+	}
+	infraErr := ip.Wait()
+	if err := p.Wait(); infraErr == nil {
+		infraErr = err
+	}
+	close(out)
+	wg.Wait()
+	sum.Elapsed = time.Since(start)
+
+	status := results.ScanDone
+	var retErr error
+	switch {
+	case writeErr != nil:
+		status, retErr = results.ScanFailed, writeErr
+	case infraErr != nil:
+		status, retErr = results.ScanFailed, infraErr
+	case sum.Skipped+sum.Done < sum.Total || cut > 0:
+		status, retErr = results.ScanInterrupted, ErrInterrupted
+		sum.Interrupted = true
+	}
+	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil && retErr == nil {
+		retErr = err
+	}
+	return sum, retErr
+}
+
+// pending records a new scan, or resumes [Options.Resume], and returns
+// its id and the targets still to run, with their secret values.
+func (o *Options) pending(ctx context.Context) (int64, []vocab.Plan, error) {
+	st := o.Store
 	scanID := o.Resume
 	if scanID == 0 {
 		id, err := st.NewScan(ctx, o.Info)
 		if err != nil {
-			return sum, err
+			return 0, nil, err
 		}
 		scanID = id
 		if _, err := st.AddTargets(ctx, scanID, o.Plans); err != nil {
-			return sum, err
+			return 0, nil, err
 		}
 	}
 	pending, err := st.PendingTargets(ctx, scanID)
 	if err != nil {
-		return sum, err
+		return 0, nil, err
 	}
 	if o.Resume == 0 {
 		// The stored plans lack the secret values; the given ones have them.
@@ -142,122 +254,87 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	} else {
 		for i := range pending {
 			if err := restoreSecrets(ctx, &pending[i], o.Restore); err != nil {
-				return sum, err
+				return 0, nil, err
 			}
 		}
 		if err := st.ResumeScan(ctx, scanID); err != nil {
-			return sum, err
+			return 0, nil, err
 		}
 	}
-	sum.ScanID = scanID
-	scanRow, err := st.Scan(ctx, scanID)
-	if err != nil {
-		return sum, err
-	}
-	sum.Total = scanRow.Targets
-	sum.Skipped = scanRow.Targets - len(pending)
+	return scanID, pending, nil
+}
 
-	type done struct {
-		plan *vocab.Plan
-		res  *probe.Result
-	}
-	// The workers' context ends on interrupt or on a fatal store error.
-	wctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	out := make(chan done, o.Concurrency)
-	var writeErr error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // the single writer
-		defer wg.Done()
-		for d := range out {
-			if writeErr != nil {
-				continue // drain; the scan is stopping
-			}
-			if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, d.plan.Key, d.res); err != nil {
-				writeErr = err
-				cancel(err)
-				continue
-			}
-			sum.Done++
-			sum.Counts[d.res.Liveness.Status]++
-			if o.Progress != nil {
-				p := Progress{Done: sum.Skipped + sum.Done, Total: sum.Total, Key: d.plan.Key, Name: d.plan.Name,
-					Status: d.res.Liveness.Status, Counts: sum.Counts, Elapsed: time.Since(start)}
-				if d.res.Verdict != nil {
-					p.Verdict = d.res.Verdict.Decision
-				}
-				o.Progress(p)
-			}
-		}
-	}()
+// done is one finished target on its way to the writer.
+type done struct {
+	plan *vocab.Plan
+	res  *probe.Result
+	// cut is set for a result the end of ctx cut short, stored with
+	// [Options.KeepPartial].
+	cut bool
+}
 
-	// Two pools: installs (network-bound) feed probes (CPU-bound). A plan
-	// whose install fails is done without taking a probe slot; one that
-	// installed is probed from the cache.
-	ip := pool.New().WithContext(wctx).WithMaxGoroutines(o.InstallConcurrency)
-	p := pool.New().WithContext(wctx).WithMaxGoroutines(o.Concurrency)
-	var infraMu sync.Mutex
-	var infraErr error
-	finish := func(ctx context.Context, plan *vocab.Plan, res *probe.Result, err error) {
-		if ctx.Err() != nil {
-			// Interrupted mid-run: the result is incomplete, so the
-			// target stays pending for --resume.
-			return
+// write is the single writer: it stores each result from out, marking its
+// target done in the same transaction, and reports progress. A store
+// error is fatal: it cancels the scan, and the rest of out is drained
+// without storing. cut counts the results stored cut short.
+func (o *Options) write(ctx context.Context, st *results.Store, scanID int64, out <-chan done, sum *Summary, start time.Time, cancel context.CancelCauseFunc) (cut int, writeErr error) {
+	for d := range out {
+		if writeErr != nil {
+			continue // drain; the scan is stopping
 		}
-		if err != nil {
-			infraMu.Lock()
-			if infraErr == nil {
-				infraErr = fmt.Errorf("scan: %s: %w", plan.Key, err)
-			}
-			infraMu.Unlock()
+		if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, d.plan.Key, d.res); err != nil {
+			writeErr = err
 			cancel(err)
-			return
+			continue
 		}
-		out <- done{plan, res}
-	}
-	for i := range pending {
-		plan := &pending[i]
-		if wctx.Err() != nil {
-			break
+		sum.Done++
+		sum.Counts[d.res.Liveness.Status]++
+		if d.cut {
+			cut++
 		}
-		ip.Go(func(ctx context.Context) error {
-			if res, done, err := installStep(ctx, plan, &o.Probe); done {
-				finish(ctx, plan, res, err)
-				return nil
+		if o.saved != nil {
+			o.saved(d.res)
+		}
+		if o.Progress != nil {
+			p := Progress{Done: sum.Skipped + sum.Done, Total: sum.Total, Key: d.plan.Key, Name: d.plan.Name,
+				Status: d.res.Liveness.Status, Counts: sum.Counts, Elapsed: time.Since(start)}
+			if d.res.Verdict != nil {
+				p.Verdict = d.res.Verdict.Decision
 			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			p.Go(func(ctx context.Context) error {
-				res, err := Probe(ctx, plan, &o.Probe)
-				finish(ctx, plan, res, err)
-				return nil
-			})
-			return nil
-		})
+			o.Progress(p)
+		}
 	}
-	_ = ip.Wait()
-	_ = p.Wait()
-	close(out)
-	wg.Wait()
-	sum.Elapsed = time.Since(start)
+	return cut, writeErr
+}
 
-	status := results.ScanDone
-	var retErr error
-	switch {
-	case writeErr != nil:
-		status, retErr = results.ScanFailed, writeErr
-	case infraErr != nil:
-		status, retErr = results.ScanFailed, infraErr
-	case sum.Skipped+sum.Done < sum.Total:
-		status, retErr = results.ScanInterrupted, ErrInterrupted
-		sum.Interrupted = true
+// targetError is a fatal infrastructure failure while running one target.
+type targetError struct {
+	plan *vocab.Plan
+	err  error
+}
+
+func (e *targetError) Error() string { return fmt.Sprintf("scan: %s: %v", e.plan.Key, e.err) }
+func (e *targetError) Unwrap() error { return e.err }
+
+// RunOne probes one plan as a scan of one target, with
+// [Options.KeepPartial] (a probe has no resume: a result cut short by the
+// end of ctx is stored and returned, with [ErrInterrupted]). opts.Plans,
+// Resume and the concurrency are ignored. The result is nil when the
+// probe stored none: the store or the sandbox infrastructure failed, and
+// the error says which.
+func RunOne(ctx context.Context, plan *vocab.Plan, opts *Options) (*probe.Result, error) {
+	o := *opts
+	o.Plans = []vocab.Plan{*plan}
+	o.Resume, o.Restore = 0, nil
+	o.Concurrency, o.InstallConcurrency = 1, 1
+	o.KeepPartial = true
+	var res *probe.Result
+	o.saved = func(r *probe.Result) { res = r }
+	_, err := Run(ctx, &o)
+	if te := (*targetError)(nil); errors.As(err, &te) {
+		err = fmt.Errorf("probing %s: %w", plan.Name, te.err)
 	}
-	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil && retErr == nil {
-		retErr = err
-	}
-	return sum, retErr
+	return res, err
 }
 
 // restoreSecrets fills the secret values a stored plan lacks with restore.

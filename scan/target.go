@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
@@ -88,4 +89,17 @@ func splitVersion(s, sep string) (name, version string) {
 		return s, ""
 	}
 	return s[:i], s[i+len(sep):]
+}
+
+// TranslateLauncher rewrites a target whose command is a launcher (npx -y
+// pkg, uvx, docker run) into the package it runs, installed before launch,
+// as a client config's entry is (see [source.Translate]). What it refuses
+// or cannot translate is added to the plan's notes, which the result
+// reports as findings.
+func TranslateLauncher(plan *vocab.Plan) {
+	_, notes, err := source.Translate(plan)
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	plan.Notes = append(plan.Notes, notes...)
 }

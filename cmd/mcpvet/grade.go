@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/scoring"
+	"github.com/mcpvet/mcpvet/scan"
 )
 
 // gradeFormats are the output formats of `mcpvet grade`.
@@ -46,7 +46,7 @@ and grades each with the error actionability rubric (docs/rubric.md), without
 launching a server. Use it in a server's own tests, or to measure the grader
 on a labelled set.
 
-Input fields: "id" (echoed), "kind" (the probe kind: ` + strings.Join(scoring.Kinds(), ", ") + `),
+Input fields: "id" (echoed), "kind" (the probe kind: ` + strings.Join(scan.RecordedKinds(), ", ") + `),
 "request" (the JSON-RPC request sent), "response" (the JSON-RPC response
 received, with "result" or "error"; null for no answer), and optionally
 "param" (the argument the request broke), "protocolVersion", "capabilities"
@@ -83,23 +83,6 @@ below it.`,
 	return cmd
 }
 
-// gradedLine is one output object of `mcpvet grade`.
-type gradedLine struct {
-	ID            json.RawMessage `json:"id"`
-	Kind          string          `json:"kind"`
-	Score         float64         `json:"score"`
-	RubricVersion string          `json:"rubricVersion"`
-	Elements      []gradedElement `json:"elements"`
-}
-
-type gradedElement struct {
-	Name     string  `json:"name"`
-	Applies  bool    `json:"applies"`
-	Pass     bool    `json:"pass"`
-	Credit   float64 `json:"credit"`
-	Evidence string  `json:"evidence"`
-}
-
 func runGrade(cmd *cobra.Command, src string, f *gradeFlags, stdout, stderr io.Writer) error {
 	if !slices.Contains(gradeFormats, f.format) {
 		return usagef("--format %q: not a grade format; use %s", f.format, strings.Join(gradeFormats, " or "))
@@ -123,8 +106,8 @@ func runGrade(cmd *cobra.Command, src string, f *gradeFlags, stdout, stderr io.W
 	if f.format == "table" {
 		table = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		header := []string{"ID", "KIND", "SCORE"}
-		for _, w := range scoring.Weights {
-			header = append(header, strings.ToUpper(w.Element))
+		for _, e := range scan.RubricElements() {
+			header = append(header, strings.ToUpper(e))
 		}
 		fmt.Fprintln(table, strings.Join(header, "\t"))
 	}
@@ -191,41 +174,20 @@ func readGradeLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 }
 
 // gradeLine grades one input line, or says why it cannot.
-func gradeLine(line []byte, tooLong bool) (gradedLine, string) {
+func gradeLine(line []byte, tooLong bool) (scan.Graded, string) {
 	if tooLong {
-		return gradedLine{}, fmt.Sprintf("line longer than %d MiB; not graded", maxGradeLine>>20)
+		return scan.Graded{}, fmt.Sprintf("line longer than %d MiB; not graded", maxGradeLine>>20)
 	}
-	var rec scoring.Recorded
-	if err := json.Unmarshal(line, &rec); err != nil {
-		return gradedLine{}, "not a JSON object: " + err.Error()
-	}
-	resp, ctx, err := rec.Prepare()
+	g, err := scan.GradeRecorded(line)
 	if err != nil {
-		msg := err.Error()
-		msg = strings.TrimPrefix(msg, scoring.ErrRecorded.Error()+": ")
-		return gradedLine{}, msg
+		return scan.Graded{}, err.Error()
 	}
-	g := scoring.Grade(resp, ctx)
-	id := rec.ID
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	out := gradedLine{ID: id, Kind: g.Kind, Score: g.Score, RubricVersion: g.RubricVersion}
-	for _, w := range scoring.Weights {
-		e := gradedElement{Name: w.Element, Evidence: "does not apply to " + g.Kind}
-		for i, el := range g.Elements {
-			if el.Name == w.Element {
-				e = gradedElement{Name: el.Name, Applies: true, Pass: el.Pass, Credit: g.Credits[i], Evidence: el.Evidence}
-			}
-		}
-		out.Elements = append(out.Elements, e)
-	}
-	return out, ""
+	return g, ""
 }
 
 // writeGradeRow writes one table row: + for a pass, ½ for half credit, -
 // for a failure and · where the element does not apply.
-func writeGradeRow(w io.Writer, g gradedLine) {
+func writeGradeRow(w io.Writer, g scan.Graded) {
 	id := string(g.ID)
 	var s string
 	if json.Unmarshal(g.ID, &s) == nil {

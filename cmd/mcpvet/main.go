@@ -10,13 +10,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mcpvet/mcpvet/sandbox"
+	"github.com/mcpvet/mcpvet/scan"
 )
 
 func main() {
 	// The built-in sandbox re-executes this binary as the init process of
 	// a server's namespaces; that path never returns.
-	sandbox.MaybeRunInit()
+	scan.MaybeRunInit()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

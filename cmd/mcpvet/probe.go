@@ -3,72 +3,59 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/scan/vocab"
-	"github.com/mcpvet/mcpvet/scoring"
 )
 
 // runFlags are the flags of every command that launches servers.
 type runFlags struct {
-	db               string
-	env              []string
-	headers          []string
-	sandbox          string
-	allowNetwork     bool
-	allowPrivate     bool
-	serverTimeout    time.Duration
-	installTimeout   time.Duration
-	handshakeTimeout time.Duration
-	protocolVersion  string
-	noInject         bool
-	exercise         bool
-	cacheDir         string
-	memory           int64
-	processes        int
-	cpuTime          time.Duration
-	maxStdout        int64
-	maxMessage       int
-	policy           string
-	expose           []string
-	exposeRW         []string
-	noTranslate      bool
-	inputs           []string
-	passEnv          []string
+	// s are the settings of each server's run the flags set directly.
+	s           scan.Settings
+	db          string
+	env         []string
+	headers     []string
+	policy      string
+	expose      []string
+	exposeRW    []string
+	noTranslate bool
+	inputs      []string
+	passEnv     []string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
+	d := scan.DefaultSettings()
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "mcpvet.db", "SQLite database the results are stored in")
 	fl.StringArrayVar(&f.env, "env", nil, "KEY=VALUE given to the server (repeatable); overrides the plan's values and canaries")
 	fl.StringArrayVar(&f.headers, "header", nil, "KEY=VALUE HTTP header for URL targets (repeatable)")
-	fl.StringVar(&f.sandbox, "sandbox", "auto", "isolation backend: auto, builtin, bwrap or none")
-	fl.BoolVar(&f.allowNetwork, "allow-network", false, "let servers reach the network at run time (recorded with the results)")
-	fl.BoolVar(&f.allowPrivate, "allow-private-network", false, "let URL targets from a registry or snapshot connect to loopback, private, link-local and metadata addresses (recorded with the results)")
-	fl.DurationVar(&f.serverTimeout, "server-timeout", 2*time.Minute, "deadline for one server from launch to teardown (the package install has its own, --install-timeout)")
-	fl.DurationVar(&f.installTimeout, "install-timeout", sandbox.DefaultInstallTimeout, "deadline for installing one package, before the server deadline starts")
-	fl.DurationVar(&f.handshakeTimeout, "handshake-timeout", probe.DefaultHandshakeTimeout, "deadline for launch plus handshake")
-	fl.StringVar(&f.protocolVersion, "protocol-version", "", "protocol version to ask for (default: the newest, with fallback)")
-	fl.BoolVar(&f.noInject, "no-inject", false, "skip failure injection and the capability-gated calls (list and check only)")
-	fl.BoolVar(&f.exercise, "exercise", false, "call each tool annotated readOnlyHint: true and openWorldHint: false once with arguments generated from its schema")
-	fl.StringVar(&f.cacheDir, "cache-dir", "", "install cache (default $XDG_CACHE_HOME/mcpvet)")
-	fl.Int64Var(&f.memory, "memory", sandbox.DefaultMemoryBytes>>20, "memory limit of one server's process tree, in MiB")
-	fl.IntVar(&f.processes, "max-processes", sandbox.DefaultProcesses, "process and thread limit of one server")
-	fl.DurationVar(&f.cpuTime, "cpu-time", sandbox.DefaultCPUTime, "CPU time limit of one server")
-	fl.Int64Var(&f.maxStdout, "max-stdout", sandbox.DefaultStdoutBytes>>20, "stdout a server may write in total, in MiB")
-	fl.IntVar(&f.maxMessage, "max-message", sandbox.DefaultMessageBytes>>20, "size limit of one JSON-RPC message, in MiB")
+	fl.StringVar(&f.s.Backend, "sandbox", d.Backend, "isolation backend: auto, builtin, bwrap or none")
+	fl.BoolVar(&f.s.AllowNetwork, "allow-network", d.AllowNetwork, "let servers reach the network at run time (recorded with the results)")
+	fl.BoolVar(&f.s.AllowPrivateNetwork, "allow-private-network", d.AllowPrivateNetwork, "let URL targets from a registry or snapshot connect to loopback, private, link-local and metadata addresses (recorded with the results)")
+	fl.DurationVar(&f.s.ServerTimeout, "server-timeout", d.ServerTimeout, "deadline for one server from launch to teardown (the package install has its own, --install-timeout)")
+	fl.DurationVar(&f.s.InstallTimeout, "install-timeout", d.InstallTimeout, "deadline for installing one package, before the server deadline starts")
+	fl.DurationVar(&f.s.HandshakeTimeout, "handshake-timeout", d.HandshakeTimeout, "deadline for launch plus handshake")
+	fl.StringVar(&f.s.ProtocolVersion, "protocol-version", d.ProtocolVersion, "protocol version to ask for (default: the newest, with fallback)")
+	fl.BoolVar(&f.s.NoInject, "no-inject", d.NoInject, "skip failure injection and the capability-gated calls (list and check only)")
+	fl.BoolVar(&f.s.Exercise, "exercise", d.Exercise, "call each tool annotated readOnlyHint: true and openWorldHint: false once with arguments generated from its schema")
+	fl.StringVar(&f.s.CacheDir, "cache-dir", d.CacheDir, "install cache (default $XDG_CACHE_HOME/mcpvet)")
+	fl.Int64Var(&f.s.MemoryMiB, "memory", d.MemoryMiB, "memory limit of one server's process tree, in MiB")
+	fl.IntVar(&f.s.Processes, "max-processes", d.Processes, "process and thread limit of one server")
+	fl.DurationVar(&f.s.CPUTime, "cpu-time", d.CPUTime, "CPU time limit of one server")
+	fl.Int64Var(&f.s.StdoutMiB, "max-stdout", d.StdoutMiB, "stdout a server may write in total, in MiB")
+	fl.IntVar(&f.s.MessageMiB, "max-message", d.MessageMiB, "size limit of one JSON-RPC message, in MiB")
 	fl.StringVar(&f.policy, "policy", "", "verdict policy JSON file: minScore, fixSeverities, ignoreFindings (defaults in docs/rubric.md)")
 	fl.StringArrayVar(&f.expose, "expose", nil, "host PATH local servers see read-only (repeatable); never /, $HOME or a credential store")
 	fl.StringArrayVar(&f.exposeRW, "expose-rw", nil, "host folder local servers may write to, a scratch folder (repeatable)")
@@ -101,7 +88,7 @@ func (f *runFlags) checkExposed() (expose, exposeRW []string, err error) {
 			if dirOnly && !fi.IsDir() {
 				return nil, usagef("%s %q: not a folder; --expose-rw gives a writable scratch folder, use --expose for a file", flag, p)
 			}
-			if err := sandbox.CheckExpose(abs, []string{f.db}); err != nil {
+			if err := scan.CheckExpose(abs, []string{f.db}); err != nil {
 				return nil, usagef("%s %q: %v", flag, p, err)
 			}
 			out = append(out, abs)
@@ -147,78 +134,51 @@ func (f *runFlags) configOptions() (*source.ConfigOptions, error) {
 
 // options validates the flags and builds the per-server options.
 func (f *runFlags) options() (*scan.ProbeOptions, error) {
-	switch f.sandbox {
+	s := f.s
+	switch s.Backend {
 	case "auto", "builtin", "bwrap", "none":
 	default:
-		return nil, usagef("--sandbox %q: not a sandbox backend; use auto, builtin, bwrap or none", f.sandbox)
+		return nil, usagef("--sandbox %q: not a sandbox backend; use auto, builtin, bwrap or none", s.Backend)
 	}
-	if f.protocolVersion != "" && !vocab.KnownProtocol(f.protocolVersion) {
-		return nil, usagef("--protocol-version %q: not a published MCP revision; use one of %s", f.protocolVersion, strings.Join(vocab.ProtocolVersions, ", "))
+	if s.ProtocolVersion != "" && !slices.Contains(vocab.ProtocolVersions, s.ProtocolVersion) {
+		return nil, usagef("--protocol-version %q: not a published MCP revision; use one of %s", s.ProtocolVersion, strings.Join(vocab.ProtocolVersions, ", "))
 	}
-	if f.serverTimeout <= 0 || f.handshakeTimeout <= 0 {
+	if s.ServerTimeout <= 0 || s.HandshakeTimeout <= 0 {
 		return nil, usagef("--server-timeout and --handshake-timeout must be positive durations such as 30s")
 	}
-	if f.installTimeout <= 0 {
-		return nil, usagef("--install-timeout %s: must be a positive duration, such as 10m", f.installTimeout)
+	if s.InstallTimeout <= 0 {
+		return nil, usagef("--install-timeout %s: must be a positive duration, such as 10m", s.InstallTimeout)
 	}
 	env, err := keyValues("--env", f.env)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case f.memory <= 0:
-		return nil, usagef("--memory %d: must be a positive number of MiB, such as 1024", f.memory)
-	case f.processes <= 0:
-		return nil, usagef("--max-processes %d: must be at least 1, such as 256", f.processes)
-	case f.cpuTime <= 0:
-		return nil, usagef("--cpu-time %s: must be a positive duration, such as 60s", f.cpuTime)
-	case f.maxStdout <= 0 || f.maxMessage <= 0:
+	case s.MemoryMiB <= 0:
+		return nil, usagef("--memory %d: must be a positive number of MiB, such as 1024", s.MemoryMiB)
+	case s.Processes <= 0:
+		return nil, usagef("--max-processes %d: must be at least 1, such as 256", s.Processes)
+	case s.CPUTime <= 0:
+		return nil, usagef("--cpu-time %s: must be a positive duration, such as 60s", s.CPUTime)
+	case s.StdoutMiB <= 0 || s.MessageMiB <= 0:
 		return nil, usagef("--max-stdout and --max-message must be positive numbers of MiB")
 	}
-	policy, err := loadPolicy(f.policy)
+	policy, err := scan.LoadPolicy(f.policy)
 	if err != nil {
-		return nil, err
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			return nil, usagef("--policy %q: %v; give the path of a policy JSON file", f.policy, err)
+		}
+		return nil, usagef("--policy %q: %v", f.policy, err)
 	}
 	expose, exposeRW, err := f.checkExposed()
 	if err != nil {
 		return nil, err
 	}
-	wd, _ := os.Getwd()
-	var hidden []string
+	s.Env, s.Policy, s.Expose, s.ExposeRW = env, policy, expose, exposeRW
 	if db, err := filepath.Abs(f.db); err == nil {
-		hidden = []string{db}
+		s.Hidden = []string{db}
 	}
-	return &scan.ProbeOptions{
-		Policy: policy,
-		Sandbox: &sandbox.Options{
-			Backend:             f.sandbox,
-			AllowNetwork:        f.allowNetwork,
-			AllowPrivateNetwork: f.allowPrivate,
-			CacheDir:            f.cacheDir,
-			InstallTimeout:      f.installTimeout,
-			Env:                 env,
-			WorkDir:             wd,
-			Expose:              expose,
-			ExposeRW:            exposeRW,
-			Hidden:              hidden,
-			Limits: sandbox.Limits{
-				MemoryBytes:  f.memory << 20,
-				Processes:    f.processes,
-				CPUTime:      f.cpuTime,
-				Wall:         f.serverTimeout,
-				StdoutBytes:  f.maxStdout << 20,
-				MessageBytes: f.maxMessage << 20,
-			},
-		},
-		Probe: probe.Options{
-			HandshakeTimeout: f.handshakeTimeout,
-			ProtocolVersion:  f.protocolVersion,
-			Inject:           &probe.InjectOptions{Disabled: f.noInject},
-			SkipBasics:       f.noInject,
-			Exercise:         f.exercise,
-		},
-		Timeout: f.serverTimeout,
-	}, nil
+	return s.ProbeOptions(), nil
 }
 
 func keyValues(flag string, kvs []string) (map[string]string, error) {
@@ -236,34 +196,9 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 	return out, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// loadPolicy reads a --policy file; "" gives the default policy.
-func loadPolicy(path string) (*scoring.Policy, error) {
-	if path == "" {
-		return scoring.DefaultPolicy(), nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usagef("--policy %q: %v; give the path of a policy JSON file", path, err)
-	}
-	p, err := scoring.LoadPolicy(data)
-	if err != nil {
-		return nil, usagef("--policy %q: %v", path, err)
-	}
-	return p, nil
-}
-
 // checkFailOn validates a --fail-on value.
 func checkFailOn(v string) error {
-	if v != "" && !contains(results.TriageFailOn, v) {
+	if v != "" && !slices.Contains(results.TriageFailOn, v) {
 		return usagef("--fail-on %q: not a verdict threshold; use drop (fail on dropped servers) or fix (fail on servers to fix or drop)", v)
 	}
 	return nil
@@ -293,11 +228,7 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			}
 			if !rf.noTranslate {
 				// `probe -- npx -y pkg` runs as a config's entry would.
-				_, notes, terr := source.Translate(plan)
-				if terr != nil {
-					notes = append(notes, terr.Error())
-				}
-				plan.Notes = append(plan.Notes, notes...)
+				scan.TranslateLauncher(plan)
 			}
 			headers, err := keyValues("--header", rf.headers)
 			if err != nil {
@@ -355,26 +286,10 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, db
 		return nil, err
 	}
 	defer st.Close()
-	scanID, err := st.NewScan(ctx, results.ScanInfo{Kind: results.KindProbe, Source: plan.Source})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := st.AddTargets(ctx, scanID, []vocab.Plan{*plan}); err != nil {
-		return nil, err
-	}
-	res, err := scan.Probe(ctx, plan, opts)
-	if err != nil {
-		_ = st.FinishScan(context.WithoutCancel(ctx), scanID, results.ScanFailed)
-		return nil, fmt.Errorf("probing %s: %w", plan.Name, err)
-	}
-	if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, plan.Key, res); err != nil {
-		return nil, err
-	}
-	status := results.ScanDone
-	if ctx.Err() != nil {
-		status = results.ScanInterrupted
-	}
-	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil {
+	res, err := scan.RunOne(ctx, plan, &scan.Options{Store: st, Probe: *opts,
+		Info: results.ScanInfo{Kind: results.KindProbe, Source: plan.Source}})
+	interrupted := errors.Is(err, scan.ErrInterrupted)
+	if err != nil && (!interrupted || res == nil) {
 		return nil, err
 	}
 	err = writeOutput(output, stdout, func(w io.Writer) error {
@@ -385,7 +300,7 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, db
 		}
 		return results.WriteSummary(w, res)
 	})
-	if err == nil && status == results.ScanInterrupted {
+	if err == nil && interrupted {
 		// The result shows what the server did before the interrupt; it
 		// is stored, but it is not a whole probe.
 		err = errProbeInterrupted

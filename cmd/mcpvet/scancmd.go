@@ -18,7 +18,6 @@ import (
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/scan/vocab"
@@ -92,25 +91,8 @@ func parseShard(s string) (i, n int, err error) {
 }
 
 func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr io.Writer) error {
-	sources := 0
-	for _, s := range []string{f.registry, f.from, f.config} {
-		if s != "" {
-			sources++
-		}
-	}
-	switch {
-	case f.resume && sources > 0:
-		return usagef("--resume takes its targets from --db; drop --registry, --from and --config")
-	case !f.resume && sources != 1:
-		return usagef("give exactly one of --registry URL, --from FILE or --config FILE (or --resume)")
-	case f.concurrency < 1 && f.flags != nil && f.flags.Changed("concurrency"), f.concurrency < 0:
-		return usagef("--concurrency %d: must be at least 1 (leave the flag out for the number of CPUs)", f.concurrency)
-	case f.installConc < 0:
-		return usagef("--install-concurrency %d: must not be negative (0: as many as --concurrency)", f.installConc)
-	case f.retries < 0:
-		return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", f.retries)
-	case f.sample < 0 || f.limit < 0:
-		return usagef("--sample and --limit must not be negative")
+	if err := f.check(); err != nil {
+		return err
 	}
 	st, err := results.Open(ctx, f.db, nil)
 	if err != nil {
@@ -136,56 +118,20 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 			return err
 		}
 	}
+	// Registry servers are no one's local servers: they start in their
+	// private HOME, not in the folder mcpvet runs in.
+	f.s.WorkDir = scan.WorkDirNone
 	popts, err := f.options()
 	if err != nil {
 		return err
 	}
-	// Registry servers are no one's local servers: they start in their
-	// private HOME, not in the folder mcpvet runs in.
-	popts.Sandbox.WorkDir = sandbox.WorkDirNone
 
 	o := &scan.Options{Store: st, Concurrency: f.concurrency, InstallConcurrency: f.installConc, Probe: *popts}
 	if f.resume {
 		o.Resume = resumeID
 		o.Restore = secretRestorer(f)
-	} else {
-		plans, src, stats, err := loadPlans(ctx, f, stderr, g.quiet)
-		if err != nil {
-			return err
-		}
-		if f.registryTyp != "" || f.transport != "" {
-			plans = filterPlans(plans, f.registryTyp, f.transport)
-		}
-		// The sample is drawn before sharding, so the shards of one
-		// sampled scan partition the sample.
-		var seed *int64
-		if f.sample > 0 {
-			plans = source.Sample(plans, f.sample, uint64(f.seed))
-			seed = &f.seed
-		}
-		planSet, planSetSize := planSetDigest(plans), len(plans)
-		if shardN > 0 {
-			if plans, err = source.Shard(plans, shardI, shardN); err != nil {
-				return usageError{err}
-			}
-		}
-		if f.limit > 0 && len(plans) > f.limit {
-			plans = plans[:f.limit]
-		}
-		optsJSON, _ := json.Marshal(map[string]any{
-			"registry": f.registry, "from": f.from, "config": f.config, "limit": f.limit,
-			"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
-			"sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "allVersions": f.allVersions,
-			"sourceStats": stats, "policy": popts.Policy,
-			"planSetDigest": planSet, "planSetSize": planSetSize,
-			"flags": recordFlags(f.flags),
-		})
-		o.Plans = plans
-		o.Info = results.ScanInfo{Kind: results.KindScan, Source: src, Options: optsJSON, Seed: seed,
-			ShardIndex: shardI, ShardCount: shardN}
-		if !g.quiet {
-			fmt.Fprintf(stderr, "mcpvet: %d targets from %s\n", len(plans), safe.Line(src))
-		}
+	} else if err := f.newScan(ctx, o, shardI, shardN, stderr, g.quiet); err != nil {
+		return err
 	}
 	if !g.quiet {
 		o.Progress = newProgress(stderr)
@@ -214,6 +160,65 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		return errPartial
 	}
 	return err
+}
+
+// check validates the flags of a scan before anything is opened.
+func (f *scanFlags) check() error {
+	sources := 0
+	for _, s := range []string{f.registry, f.from, f.config} {
+		if s != "" {
+			sources++
+		}
+	}
+	switch {
+	case f.resume && sources > 0:
+		return usagef("--resume takes its targets from --db; drop --registry, --from and --config")
+	case !f.resume && sources != 1:
+		return usagef("give exactly one of --registry URL, --from FILE or --config FILE (or --resume)")
+	case f.concurrency < 1 && f.flags != nil && f.flags.Changed("concurrency"), f.concurrency < 0:
+		return usagef("--concurrency %d: must be at least 1 (leave the flag out for the number of CPUs)", f.concurrency)
+	case f.installConc < 0:
+		return usagef("--install-concurrency %d: must not be negative (0: as many as --concurrency)", f.installConc)
+	case f.retries < 0:
+		return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", f.retries)
+	case f.sample < 0 || f.limit < 0:
+		return usagef("--sample and --limit must not be negative")
+	}
+	return nil
+}
+
+// newScan loads the targets of a new scan from its source, selects them
+// and describes the scan in o.
+func (f *scanFlags) newScan(ctx context.Context, o *scan.Options, shardI, shardN int, stderr io.Writer, quiet bool) error {
+	plans, src, stats, err := loadPlans(ctx, f, stderr, quiet)
+	if err != nil {
+		return err
+	}
+	sel, err := scan.Select(plans, &scan.Selection{RegistryType: f.registryTyp, Transport: f.transport,
+		Sample: f.sample, Seed: f.seed, ShardIndex: shardI, ShardCount: shardN, Limit: f.limit})
+	if err != nil {
+		return usageError{err}
+	}
+	plans = sel.Plans
+	var seed *int64
+	if f.sample > 0 {
+		seed = &f.seed
+	}
+	optsJSON, _ := json.Marshal(map[string]any{
+		"registry": f.registry, "from": f.from, "config": f.config, "limit": f.limit,
+		"sample": f.sample, "registryType": f.registryTyp, "transport": f.transport,
+		"sandbox": f.s.Backend, "allowNetwork": f.s.AllowNetwork, "allowPrivateNetwork": f.s.AllowPrivateNetwork, "allVersions": f.allVersions,
+		"sourceStats": stats, "policy": o.Probe.Policy,
+		"planSetDigest": sel.PlanSet, "planSetSize": sel.PlanSetSize,
+		"flags": recordFlags(f.flags),
+	})
+	o.Plans = plans
+	o.Info = results.ScanInfo{Kind: results.KindScan, Source: src, Options: optsJSON, Seed: seed,
+		ShardIndex: shardI, ShardCount: shardN}
+	if !quiet {
+		fmt.Fprintf(stderr, "mcpvet: %d targets from %s\n", len(plans), safe.Line(src))
+	}
+	return nil
 }
 
 func latestUnfinished(ctx context.Context, st *results.Store) (int64, error) {
@@ -281,26 +286,6 @@ func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) 
 		plans, stats := source.Plans(entries, popts)
 		return plans, "registry:" + f.registry, stats, nil
 	}
-}
-
-func filterPlans(plans []vocab.Plan, registryType, transport string) []vocab.Plan {
-	var out []vocab.Plan
-	for _, p := range plans {
-		typ := "remote"
-		if p.Package != nil {
-			typ = p.Package.RegistryType
-		} else if p.Command != "" {
-			typ = "command"
-		}
-		if registryType != "" && typ != registryType {
-			continue
-		}
-		if transport != "" && p.Transport != transport {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // newProgress returns a progress printer: a redrawn status line on a

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -10,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
-	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // unstoredFlags are the scan flags --resume does not take from the stored
@@ -83,21 +79,4 @@ func restoreFlags(fs *pflag.FlagSet, stored map[string]json.RawMessage) error {
 		}
 	}
 	return nil
-}
-
-// planSetDigest identifies the set of plans a (sharded) scan draws from:
-// the SHA-256 of the sorted plan keys. Shards of one scan share it, so
-// results merge can tell a complete shard set of one scan.
-func planSetDigest(plans []vocab.Plan) string {
-	keys := make([]string, len(plans))
-	for i, p := range plans {
-		keys[i] = p.Key
-	}
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		h.Write([]byte(k))
-		h.Write([]byte{0})
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/scan/vocab"
-	"github.com/mcpvet/mcpvet/scoring"
 )
 
 type triageFlags struct {
@@ -101,27 +100,9 @@ show.`,
 
 func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlags, stdout, stderr io.Writer) error {
 	// Every flag is checked before a server is launched.
-	if !slices.Contains(results.TriageFormats, f.format) {
-		return usagef("--format %q: not a triage format; use %s", f.format, strings.Join(results.TriageFormats, ", "))
-	}
-	if err := checkFailOn(f.failOn); err != nil {
-		return err
-	}
-	if f.concurrency < 0 {
-		return usagef("--concurrency %d: must be at least 1", f.concurrency)
-	}
-	popts, err := f.options()
+	popts, root, err := f.check()
 	if err != nil {
 		return err
-	}
-
-	root := ""
-	if f.format == "sarif" {
-		if root, err = sarifRoot(f.sarifRoot); err != nil {
-			return err
-		}
-	} else if f.sarifRoot != "" {
-		return usagef("--sarif-root %q: only used with --format sarif", f.sarifRoot)
 	}
 	var baseline *results.Store
 	if f.baseline != "" {
@@ -154,7 +135,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 
 	src := "config:" + set.label()
 	optsJSON, _ := json.Marshal(map[string]any{
-		"config": set.label(), "configs": set.paths(), "sandbox": f.sandbox, "allowNetwork": f.allowNetwork, "allowPrivateNetwork": f.allowPrivate, "noInject": f.noInject,
+		"config": set.label(), "configs": set.paths(), "sandbox": f.s.Backend, "allowNetwork": f.s.AllowNetwork, "allowPrivateNetwork": f.s.AllowPrivateNetwork, "noInject": f.s.NoInject,
 		"failOn": f.failOn, "policy": popts.Policy, "expose": popts.Sandbox.Expose, "exposeRw": popts.Sandbox.ExposeRW,
 		"noTranslate": f.noTranslate, "passEnv": f.passEnv,
 	})
@@ -163,8 +144,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		Plans:       plans,
 		Concurrency: f.concurrency,
 		Probe:       *popts,
-		Info: results.ScanInfo{Kind: results.KindTriage, Source: src, Options: optsJSON,
-			RubricVersion: scoring.RubricVersion},
+		Info:        results.ScanInfo{Kind: results.KindTriage, Source: src, Options: optsJSON},
 	}
 	if !g.quiet {
 		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(set.label()))
@@ -193,20 +173,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		}
 	}
 	if root != "" {
-		// SARIF locations are relative to the repository, not to this
-		// machine; a config outside the root keeps its own path.
-		if config != "" {
-			if rel := relToRoot(root, config); rel != "" {
-				t.Config = rel
-			}
-		}
-		for i := range t.Servers {
-			if c := t.Servers[i].Config; c != "" {
-				if rel := relToRoot(root, c); rel != "" {
-					t.Servers[i].Config = rel
-				}
-			}
-		}
+		relativeConfigs(t, root, config)
 	}
 	width := 0
 	if f.output == "" || f.output == "-" {
@@ -220,20 +187,71 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if interrupted {
 		return errTriageInterrupted
 	}
-	if f.failOn != "" {
-		if failing := t.Failing(f.failOn); len(failing) > 0 {
-			if !g.quiet {
-				names := make([]string, len(failing))
-				for i, s := range failing {
-					names[i] = safe.Line(s.Name) + " (" + s.Decision + ")"
-				}
-				fmt.Fprintf(stderr, "mcpvet: %d of %d servers at or below --fail-on %s: %s\n",
-					len(failing), len(t.Servers), f.failOn, strings.Join(names, ", "))
-			}
-			return errFindings
+	return f.gate(t, stderr, g.quiet)
+}
+
+// gate returns errFindings when a server's verdict is at or below
+// --fail-on, after naming them on stderr.
+func (f *triageFlags) gate(t *results.Triage, stderr io.Writer, quiet bool) error {
+	if f.failOn == "" {
+		return nil
+	}
+	failing := t.Failing(f.failOn)
+	if len(failing) == 0 {
+		return nil
+	}
+	if !quiet {
+		names := make([]string, len(failing))
+		for i, s := range failing {
+			names[i] = safe.Line(s.Name) + " (" + s.Decision + ")"
+		}
+		fmt.Fprintf(stderr, "mcpvet: %d of %d servers at or below --fail-on %s: %s\n",
+			len(failing), len(t.Servers), f.failOn, strings.Join(names, ", "))
+	}
+	return errFindings
+}
+
+// relativeConfigs makes the config paths of t relative to the SARIF
+// root: SARIF locations are relative to the repository, not to this
+// machine. A config outside the root keeps its own path.
+func relativeConfigs(t *results.Triage, root, config string) {
+	if config != "" {
+		if rel := relToRoot(root, config); rel != "" {
+			t.Config = rel
 		}
 	}
-	return nil
+	for i := range t.Servers {
+		if c := t.Servers[i].Config; c != "" {
+			if rel := relToRoot(root, c); rel != "" {
+				t.Servers[i].Config = rel
+			}
+		}
+	}
+}
+
+// check validates the flags and returns the per-server options and the
+// SARIF root ("" unless --format sarif).
+func (f *triageFlags) check() (popts *scan.ProbeOptions, root string, err error) {
+	if !slices.Contains(results.TriageFormats, f.format) {
+		return nil, "", usagef("--format %q: not a triage format; use %s", f.format, strings.Join(results.TriageFormats, ", "))
+	}
+	if err := checkFailOn(f.failOn); err != nil {
+		return nil, "", err
+	}
+	if f.concurrency < 0 {
+		return nil, "", usagef("--concurrency %d: must be at least 1", f.concurrency)
+	}
+	if popts, err = f.options(); err != nil {
+		return nil, "", err
+	}
+	if f.format == "sarif" {
+		if root, err = sarifRoot(f.sarifRoot); err != nil {
+			return nil, "", err
+		}
+	} else if f.sarifRoot != "" {
+		return nil, "", usagef("--sarif-root %q: only used with --format sarif", f.sarifRoot)
+	}
+	return popts, root, nil
 }
 
 // errTriageInterrupted is a partial triage (exit 4) with advice that fits
