@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/scan"
 )
 
 // TestProbeGate runs the author gate on the poisoned fixture: a baseline
@@ -31,7 +32,7 @@ func TestProbeGate(t *testing.T) {
 	if code, _, stderr = runCLI(append(probeArgs("--baseline", base, "--update-baseline"), "--", bin)...); code != 0 {
 		t.Fatalf("--update-baseline: exit %d, stderr %q", code, stderr)
 	}
-	var b gateBaseline
+	var b scan.Baseline
 	readJSON(t, base, &b)
 	if len(b.Accepted) == 0 {
 		t.Fatal("the baseline accepted nothing")
@@ -84,7 +85,7 @@ func TestProbeGateScoreDrop(t *testing.T) {
 	if code, _, stderr := runCLI(append(args, "--update-baseline", "--", bin)...); code != 0 {
 		t.Fatalf("--update-baseline: exit %d, %q", code, stderr)
 	}
-	var b gateBaseline
+	var b scan.Baseline
 	readJSON(t, base, &b)
 	if b.Score == nil {
 		t.Fatal("no score recorded")
@@ -155,7 +156,7 @@ func TestProbeSARIFRelative(t *testing.T) {
 		}
 		if len(r.Suppressions) > 0 {
 			suppressed++
-			if r.Suppressions[0].Kind != "external" || r.Suppressions[0].Justification != gateReasonTODO {
+			if r.Suppressions[0].Kind != "external" || r.Suppressions[0].Justification != scan.ReasonTODO {
 				t.Errorf("suppression %+v", r.Suppressions[0])
 			}
 		} else if r.Properties["severity"] != "info" {

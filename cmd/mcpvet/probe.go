@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -13,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
@@ -255,17 +256,7 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if err := gate.check(); err != nil {
 				return err
 			}
-			res, err := probeOne(cmd.Context(), plan, opts, rf.db, asJSON, output, stdout)
-			if err != nil {
-				return err
-			}
-			if err := gate.finish(plan, serverJSON, res, stderr); err != nil {
-				return err
-			}
-			if failOn != "" && res.Verdict != nil && results.TriageAtOrBelow(res.Verdict.Decision, failOn) {
-				return errFindings
-			}
-			return nil
+			return probeOne(cmd.Context(), plan, opts, probeOutput{db: rf.db, asJSON: asJSON, output: output, serverJSON: serverJSON, failOn: failOn}, &gate, stdout, stderr)
 		},
 	}
 	rf.register(cmd)
@@ -278,34 +269,77 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, dbPath string, asJSON bool, output string, stdout io.Writer) (*probe.Result, error) {
+// probeOutput are the flags of `mcpvet probe` about what happens to the
+// result.
+type probeOutput struct {
+	db, output, serverJSON, failOn string
+	asJSON                         bool
+}
+
+// probeOne probes plan as a scan of one (scan.RunOne) stored in the
+// database, writes the result, then applies the author gate and --fail-on.
+func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, out probeOutput, gate *gateFlags, stdout, stderr io.Writer) error {
 	// Open the database first: an unusable --db is reported before any
 	// server is launched.
-	st, err := results.Open(ctx, dbPath, nil)
+	st, err := results.Open(ctx, out.db, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer st.Close()
 	res, err := scan.RunOne(ctx, plan, &scan.Options{Store: st, Probe: *opts,
 		Info: results.ScanInfo{Kind: results.KindProbe, Source: plan.Source}})
 	interrupted := errors.Is(err, scan.ErrInterrupted)
 	if err != nil && (!interrupted || res == nil) {
-		return nil, err
+		return err
 	}
-	err = writeOutput(output, stdout, func(w io.Writer) error {
-		if asJSON {
+	err = writeOutput(out.output, stdout, func(w io.Writer) error {
+		if out.asJSON {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(res)
 		}
 		return results.WriteSummary(w, res)
 	})
-	if err == nil && interrupted {
+	if err != nil {
+		return err
+	}
+	if interrupted {
 		// The result shows what the server did before the interrupt; it
 		// is stored, but it is not a whole probe.
-		err = errProbeInterrupted
+		return errProbeInterrupted
 	}
-	return res, err
+	if gate.sarif != "" {
+		f, err := os.Create(gate.sarif)
+		if err != nil {
+			return usagef("--sarif %q: %v; give a writable file path", gate.sarif, err)
+		}
+		werr := results.WriteProbeSARIF(f, plan.Key, res, gate.sarifOptions(plan, out.serverJSON))
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return err
+		}
+	}
+	switch {
+	case gate.base != nil && gate.update:
+		added, removed, err := gate.base.Update(gate.baseline, res)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return usagef("--baseline %q: %v; give a writable path", gate.baseline, err)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "mcpvet: wrote %s: %d findings newly accepted, %d no longer present; give each new one its reason\n", safe.Line(gate.baseline), added, removed)
+	case gate.base != nil:
+		gr := gate.base.Check(res, gate.maxScoreDrop)
+		reportGate(stderr, gate.baseline, gr, gate.maxScoreDrop)
+		if gr.Failed() {
+			return errFindings
+		}
+	}
+	if out.failOn != "" && res.Verdict != nil && results.TriageAtOrBelow(res.Verdict.Decision, out.failOn) {
+		return errFindings
+	}
+	return nil
 }
 
 // errProbeInterrupted is a probe cut short by Ctrl-C or --timeout (exit 4).
