@@ -69,17 +69,25 @@ func runBasics(ctx context.Context, s *session, res *Result, o Options) {
 	if o.SkipBasics || s == nil || s.rec == nil || !res.Liveness.HandshakeCompleted || ctx.Err() != nil {
 		return
 	}
-	b := &basics{s: s, res: res, o: o, caps: map[string]json.RawMessage{}}
-	_ = json.Unmarshal(res.Liveness.Capabilities, &b.caps)
+	caps := map[string]json.RawMessage{}
+	_ = json.Unmarshal(res.Liveness.Capabilities, &caps)
 	// The calls are independent of each other: running them at once keeps
-	// the probe's time to the slowest one rather than their sum.
+	// the probe's time to the slowest one rather than their sum. Each
+	// collects its findings apart, so they are appended in the same order
+	// whichever finishes first.
+	checks := []func(*basics, context.Context){(*basics).ping, (*basics).logging, (*basics).completion,
+		(*basics).prompts, (*basics).resources, (*basics).template}
+	runs := make([]*basics, len(checks))
 	var wg sync.WaitGroup
-	for _, f := range []func(context.Context){b.ping, b.logging, b.completion, b.prompts, b.resources, b.template} {
-		wg.Go(func() { f(ctx) })
+	for i, f := range checks {
+		b := &basics{s: s, res: res, o: o, caps: caps}
+		runs[i] = b
+		wg.Go(func() { f(b, ctx) })
 	}
 	wg.Wait()
-	sortFindings(b.out)
-	res.Findings = append(res.Findings, b.out...)
+	for _, b := range runs {
+		res.Findings = append(res.Findings, b.out...)
+	}
 }
 
 func (b *basics) add(f Finding) {

@@ -1,8 +1,11 @@
 package probe
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Severity grades a [Finding].
@@ -122,4 +125,14 @@ func Truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// SortFindings orders findings by subject, code and pointer, keeping the
+// order of equal ones, so results compare equal across runs. Findings come
+// from several producers ([Run], the checks the scanner adds, the grader);
+// the scanner sorts them once, when all are in.
+func SortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Code, b.Code), strings.Compare(a.Pointer, b.Pointer))
+	})
 }

@@ -228,7 +228,6 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	checkProcess(res, o)
 	res.Calls = rec.telemetry()
 	res.Received, res.ReceivedDropped = rec.messages()
-	sortFindings(res.Findings)
 	res.Liveness.Timings.TotalMs = Ms(time.Since(start))
 	return res
 }

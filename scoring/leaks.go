@@ -751,17 +751,28 @@ const maxChannelsNamed = 8
 // every message of res and, apart, its stderr, searched for every canary
 // in every form. It is exported for benchmarks.
 func SecretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding {
-	return secretLeaks(res, canaries)
+	return secretLeaks(res, canaries, nil)
 }
 
 // secretLeaks searches every message the server sent, and separately its
 // stderr and non-protocol stdout, for the canaries. It returns one finding
 // per subject and code, naming each channel and encoding and the
-// variable, never the value.
-func secretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding {
+// variable, never the value. onStderr, the secrets the sandbox found in
+// the whole stderr, replaces the search of its tail and of stdout.
+func secretLeaks(res *probe.Result, canaries map[string]string, onStderr []string) []probe.Finding {
+	var out []probe.Finding
+	if len(onStderr) > 0 {
+		var names []string
+		for _, n := range onStderr {
+			names = append(names, "stderr: "+n)
+		}
+		list := strings.Join(names, "; ")
+		out = append(out, probe.NewFinding(probe.CodeLeaksSecretStderr, "server", "stderr", list,
+			"the server wrote the value of a secret it was given to its logs: %s", list))
+	}
 	needles := canaryNeedles(canaries)
 	if len(needles) == 0 {
-		return nil
+		return out
 	}
 	type key struct{ code, subject string }
 	found := map[key][]string{}
@@ -788,16 +799,15 @@ func secretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding 
 		searchStrands(messageStrands(m, offsets), needles, func(h canaryHit) { note(CodeLeaksSecret, subject, h) })
 	}
 	var logs []strand
-	if res.Liveness.StderrTail != "" {
+	if len(onStderr) == 0 && res.Liveness.StderrTail != "" {
 		logs = append(logs, strand{channel: "stderr", group: "stderr", s: res.Liveness.StderrTail})
 	}
-	if res.Liveness.StdoutNoise != "" {
+	if len(onStderr) == 0 && res.Liveness.StdoutNoise != "" {
 		logs = append(logs, strand{channel: "stdout (non-protocol lines)", group: "stdout", s: res.Liveness.StdoutNoise})
 	}
 	for _, st := range logs {
 		searchStrands([]strand{st}, needles, func(h canaryHit) { note(probe.CodeLeaksSecretStderr, "server", h) })
 	}
-	var out []probe.Finding
 	for _, k := range order {
 		ds := found[k]
 		first, _, _ := strings.Cut(ds[0], ": ")
