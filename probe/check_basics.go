@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Capability-gated basics: the read-only methods a server declares by
@@ -136,9 +138,9 @@ func (b *basics) gated(method, capability string, declared bool, result json.Raw
 			"the server declared the %q capability, but %s answered -32601 (method not found)", capability, method))
 	case declared && werr != nil && werr.Code == jsonrpc.CodeInternalError:
 		b.add(NewFinding(CodeBasicFailed, "server", method, werr.Message,
-			"%s failed with an internal error (-32603) on arguments taken from the server's own listing: %s", method, Truncate(werr.Message, 200)))
+			"%s failed with an internal error (-32603) on arguments taken from the server's own listing: %s", method, safe.Truncate(werr.Message, 200, safe.Ellipsis)))
 	case !declared && werr == nil && result != nil:
-		b.add(NewFinding(CodeUndeclaredAnswered, "server", method, Truncate(string(result), 200),
+		b.add(NewFinding(CodeUndeclaredAnswered, "server", method, safe.Truncate(string(result), 200, safe.Ellipsis),
 			"%s was answered with a result although the server did not declare the %q capability", method, capability))
 	}
 	return werr == nil && result != nil
@@ -161,8 +163,8 @@ func (b *basics) ping(ctx context.Context) {
 			return
 		}
 	}
-	b.add(NewFinding(CodePingNotEmpty, "server", "ping", Truncate(string(result), 200),
-		"ping was answered with %s; the receiver must respond with an empty result {}", Truncate(string(result), 200)))
+	b.add(NewFinding(CodePingNotEmpty, "server", "ping", safe.Truncate(string(result), 200, safe.Ellipsis),
+		"ping was answered with %s; the receiver must respond with an empty result {}", safe.Truncate(string(result), 200, safe.Ellipsis)))
 }
 
 func (b *basics) logging(ctx context.Context) {
@@ -300,7 +302,7 @@ func (b *basics) contentShape(uri, listedMIME string, result json.RawMessage) {
 				break
 			}
 			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-				b.add(NewFinding(CodeResourceContent, subject, ptr+"/blob", Truncate(s, 80),
+				b.add(NewFinding(CodeResourceContent, subject, ptr+"/blob", safe.Truncate(s, 80, safe.Ellipsis),
 					"content item %d of %s has a blob that is not valid base64: %v", i, uri, err))
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Finding codes of the declared-versus-observed check.
@@ -80,7 +82,7 @@ func CheckDeclared(res *Result, serverJSON json.RawMessage) []Finding {
 	}
 	doc, err := parseServerJSON(serverJSON)
 	if err != nil {
-		return []Finding{NewFinding(CodeServerJSONInvalid, declaredSubject, "", Truncate(string(serverJSON), MaxEvidence),
+		return []Finding{NewFinding(CodeServerJSONInvalid, declaredSubject, "", safe.Truncate(string(serverJSON), MaxEvidence, safe.Ellipsis),
 			"the server.json given for the target could not be read: %v", err)}
 	}
 	pkgs := matchingPackages(doc, res.Target)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/internal/golden"
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // updateGolden reports whether -update was given (see internal/golden).
@@ -273,7 +274,7 @@ func findingLines(fs []Finding) string {
 }
 
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(Truncate(s, 80))
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(safe.Truncate(s, 80, safe.Ellipsis))
 }
 
 // compareGolden compares got with the golden file, or rewrites it under

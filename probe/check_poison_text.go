@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // directiveMatch is one poison match in a text with its byte range.
@@ -238,7 +240,7 @@ func matchBase64(s string) []directiveMatch {
 			continue
 		}
 		out = append(out, directiveMatch{CodePoisonBase64, loc[0], loc[1],
-			"a base64 blob decodes to the text " + strconvQuote(Truncate(text, 120))})
+			"a base64 blob decodes to the text " + strconvQuote(safe.Truncate(text, 120, safe.Ellipsis))})
 	}
 	return out
 }

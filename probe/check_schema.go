@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Finding codes of the tool schema checks. The fatal ones mean a client
@@ -156,7 +158,7 @@ func prepareSchema(subject string, side schemaSide, raw json.RawMessage) (*prepa
 			"%s is %d bytes, over the scanner's %d-byte limit; it was not compiled or checked", side.field, len(raw), maxToolSchemaBytes)}
 	}
 	if firstNonSpace(raw) != '{' {
-		return nil, notObject(Truncate(string(raw), MaxEvidence))
+		return nil, notObject(safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis))
 	}
 	if d := nestingDepth(raw); d > maxToolSchemaDepth {
 		return nil, []Finding{NewFinding(CodeSchemaTooDeep, subject, ptr, strconv.Itoa(d),
@@ -164,11 +166,11 @@ func prepareSchema(subject string, side schemaSide, raw json.RawMessage) (*prepa
 	}
 	v, err := decodeExact(raw)
 	if err != nil {
-		return nil, notObject(Truncate(string(raw), MaxEvidence))
+		return nil, notObject(safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis))
 	}
 	doc, ok := v.(map[string]any)
 	if !ok {
-		return nil, notObject(Truncate(string(raw), MaxEvidence))
+		return nil, notObject(safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis))
 	}
 	if n := countProperties(doc); n > maxToolSchemaProperties {
 		return nil, []Finding{NewFinding(CodeSchemaTooManyProps, subject, ptr, strconv.Itoa(n),
@@ -193,7 +195,7 @@ func prepareSchema(subject string, side schemaSide, raw json.RawMessage) (*prepa
 	}
 	canonical, err := json.Marshal(compileDoc)
 	if err != nil {
-		return nil, append(out, notObject(Truncate(string(raw), MaxEvidence))...)
+		return nil, append(out, notObject(safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis))...)
 	}
 	return &preparedSchema{doc: doc, canonical: canonical}, out
 }
@@ -364,7 +366,7 @@ func compileErrorText(err error) string {
 	}
 	msg = strings.ReplaceAll(msg, compiledSchemaURL, "")
 	msg = strings.TrimPrefix(msg, "jsonschema: ")
-	return Truncate(msg, 2*MaxEvidence)
+	return safe.Truncate(msg, 2*MaxEvidence, safe.Ellipsis)
 }
 
 // compileErrorPointer is the location in the schema the compiler blamed,

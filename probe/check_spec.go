@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // The MCP JSON schemas, one per protocol revision, copied byte for byte
@@ -417,7 +419,7 @@ func evidenceJSON(v any) string {
 	if err := enc.Encode(v); err != nil {
 		return ""
 	}
-	return Truncate(strings.TrimSuffix(buf.String(), "\n"), MaxEvidence)
+	return safe.Truncate(strings.TrimSuffix(buf.String(), "\n"), MaxEvidence, safe.Ellipsis)
 }
 
 // pointerTokens splits a JSON pointer into unescaped tokens.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // exitWait is how long the classifier waits for a process to exit after a
@@ -32,7 +34,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		pi = o.Process(exitWait)
 		l.StderrTail = pi.StderrTail
 		l.ExitCode = pi.ExitCode
-		l.StdoutNoise = Truncate(pi.StdoutNoise, MaxEvidence)
+		l.StdoutNoise = safe.Truncate(pi.StdoutNoise, MaxEvidence, safe.Ellipsis)
 	}
 	werr := wireError(err)
 	msg := err.Error()
@@ -44,8 +46,8 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 
 	set := func(s Status, detail, evidence string) {
 		l.Status = s
-		l.Detail = Truncate(detail, MaxEvidence)
-		l.Evidence = Truncate(evidence, MaxEvidence)
+		l.Detail = safe.Truncate(detail, MaxEvidence, safe.Ellipsis)
+		l.Evidence = safe.Truncate(evidence, MaxEvidence, safe.Ellipsis)
 	}
 	closed := errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)
 	switch {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Severity grades a [Finding].
@@ -110,21 +112,9 @@ func NewFinding(code, subject, pointer, value, format string, args ...any) Findi
 		Severity: e.Severity,
 		Subject:  subject,
 		Pointer:  pointer,
-		Value:    Truncate(value, MaxEvidence),
+		Value:    safe.Truncate(value, MaxEvidence, safe.Ellipsis),
 		Message:  fmt.Sprintf(format, args...),
 	}
-}
-
-// Truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // SortFindings orders findings by subject, code and pointer, keeping the

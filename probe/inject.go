@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Failure injection sends each tool calls its own input schema rejects, and
@@ -285,7 +287,7 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 		note.code = &code
 		b, _ := json.Marshal(werr)
 		p.Response = capJSON(b)
-		p.Text = Truncate(werr.Message, maxProbeResponse)
+		p.Text = safe.Truncate(werr.Message, maxProbeResponse, safe.Ellipsis)
 	default:
 		p.Class, p.Text = classifyResult(p.Method, result)
 		p.Response = capJSON(result)
@@ -393,7 +395,7 @@ func classifyResult(method string, result json.RawMessage) (class, text string) 
 			texts = append(texts, c.Text)
 		}
 	}
-	text = Truncate(strings.Join(texts, "\n"), maxProbeResponse)
+	text = safe.Truncate(strings.Join(texts, "\n"), maxProbeResponse, safe.Ellipsis)
 	if method == "tools/call" && r.IsError {
 		return ClassToolError, text
 	}
@@ -406,7 +408,7 @@ func capJSON(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 || len(b) <= maxProbeResponse && json.Valid(b) {
 		return b
 	}
-	s, _ := json.Marshal(Truncate(string(b), maxProbeResponse))
+	s, _ := json.Marshal(safe.Truncate(string(b), maxProbeResponse, safe.Ellipsis))
 	return s
 }
 

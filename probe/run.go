@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Options configures [Run]. The zero value is usable.
@@ -280,7 +282,7 @@ func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 		l.ServerInfo = &ServerInfo{Name: ir.ServerInfo.Name, Title: ir.ServerInfo.Title, Version: ir.ServerInfo.Version}
 	}
 	l.InstructionsBytes = len(ir.Instructions)
-	l.Instructions = Truncate(ir.Instructions, MaxInstructions)
+	l.Instructions = safe.Truncate(ir.Instructions, MaxInstructions, safe.Ellipsis)
 	// Keep the capabilities exactly as sent, not as the SDK re-encodes them.
 	if ex, ok := rec.last(l.Handshake); ok && ex.result != nil {
 		var raw struct {
@@ -312,7 +314,7 @@ func checkProcess(res *Result, o Options) {
 		l.ExitCode = pi.ExitCode
 	}
 	if pi.StdoutNoise != "" && l.StdoutNoise == "" {
-		l.StdoutNoise = Truncate(pi.StdoutNoise, MaxEvidence)
+		l.StdoutNoise = safe.Truncate(pi.StdoutNoise, MaxEvidence, safe.Ellipsis)
 		l.Status = StatusStdoutPollution
 		res.Findings = append(res.Findings, NewFinding(CodeStdoutPollution, "server", "stdout", pi.StdoutNoise,
 			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))

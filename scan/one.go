@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scoring"
@@ -259,8 +260,8 @@ func preLaunch(target probe.Target, status probe.Status, detail, evidence string
 		Probes:            []probe.ProbeCall{},
 	}
 	res.Liveness.Status = status
-	res.Liveness.Detail = probe.Truncate(detail, probe.MaxEvidence)
-	res.Liveness.Evidence = probe.Truncate(evidence, probe.MaxEvidence)
+	res.Liveness.Detail = safe.Truncate(detail, probe.MaxEvidence, safe.Ellipsis)
+	res.Liveness.Evidence = safe.Truncate(evidence, probe.MaxEvidence, safe.Ellipsis)
 	res.Liveness.Timings.TotalMs = probe.Ms(time.Since(start))
 	return res
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 )
 
@@ -60,7 +61,7 @@ func newFinding(code, subject, pointer, value, msg string) probe.Finding {
 		Severity: severityOf(code),
 		Subject:  subject,
 		Pointer:  pointer,
-		Value:    probe.Truncate(value, probe.MaxEvidence),
+		Value:    safe.Truncate(value, probe.MaxEvidence, safe.Ellipsis),
 		Message:  msg,
 	}
 }

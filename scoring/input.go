@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // maxParseBytes bounds the payloads the grader parses as JSON; larger ones
@@ -101,20 +103,9 @@ func newInput(r *Response, c *Context) *input {
 
 // addText appends a text segment, cut to maxSemanticBytes.
 func (in *input) addText(label, s string) {
-	s = truncateBytes(s, maxSemanticBytes)
+	s = safe.Truncate(s, maxSemanticBytes, "")
 	lower := asciiLower(s)
 	in.text = append(in.text, segment{label: label, s: s, lower: lower, hints: hintMask(lower), hinted: true})
-}
-
-// truncateBytes cuts s to at most n bytes on a rune boundary.
-func truncateBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // splitPayload adds seg to in.text, replacing a JSON document, or a JSON

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/internal/canary"
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 )
 
@@ -187,7 +188,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 			continue
 		}
 		if loc := g.re.FindStringIndex(s); loc != nil {
-			add(LeakStackTrace, loc[0], loc[1], "stack frame "+fmt.Sprintf("%q", truncate(s[loc[0]:loc[1]], 100)))
+			add(LeakStackTrace, loc[0], loc[1], "stack frame "+fmt.Sprintf("%q", safe.Truncate(s[loc[0]:loc[1]], 100, safe.Ellipsis)))
 			break
 		}
 	}
@@ -205,7 +206,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 			if echo != "" && strings.Contains(echo, p) {
 				continue
 			}
-			add(LeakHostPath, i, j, "host path "+fmt.Sprintf("%q", truncate(p, 100)))
+			add(LeakHostPath, i, j, "host path "+fmt.Sprintf("%q", safe.Truncate(p, 100, safe.Ellipsis)))
 			break
 		}
 	}
@@ -273,17 +274,7 @@ func redactURL(s string) string {
 			}
 		}
 	}
-	return fmt.Sprintf("%q", truncate(s, 100))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return fmt.Sprintf("%q", safe.Truncate(s, 100, safe.Ellipsis))
 }
 
 // echoes joins everything the caller sent, so a leak detector can tell an

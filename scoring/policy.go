@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 )
 
@@ -146,5 +147,5 @@ func quoteJoin(list []string) string {
 // short renders a raw JSON value for an error message on one line.
 func short(raw json.RawMessage) string {
 	s := strings.Join(strings.Fields(string(raw)), " ")
-	return truncate(s, 40)
+	return safe.Truncate(s, 40, safe.Ellipsis)
 }
