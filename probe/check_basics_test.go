@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -149,9 +150,7 @@ func TestBasics(t *testing.T) {
 			"initialize": {initAnswer(caps)},
 			"ping":       result(`{}`),
 		}
-		for k, v := range extra {
-			s[k] = v
-		}
+		maps.Copy(s, extra)
 		return &scriptServer{script: s}
 	}
 	tests := []struct {

@@ -177,7 +177,7 @@ func recordSession(t testing.TB, s *rawServer, version string) []Page {
 			continue
 		}
 		cursor := ""
-		for n := 0; n < 20; n++ {
+		for range 20 {
 			params := map[string]any{}
 			if cursor != "" {
 				params["cursor"] = cursor

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -92,12 +93,7 @@ func sentenceEnd(s string, i int) bool {
 
 // hasAny reports whether lower contains one of keys.
 func hasAny(lower string, keys []string) bool {
-	for _, k := range keys {
-		if strings.Contains(lower, k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(keys, func(k string) bool { return strings.Contains(lower, k) })
 }
 
 var directiveRules = []directiveRule{

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -212,8 +213,8 @@ func compileSchema(canonical []byte) *compiledSchema {
 		return cs
 	}
 	cs.schema, cs.err = c.Compile(compiledSchemaURL)
-	sort.Strings(cs.remote)
-	cs.remote = uniqSorted(cs.remote)
+	slices.Sort(cs.remote)
+	cs.remote = slices.Compact(cs.remote)
 	return cs
 }
 
@@ -435,8 +436,8 @@ func unsatisfiable(s any, ptr string) (string, string) {
 			return ptr + "/minProperties", fmt.Sprintf("minProperties %v is above maxProperties %v", minP, maxP)
 		}
 		req := schemaStrings(v["required"])
-		if hasMax && float64(len(uniqSorted(sortedStrings(req)))) > maxP {
-			return ptr + "/required", fmt.Sprintf("%d properties are required but maxProperties is %v", len(uniqSorted(sortedStrings(req))), maxP)
+		if hasMax && float64(len(slices.Compact(slices.Sorted(slices.Values(req))))) > maxP {
+			return ptr + "/required", fmt.Sprintf("%d properties are required but maxProperties is %v", len(slices.Compact(slices.Sorted(slices.Values(req)))), maxP)
 		}
 		props, _ := v["properties"].(map[string]any)
 		for i, name := range req {
@@ -482,23 +483,6 @@ func schemaStrings(v any) []string {
 	for _, e := range l {
 		if s, ok := e.(string); ok {
 			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func sortedStrings(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
-}
-
-// uniqSorted drops adjacent duplicates of a sorted slice.
-func uniqSorted(s []string) []string {
-	out := s[:0]
-	for i, e := range s {
-		if i == 0 || e != s[i-1] {
-			out = append(out, e)
 		}
 	}
 	return out
@@ -576,11 +560,7 @@ func (w *schemaWalker) walk(s any, ptr string, onChain bool, depth int) {
 				"%s lists %q as required but does not define it under properties; define it with a type and a description", w.field, name))
 		}
 	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(props))
 	isReq := map[string]bool{}
 	for _, r := range required {
 		isReq[r] = true
@@ -734,16 +714,10 @@ func withoutNonRE2Patterns(v map[string]any, ptr string) (map[string]any, []port
 			copyOnce := func() {
 				if out == nil {
 					out = make(map[string]any, len(t))
-					for k, e := range t {
-						out[k] = e
-					}
+					maps.Copy(out, t)
 				}
 			}
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(t))
 			for _, k := range keys {
 				e := t[k]
 				if k == "pattern" {
@@ -764,9 +738,7 @@ func withoutNonRE2Patterns(v map[string]any, ptr string) (map[string]any, []port
 								found = append(found, portablePattern{ptr + "/patternProperties/" + escapeToken(pat), pat, reason})
 								if npp == nil {
 									npp = make(map[string]any, len(pp))
-									for pk, pv := range pp {
-										npp[pk] = pv
-									}
+									maps.Copy(npp, pp)
 								}
 								delete(npp, pat)
 							}
@@ -804,7 +776,7 @@ func withoutNonRE2Patterns(v map[string]any, ptr string) (map[string]any, []port
 		return v, false
 	}
 	nv, _ := walk(v, ptr)
-	sort.SliceStable(found, func(i, j int) bool { return found[i].pointer < found[j].pointer })
+	slices.SortStableFunc(found, func(a, b portablePattern) int { return strings.Compare(a.pointer, b.pointer) })
 	return nv.(map[string]any), found
 }
 

@@ -2,12 +2,13 @@ package probe
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -317,14 +318,9 @@ func validationLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationEr
 		}
 	}
 	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].InstanceLocation != out[j].InstanceLocation {
-			return out[i].InstanceLocation < out[j].InstanceLocation
-		}
-		if out[i].KeywordLocation != out[j].KeywordLocation {
-			return out[i].KeywordLocation < out[j].KeywordLocation
-		}
-		return out[i].Message < out[j].Message
+	slices.SortStableFunc(out, func(a, b *jsonschema.ValidationError) int {
+		return cmp.Or(strings.Compare(a.InstanceLocation, b.InstanceLocation), strings.Compare(a.KeywordLocation, b.KeywordLocation),
+			strings.Compare(a.Message, b.Message))
 	})
 	return out
 }
@@ -467,7 +463,7 @@ func decodeExact(data []byte) (any, error) {
 // data without decoding it, in one pass and no allocation, so that hostile
 // documents can be measured before anything recursive touches them.
 func nestingDepth(data []byte) int {
-	depth, max := 0, 0
+	depth, deepest := 0, 0
 	inString, escaped := false, false
 	for _, b := range data {
 		if inString {
@@ -486,12 +482,10 @@ func nestingDepth(data []byte) int {
 			inString = true
 		case '{', '[':
 			depth++
-			if depth > max {
-				max = depth
-			}
+			deepest = max(deepest, depth)
 		case '}', ']':
 			depth--
 		}
 	}
-	return max
+	return deepest
 }

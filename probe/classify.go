@@ -178,7 +178,7 @@ var (
 // credential and says it is missing or wrong, or "".
 func credentialEvidence(texts ...string) string {
 	for _, t := range texts {
-		for _, line := range strings.Split(t, "\n") {
+		for line := range strings.SplitSeq(t, "\n") {
 			if credentialWord.MatchString(line) && missingWord.MatchString(line) {
 				return strings.TrimSpace(line)
 			}
@@ -198,7 +198,7 @@ func isShapeError(err error) bool {
 // keyLine picks the most telling line of a stderr tail: the first that
 // reads like an error, else the last non-empty one.
 func keyLine(s string) string {
-	for _, line := range strings.Split(s, "\n") {
+	for line := range strings.SplitSeq(s, "\n") {
 		if errorLine.MatchString(line) {
 			return strings.TrimSpace(line)
 		}

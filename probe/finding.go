@@ -3,8 +3,8 @@ package probe
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
@@ -85,12 +85,7 @@ func register(entries ...CatalogEntry) {
 
 // Catalog returns every finding code, sorted by code.
 func Catalog() []CatalogEntry {
-	out := make([]CatalogEntry, 0, len(catalog))
-	for _, e := range catalog {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
-	return out
+	return slices.SortedFunc(maps.Values(catalog), func(a, b CatalogEntry) int { return strings.Compare(a.Code, b.Code) })
 }
 
 // Lookup returns the catalog entry for code.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -295,7 +296,7 @@ func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 	if l.Capabilities == nil && ir.Capabilities != nil {
 		l.Capabilities, _ = json.Marshal(ir.Capabilities)
 	}
-	if !knownVersion(l.ProtocolVersion) {
+	if !slices.Contains(KnownVersions, l.ProtocolVersion) {
 		res.Findings = append(res.Findings, NewFinding(CodeUnknownVersion, "server", "/protocolVersion", l.ProtocolVersion,
 			"the server negotiated %q, which is not a published MCP revision; answer one of %s", l.ProtocolVersion, strings.Join(KnownVersions, ", ")))
 	}
@@ -326,15 +327,6 @@ const MaxInstructions = 16 << 10
 
 // KnownVersions are the MCP revisions mcpvet knows, newest first.
 var KnownVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
-
-func knownVersion(v string) bool {
-	for _, k := range KnownVersions {
-		if k == v {
-			return true
-		}
-	}
-	return false
-}
 
 // wireError extracts the JSON-RPC error inside err, if any.
 func wireError(err error) *jsonrpc.Error {

@@ -50,9 +50,7 @@ func measure(in *input) (tokens, enum int) {
 				}
 			}
 		}
-		if k > enum {
-			enum = k
-		}
+		enum = max(enum, k)
 	}
 	return tokens, enum
 }

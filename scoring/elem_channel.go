@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Rubric element 1, channel (docs/rubric.md).
@@ -114,10 +115,8 @@ func protocolCode(r *Response, want []int64, rule string) (bool, string) {
 		return true, ""
 	}
 	c := *r.ErrorCode
-	for _, w := range want {
-		if c == w {
-			return true, ""
-		}
+	if slices.Contains(want, c) {
+		return true, ""
 	}
 	switch c {
 	case codeInternalError:

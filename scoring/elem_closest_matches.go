@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -14,10 +15,8 @@ var (
 // isMatchKey reports whether a JSON key carries alternatives to an unknown
 // name: closest_matches, suggestions, valid_ids, available_tools, ...
 func isMatchKey(k string) bool {
-	for _, m := range matchKeys {
-		if k == m {
-			return true
-		}
+	if slices.Contains(matchKeys, k) {
+		return true
 	}
 	for _, p := range []string{"valid", "available", "supported", "known", "allowed", "existing"} {
 		if strings.HasPrefix(k, p) && len(k) > len(p) {

@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -15,7 +16,7 @@ var (
 )
 
 func init() {
-	for _, c := range strings.Fields(`ENOENT ENOTDIR EISDIR EACCES EPERM EEXIST ENOTEMPTY ETIMEDOUT
+	for c := range strings.FieldsSeq(`ENOENT ENOTDIR EISDIR EACCES EPERM EEXIST ENOTEMPTY ETIMEDOUT
 		ECONNREFUSED ECONNRESET ECONNABORTED EHOSTUNREACH ENETUNREACH ENOSPC EMFILE EBUSY EINVAL EAI_AGAIN
 		ENOTFOUND EPIPE EROFS ELOOP ENAMETOOLONG EXDEV`) {
 		errnoCodes[c] = true
@@ -299,12 +300,7 @@ func errnoAt(seg segment) ([2]int, bool) {
 func jsonrpcReserved(code int64) bool { return code >= -32768 && code <= -32000 }
 
 func hasEnvSuffix(tok string) bool {
-	for _, s := range envSuffixes {
-		if strings.HasSuffix(tok, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(envSuffixes, func(s string) bool { return strings.HasSuffix(tok, s) })
 }
 
 // isName reports whether tok is a name that looks like a code but is not:
@@ -318,10 +314,8 @@ func (in *input) isName(tok string) bool {
 		return true
 	}
 	for _, l := range [][]string{in.c.ToolNames, in.c.ParamNames, in.c.Required, in.c.PromptNames} {
-		for _, n := range l {
-			if n == tok {
-				return true
-			}
+		if slices.Contains(l, tok) {
+			return true
 		}
 	}
 	_, ok := in.c.Canaries[tok]

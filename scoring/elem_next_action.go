@@ -42,9 +42,7 @@ func negatedAt(low string, i int) bool {
 
 // prevWordApos is prevWord allowing an apostrophe inside the word.
 func prevWordApos(s string, i int) string {
-	if i > len(s) {
-		i = len(s)
-	}
+	i = min(i, len(s))
 	j := i
 	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
 		j--

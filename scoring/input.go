@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -182,11 +183,7 @@ func (in *input) walk(path, key string, v any, depth int) {
 	switch x := v.(type) {
 	case map[string]any:
 		in.fields = append(in.fields, field{path: path, key: nk, val: -1})
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		for _, k := range keys {
 			in.walk(path+"."+k, k, x[k], depth+1)
 		}
@@ -204,9 +201,7 @@ func (in *input) walk(path, key string, v any, depth int) {
 			}
 		}
 		in.fields = append(in.fields, f)
-		if len(x) > in.maxArray {
-			in.maxArray = len(x)
-		}
+		in.maxArray = max(in.maxArray, len(x))
 		for i, it := range x {
 			// The first items say what the array holds; the rest only
 			// count towards its length.
@@ -273,11 +268,8 @@ func (in *input) decodeSent() {
 func (in *input) fieldsWithKey(keys ...string) []field {
 	var out []field
 	for _, f := range in.fields {
-		for _, k := range keys {
-			if f.key == k {
-				out = append(out, f)
-				break
-			}
+		if slices.Contains(keys, f.key) {
+			out = append(out, f)
 		}
 	}
 	return out

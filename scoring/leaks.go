@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -114,11 +114,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 	add := func(k LeakKind, i, j int, ev string) {
 		out = append(out, Leak{Kind: k, Where: fmt.Sprintf("%s[%d:%d]", seg.label, i, j), Evidence: ev})
 	}
-	names := make([]string, 0, len(c.Canaries))
-	for name := range c.Canaries {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(c.Canaries))
 	for _, name := range names {
 		v := c.Canaries[name]
 		if len(v) < 6 {
@@ -234,12 +230,7 @@ func hasLineCol(s string) bool {
 }
 
 func inRanges(loc []int, ranges [][]int) bool {
-	for _, r := range ranges {
-		if loc[0] >= r[0] && loc[1] <= r[1] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ranges, func(r []int) bool { return loc[0] >= r[0] && loc[1] <= r[1] })
 }
 
 // isPublicPath reports whether p is one of the public paths or below one.
@@ -544,7 +535,10 @@ func searchJoined(strands []strand, needles []needle, hit func(canaryHit)) {
 		ends[i] = b.Len()
 	}
 	joined := b.String()
-	at := func(off int) int { return sort.SearchInts(ends, off+1) }
+	at := func(off int) int {
+		i, _ := slices.BinarySearch(ends, off+1)
+		return i
+	}
 	for _, n := range needles {
 		for from := 0; from < len(joined); {
 			i := strings.Index(joined[from:], n.text)

@@ -49,7 +49,7 @@ func findToken(s, tok string, from int) int {
 var commonWords = map[string]bool{}
 
 func init() {
-	for _, w := range strings.Fields(`a b c d e f g h i j k l m n o p q r s t u v w x y z
+	for w := range strings.FieldsSeq(`a b c d e f g h i j k l m n o p q r s t u v w x y z
 		an as at be by do go id if in is it no of on or so to up us we
 		all and any are but can for get has its key may new not one out per set the use was who why yes
 		body code data date days file from head host kind last limit list mode name names next page path

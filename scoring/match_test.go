@@ -17,7 +17,7 @@ func TestASCIILower(t *testing.T) {
 			t.Errorf("asciiLower(%q) = %q, want %q", s, got, want)
 		}
 	}
-	for c := 0; c < 256; c++ {
+	for c := range 256 {
 		s := strings.Repeat(string([]byte{byte(c)}), 17)
 		want := s
 		if c >= 'A' && c <= 'Z' {

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
@@ -68,13 +69,9 @@ func LoadPolicy(data []byte) (*Policy, error) {
 	if fields == nil {
 		return nil, errors.New(`policy: the file holds null; it must be one JSON object such as {"minScore": 70}`)
 	}
-	names := make([]string, 0, len(fields))
-	for k := range fields {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(fields))
 	for _, k := range names {
-		if !contains(policyFields, k) {
+		if !slices.Contains(policyFields, k) {
 			hint := ""
 			for _, f := range policyFields {
 				if strings.EqualFold(f, k) {
@@ -125,15 +122,6 @@ func LoadPolicy(data []byte) (*Policy, error) {
 		p.IgnoreFindings = list
 	}
 	return p, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quoteJoin(list []string) string {

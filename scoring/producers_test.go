@@ -68,8 +68,7 @@ func TestOneProducerPerCode(t *testing.T) {
 					return next(ctx, method, req)
 				}
 			})
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
+			ctx := t.Context()
 			go func() { _ = srv.Run(ctx, st) }()
 			res := probe.Run(ctx, ct, &probe.Options{ProtocolVersion: "2025-11-25", CallTimeout: 2 * time.Second,
 				Inject: &probe.InjectOptions{CallTimeout: 300 * time.Millisecond}})

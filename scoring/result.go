@@ -2,7 +2,8 @@ package scoring
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/mcpvet/mcpvet/probe"
 )
@@ -55,11 +56,7 @@ func schemaParams(schema json.RawMessage) (params, required []string) {
 	if json.Unmarshal(schema, &s) != nil {
 		return nil, nil
 	}
-	for k := range s.Properties {
-		params = append(params, k)
-	}
-	sort.Strings(params)
-	return params, s.Required
+	return slices.Sorted(maps.Keys(s.Properties)), s.Required
 }
 
 // ScoreResult grades every probe call of res in place: it sets each

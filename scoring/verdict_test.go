@@ -7,7 +7,8 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 )
 
-func score(f float64) *float64 { return &f }
+//go:fix inline
+func score(f float64) *float64 { return new(f) }
 
 func alive() probe.Liveness {
 	return probe.Liveness{Status: probe.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"}
@@ -104,7 +105,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "low score makes fix and names the failed elements",
-			res: probe.Result{Liveness: alive(), Score: score(63.2), Probes: []probe.ProbeCall{
+			res: probe.Result{Liveness: alive(), Score: new(63.2), Probes: []probe.ProbeCall{
 				{Kind: KindWrongType, Class: ClassToolError, Elements: []probe.Element{{Name: ElemChannel, Pass: true}, {Name: ElemCode}, {Name: ElemNextAction}}},
 				{Kind: KindEnumViolation, Class: ClassToolError, Elements: []probe.Element{{Name: ElemChannel, Pass: true}, {Name: ElemCode}}},
 			}},
@@ -116,7 +117,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:   "a lower policy threshold keeps",
-			res:    probe.Result{Liveness: alive(), Score: score(63.2)},
+			res:    probe.Result{Liveness: alive(), Score: new(63.2)},
 			policy: &Policy{MinScore: 60},
 			want:   DecisionKeep,
 			wantTrace: []string{RuleNoHandshake, RuleCrashOrHang, RuleLeaksSecret, RuleFatalFinding,
