@@ -135,32 +135,54 @@ func firstPerSubject(fs []probe.Finding) []probe.Finding {
 
 // wrongChannel is the wrong-channel finding of graded[first]'s subject,
 // the first of its responses on a wrong channel. Two cases get a message
-// of their own: input validation errors sent as JSON-RPC errors since MCP
-// 2025-11-25 (all of a tool's are counted), and an unknown tool answered
-// with a tool result.
+// of their own: an unknown tool answered with a tool result, and input
+// validation errors sent as JSON-RPC errors since MCP 2025-11-25 (all of
+// a tool's are counted).
 func wrongChannel(probes []probe.ProbeCall, graded []Graded, first int, pv string) probe.Finding {
 	g := graded[first]
-	for i := first; i < len(graded) && g.Subject == "server"; i++ {
-		h := graded[i]
-		if h.Subject == "server" && h.Kind == KindUnknownTool && h.Class == ClassToolError && i < len(probes) {
-			p := probes[i]
-			return probe.NewFinding(CodeWrongChannel, "server", "tools/call", p.Text,
-				"calling the unknown tool %q gave a tool result with isError: true; an unknown tool is a protocol error: answer it with the JSON-RPC error -32602 and name the closest tools", p.Tool)
+	if g.Subject == "server" {
+		if f, ok := unknownToolAsResult(probes, graded, first); ok {
+			return f
 		}
 	}
-	if tool, ok := strings.CutPrefix(g.Subject, "tool:"); ok && pv >= ChannelCutover && validationKinds[g.Kind] && g.Class == ClassProtocolError && first < len(probes) {
-		n := 0
-		for i := first; i < len(graded) && i < len(probes); i++ {
-			if graded[i].Subject == g.Subject && probes[i].Class == ClassProtocolError {
-				n++
-			}
-		}
-		p := probes[first]
-		return probe.NewFinding(CodeWrongChannel, g.Subject, p.ArgumentPointer(), p.Text,
-			"%s answered %d invalid calls with a JSON-RPC error; since MCP 2025-11-25 input validation errors belong in a tool result with isError: true, where the model can read them and correct the call",
-			tool, n)
+	if f, ok := validationAsProtocolError(probes, graded, first, pv); ok {
+		return f
 	}
 	return newFinding(CodeWrongChannel, g.Subject, "", g.Kind, channelEvidence(g))
+}
+
+// unknownToolAsResult is the finding of an unknown tool answered with a
+// tool result, at or after graded[first].
+func unknownToolAsResult(probes []probe.ProbeCall, graded []Graded, first int) (probe.Finding, bool) {
+	for i := first; i < len(graded) && i < len(probes); i++ {
+		if h := graded[i]; h.Subject == "server" && h.Kind == KindUnknownTool && h.Class == ClassToolError {
+			p := probes[i]
+			return probe.NewFinding(CodeWrongChannel, "server", "tools/call", p.Text,
+				"calling the unknown tool %q gave a tool result with isError: true; an unknown tool is a protocol error: answer it with the JSON-RPC error -32602 and name the closest tools", p.Tool), true
+		}
+	}
+	return probe.Finding{}, false
+}
+
+// validationAsProtocolError is the finding of a tool whose invalid
+// arguments, graded[first] the first, were answered with JSON-RPC errors
+// under revision pv, since 2025-11-25 the wrong channel for them.
+func validationAsProtocolError(probes []probe.ProbeCall, graded []Graded, first int, pv string) (probe.Finding, bool) {
+	g := graded[first]
+	tool, ok := strings.CutPrefix(g.Subject, "tool:")
+	if !ok || pv < ChannelCutover || !validationKinds[g.Kind] || g.Class != ClassProtocolError || first >= len(probes) {
+		return probe.Finding{}, false
+	}
+	n := 0
+	for i := first; i < len(graded) && i < len(probes); i++ {
+		if graded[i].Subject == g.Subject && probes[i].Class == ClassProtocolError {
+			n++
+		}
+	}
+	p := probes[first]
+	return probe.NewFinding(CodeWrongChannel, g.Subject, p.ArgumentPointer(), p.Text,
+		"%s answered %d invalid calls with a JSON-RPC error; since MCP 2025-11-25 input validation errors belong in a tool result with isError: true, where the model can read them and correct the call",
+		tool, n), true
 }
 
 // channelEvidence is the evidence of g's channel element.
