@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
@@ -112,7 +113,7 @@ func checkAnnotations(version string, v toolView) []Finding {
 	subj := v.subject()
 	var ann map[string]json.RawMessage
 	if v.hasAnn && json.Unmarshal(v.annotations, &ann) != nil {
-		return []Finding{NewFinding(CodeAnnotationsNotObject, subj, "/annotations", Truncate(string(v.annotations), MaxEvidence),
+		return []Finding{NewFinding(CodeAnnotationsNotObject, subj, "/annotations", safe.Truncate(string(v.annotations), MaxEvidence, safe.Ellipsis),
 			"annotations is %s; it must be an object of hints", jsonKindOf(v.annotations))}
 	}
 	var out []Finding
@@ -126,7 +127,7 @@ func checkAnnotations(version string, v toolView) []Finding {
 		present[h.key] = true
 		var b bool
 		if json.Unmarshal(raw, &b) != nil {
-			out = append(out, NewFinding(CodeHintNotBoolean, subj, "/annotations/"+h.key, Truncate(string(raw), MaxEvidence),
+			out = append(out, NewFinding(CodeHintNotBoolean, subj, "/annotations/"+h.key, safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis),
 				"annotations.%s is %s; it must be true or false", h.key, jsonKindOf(raw)))
 			continue
 		}
@@ -145,7 +146,7 @@ func checkAnnotations(version string, v toolView) []Finding {
 	}
 	destructive, dKnown := hints["destructiveHint"]
 	if roKnown && readOnly && dKnown && destructive {
-		out = append(out, NewFinding(CodeReadOnlyAndDestructive, subj, "/annotations", Truncate(string(v.annotations), MaxEvidence),
+		out = append(out, NewFinding(CodeReadOnlyAndDestructive, subj, "/annotations", safe.Truncate(string(v.annotations), MaxEvidence, safe.Ellipsis),
 			"readOnlyHint and destructiveHint are both true; a read-only tool changes nothing, so set one of them to false"))
 	}
 	mutating, deleting, reader := nameIntent(v.name, v.description)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Capability-gated basics: the read-only methods a server declares by
@@ -69,17 +71,25 @@ func runBasics(ctx context.Context, s *session, res *Result, o Options) {
 	if o.SkipBasics || s == nil || s.rec == nil || !res.Liveness.HandshakeCompleted || ctx.Err() != nil {
 		return
 	}
-	b := &basics{s: s, res: res, o: o, caps: map[string]json.RawMessage{}}
-	_ = json.Unmarshal(res.Liveness.Capabilities, &b.caps)
+	caps := map[string]json.RawMessage{}
+	_ = json.Unmarshal(res.Liveness.Capabilities, &caps)
 	// The calls are independent of each other: running them at once keeps
-	// the probe's time to the slowest one rather than their sum.
+	// the probe's time to the slowest one rather than their sum. Each
+	// collects its findings apart, so they are appended in the same order
+	// whichever finishes first.
+	checks := []func(*basics, context.Context){(*basics).ping, (*basics).logging, (*basics).completion,
+		(*basics).prompts, (*basics).resources, (*basics).template}
+	runs := make([]*basics, len(checks))
 	var wg sync.WaitGroup
-	for _, f := range []func(context.Context){b.ping, b.logging, b.completion, b.prompts, b.resources, b.template} {
-		wg.Go(func() { f(ctx) })
+	for i, f := range checks {
+		b := &basics{s: s, res: res, o: o, caps: caps}
+		runs[i] = b
+		wg.Go(func() { f(b, ctx) })
 	}
 	wg.Wait()
-	sortFindings(b.out)
-	res.Findings = append(res.Findings, b.out...)
+	for _, b := range runs {
+		res.Findings = append(res.Findings, b.out...)
+	}
 }
 
 func (b *basics) add(f Finding) {
@@ -128,9 +138,9 @@ func (b *basics) gated(method, capability string, declared bool, result json.Raw
 			"the server declared the %q capability, but %s answered -32601 (method not found)", capability, method))
 	case declared && werr != nil && werr.Code == jsonrpc.CodeInternalError:
 		b.add(NewFinding(CodeBasicFailed, "server", method, werr.Message,
-			"%s failed with an internal error (-32603) on arguments taken from the server's own listing: %s", method, Truncate(werr.Message, 200)))
+			"%s failed with an internal error (-32603) on arguments taken from the server's own listing: %s", method, safe.Truncate(werr.Message, 200, safe.Ellipsis)))
 	case !declared && werr == nil && result != nil:
-		b.add(NewFinding(CodeUndeclaredAnswered, "server", method, Truncate(string(result), 200),
+		b.add(NewFinding(CodeUndeclaredAnswered, "server", method, safe.Truncate(string(result), 200, safe.Ellipsis),
 			"%s was answered with a result although the server did not declare the %q capability", method, capability))
 	}
 	return werr == nil && result != nil
@@ -153,8 +163,8 @@ func (b *basics) ping(ctx context.Context) {
 			return
 		}
 	}
-	b.add(NewFinding(CodePingNotEmpty, "server", "ping", Truncate(string(result), 200),
-		"ping was answered with %s; the receiver must respond with an empty result {}", Truncate(string(result), 200)))
+	b.add(NewFinding(CodePingNotEmpty, "server", "ping", safe.Truncate(string(result), 200, safe.Ellipsis),
+		"ping was answered with %s; the receiver must respond with an empty result {}", safe.Truncate(string(result), 200, safe.Ellipsis)))
 }
 
 func (b *basics) logging(ctx context.Context) {
@@ -292,7 +302,7 @@ func (b *basics) contentShape(uri, listedMIME string, result json.RawMessage) {
 				break
 			}
 			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-				b.add(NewFinding(CodeResourceContent, subject, ptr+"/blob", Truncate(s, 80),
+				b.add(NewFinding(CodeResourceContent, subject, ptr+"/blob", safe.Truncate(s, 80, safe.Ellipsis),
 					"content item %d of %s has a blob that is not valid base64: %v", i, uri, err))
 			}
 		}

@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -122,9 +124,13 @@ func runScript(t *testing.T, srv *scriptServer) *Result {
 	return Run(ctx, srv, &Options{CallTimeout: 300 * time.Millisecond, Inject: &InjectOptions{Disabled: true}})
 }
 
+// findingKeys lists the findings with the given code prefixes in sorted
+// order (Run leaves sorting to its caller).
 func findingKeys(res *Result, prefixes ...string) []string {
 	out := []string{}
-	for _, f := range res.Findings {
+	fs := slices.Clone(res.Findings)
+	SortFindings(fs)
+	for _, f := range fs {
 		for _, p := range prefixes {
 			if strings.HasPrefix(f.Code, p) {
 				out = append(out, f.Code+" "+f.Subject+" "+f.Pointer)
@@ -144,9 +150,7 @@ func TestBasics(t *testing.T) {
 			"initialize": {initAnswer(caps)},
 			"ping":       result(`{}`),
 		}
-		for k, v := range extra {
-			s[k] = v
-		}
+		maps.Copy(s, extra)
 		return &scriptServer{script: s}
 	}
 	tests := []struct {

@@ -1,9 +1,11 @@
 package probe
 
 import (
+	"cmp"
 	"container/list"
 	"crypto/sha256"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -77,28 +79,11 @@ func (c *Checker) Check(res *Result, pages []Page) []Finding {
 // sortUniqueFindings sorts by subject, code, pointer, value and message and
 // drops exact duplicates.
 func sortUniqueFindings(fs []Finding) []Finding {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		switch {
-		case a.Subject != b.Subject:
-			return a.Subject < b.Subject
-		case a.Code != b.Code:
-			return a.Code < b.Code
-		case a.Pointer != b.Pointer:
-			return a.Pointer < b.Pointer
-		case a.Value != b.Value:
-			return a.Value < b.Value
-		}
-		return a.Message < b.Message
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Code, b.Code), strings.Compare(a.Pointer, b.Pointer),
+			strings.Compare(a.Value, b.Value), strings.Compare(a.Message, b.Message))
 	})
-	out := fs[:0]
-	for i, f := range fs {
-		if i > 0 && f == fs[i-1] {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
+	return slices.Compact(fs)
 }
 
 // compiledSchema is one cache entry: the outcome of compiling a schema.

@@ -26,7 +26,7 @@ func TestCheckSortedAndDeterministic(t *testing.T) {
 	}) {
 		t.Error("findings are not sorted by subject, code, pointer")
 	}
-	for i := 0; i < 5; i++ {
+	for i := range 5 {
 		if diff := cmp.Diff(first, NewChecker().Check(res, pages)); diff != "" {
 			t.Fatalf("run %d differs (-first +again):\n%s", i, diff)
 		}
@@ -70,7 +70,7 @@ func TestCheckerCacheSharedAcrossServers(t *testing.T) {
 func TestCheckerCacheBounded(t *testing.T) {
 	c := newCheckerSize(8, 1<<20)
 	var tools []string
-	for i := 0; i < 50; i++ {
+	for i := range 50 {
 		tools = append(tools, fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object","properties":{"p%d":{"type":"string","description":"P."}}}}`, i, i))
 	}
 	res := &Result{Liveness: Liveness{ProtocolVersion: "2025-11-25"}, Tools: toolsFromJSON(t, tools...)}
@@ -106,7 +106,7 @@ func TestCheckerConcurrent(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
-	for i := 0; i < 16; i++ {
+	for i := range 16 {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Finding codes of the declared-versus-observed check.
@@ -80,7 +82,7 @@ func CheckDeclared(res *Result, serverJSON json.RawMessage) []Finding {
 	}
 	doc, err := parseServerJSON(serverJSON)
 	if err != nil {
-		return []Finding{NewFinding(CodeServerJSONInvalid, declaredSubject, "", Truncate(string(serverJSON), MaxEvidence),
+		return []Finding{NewFinding(CodeServerJSONInvalid, declaredSubject, "", safe.Truncate(string(serverJSON), MaxEvidence, safe.Ellipsis),
 			"the server.json given for the target could not be read: %v", err)}
 	}
 	pkgs := matchingPackages(doc, res.Target)
@@ -137,9 +139,9 @@ func CheckDeclared(res *Result, serverJSON json.RawMessage) []Finding {
 				}
 			}
 		}
-		sort.Strings(declared)
-		declared = uniqSorted(declared)
-		if len(declared) > 0 && !hasString(declared, res.Target.Transport) {
+		slices.Sort(declared)
+		declared = slices.Compact(declared)
+		if len(declared) > 0 && !slices.Contains(declared, res.Target.Transport) {
 			out = append(out, NewFinding(CodeDeclaredTransport, declaredSubject, declaredTransportPointer, res.Target.Transport,
 				"server.json declares transport %s but the server completed the handshake over %s; declare the transport it speaks",
 				strings.Join(declared, ", "), res.Target.Transport))
@@ -227,15 +229,6 @@ func normalVersion(v string) string {
 	return strings.TrimPrefix(strings.TrimSpace(strings.ToLower(v)), "v")
 }
 
-func hasString(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
-}
-
 var (
 	// envVarName matches an environment variable name with at least one
 	// underscore (GITHUB_TOKEN, OPENAI_API_KEY).
@@ -251,7 +244,7 @@ var (
 func askedEnvVars(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.SplitSeq(text, "\n") {
 		if !envAsking.MatchString(line) {
 			continue
 		}

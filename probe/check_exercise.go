@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Successful tool calls, opt-in (Options.Exercise, --exercise): each tool
@@ -130,7 +132,7 @@ func runExercise(ctx context.Context, s *session, res *Result, o Options) {
 		case err != nil:
 			ex.Outcome, ex.Detail = "no_answer", err.Error()
 		case werr != nil:
-			ex.Outcome, ex.Detail = "error", Truncate(fmt.Sprintf("%d %s", werr.Code, werr.Message), 200)
+			ex.Outcome, ex.Detail = "error", safe.Truncate(fmt.Sprintf("%d %s", werr.Code, werr.Message), 200, safe.Ellipsis)
 		default:
 			var r struct {
 				IsError           bool            `json:"isError"`

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/internal/golden"
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
@@ -177,7 +178,7 @@ func recordSession(t testing.TB, s *rawServer, version string) []Page {
 			continue
 		}
 		cursor := ""
-		for n := 0; n < 20; n++ {
+		for range 20 {
 			params := map[string]any{}
 			if cursor != "" {
 				params["cursor"] = cursor
@@ -274,7 +275,7 @@ func findingLines(fs []Finding) string {
 }
 
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(Truncate(s, 80))
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(safe.Truncate(s, 80, safe.Ellipsis))
 }
 
 // compareGolden compares got with the golden file, or rewrites it under

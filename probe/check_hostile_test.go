@@ -19,7 +19,7 @@ func hostileSchemas() []struct {
 } {
 	var props strings.Builder
 	props.WriteString(`{"type":"object","properties":{`)
-	for i := 0; i < 10000; i++ {
+	for i := range 10000 {
 		if i > 0 {
 			props.WriteByte(',')
 		}

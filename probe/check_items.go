@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Finding codes of the prompt, resource and resource template checks.
@@ -103,7 +105,7 @@ func checkPrompts(prompts []Prompt) []Finding {
 		}
 		var list []json.RawMessage
 		if json.Unmarshal(args, &list) != nil {
-			out = append(out, NewFinding(CodePromptArgumentsNotArray, subj, "/arguments", Truncate(string(args), MaxEvidence),
+			out = append(out, NewFinding(CodePromptArgumentsNotArray, subj, "/arguments", safe.Truncate(string(args), MaxEvidence, safe.Ellipsis),
 				"arguments is %s; it must be an array of argument definitions", jsonKindOf(args)))
 			continue
 		}
@@ -112,7 +114,7 @@ func checkPrompts(prompts []Prompt) []Finding {
 			ptr := "/arguments/" + strconv.Itoa(k) + "/name"
 			an, _ := itemString(itemFields(a), "name")
 			if strings.TrimSpace(an) == "" {
-				out = append(out, NewFinding(CodePromptArgNameMissing, subj, ptr, Truncate(string(a), MaxEvidence),
+				out = append(out, NewFinding(CodePromptArgNameMissing, subj, ptr, safe.Truncate(string(a), MaxEvidence, safe.Ellipsis),
 					"argument #%d has no name; clients pass prompt arguments by name", k))
 				continue
 			}

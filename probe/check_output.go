@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Finding codes of the structured output check.
@@ -60,7 +62,7 @@ func (c *Checker) CheckStructuredOutput(tool Tool, structured json.RawMessage) [
 	}
 	doc, err := decodeExact(structured)
 	if err != nil {
-		return []Finding{NewFinding(CodeStructuredInvalid, subj, "/structuredContent", Truncate(string(structured), MaxEvidence),
+		return []Finding{NewFinding(CodeStructuredInvalid, subj, "/structuredContent", safe.Truncate(string(structured), MaxEvidence, safe.Ellipsis),
 			"structuredContent is not valid JSON (%v)", err)}
 	}
 	verr := cs.schema.Validate(doc)

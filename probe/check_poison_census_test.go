@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // registryTexts reads every description and title string of the registry
@@ -84,7 +86,7 @@ func TestPoisonRegistryCensus(t *testing.T) {
 	for _, f := range fields {
 		for _, fd := range poisonText(f, nil) {
 			counts[fd.Code]++
-			lines = append(lines, fmt.Sprintf("%s %s %s: %q | %s", fd.Code, f.subject, f.pointer, fd.Value, Truncate(f.text, 300)))
+			lines = append(lines, fmt.Sprintf("%s %s %s: %q | %s", fd.Code, f.subject, f.pointer, fd.Value, safe.Truncate(f.text, 300, safe.Ellipsis)))
 		}
 	}
 	sort.Strings(lines)

@@ -4,9 +4,12 @@ import (
 	"encoding/base64"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // directiveMatch is one poison match in a text with its byte range.
@@ -90,12 +93,7 @@ func sentenceEnd(s string, i int) bool {
 
 // hasAny reports whether lower contains one of keys.
 func hasAny(lower string, keys []string) bool {
-	for _, k := range keys {
-		if strings.Contains(lower, k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(keys, func(k string) bool { return strings.Contains(lower, k) })
 }
 
 var directiveRules = []directiveRule{
@@ -238,7 +236,7 @@ func matchBase64(s string) []directiveMatch {
 			continue
 		}
 		out = append(out, directiveMatch{CodePoisonBase64, loc[0], loc[1],
-			"a base64 blob decodes to the text " + strconvQuote(Truncate(text, 120))})
+			"a base64 blob decodes to the text " + strconvQuote(safe.Truncate(text, 120, safe.Ellipsis))})
 	}
 	return out
 }

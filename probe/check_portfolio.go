@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Finding codes of the portfolio checks, which compare the servers of one
@@ -128,8 +130,8 @@ func CheckPortfolio(servers []PortfolioServer) []PairFinding {
 				slices.Sort(names)
 				e := catalog[CodePortfolioCrossRef]
 				out = append(out, PairFinding{Code: e.Code, Severity: e.Severity, Servers: [2]string{a.name, b.name},
-					Names: names, Value: Truncate(visible(first), MaxEvidence),
-					Message: Truncate(fmt.Sprintf("descriptions name the other server's tools: %s", strings.Join(names, "; ")), MaxEvidence)})
+					Names: names, Value: safe.Truncate(visible(first), MaxEvidence, safe.Ellipsis),
+					Message: safe.Truncate(fmt.Sprintf("descriptions name the other server's tools: %s", strings.Join(names, "; ")), MaxEvidence, safe.Ellipsis)})
 			}
 		}
 	}
@@ -167,8 +169,8 @@ func shadowed(an string, a []string, bn string, b []string) (PairFinding, bool) 
 	e := catalog[CodePortfolioShadowed]
 	all := append(append([]string{}, names...), look...)
 	return PairFinding{Code: e.Code, Severity: e.Severity, Servers: [2]string{an, bn}, Names: all,
-		Value:   Truncate(visible(strings.Join(all, ", ")), MaxEvidence),
-		Message: Truncate(visible(msg)+"; a client merging both lists cannot tell them apart", MaxEvidence)}, true
+		Value:   safe.Truncate(visible(strings.Join(all, ", ")), MaxEvidence, safe.Ellipsis),
+		Message: safe.Truncate(visible(msg)+"; a client merging both lists cannot tell them apart", MaxEvidence, safe.Ellipsis)}, true
 }
 
 // distinctive reports whether a tool name is identifier-like enough that

@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
@@ -158,7 +160,7 @@ func prepareSchema(subject string, side schemaSide, raw json.RawMessage) (*prepa
 			"%s is %d bytes, over the scanner's %d-byte limit; it was not compiled or checked", side.field, len(raw), maxToolSchemaBytes)}
 	}
 	if firstNonSpace(raw) != '{' {
-		return nil, notObject(Truncate(string(raw), MaxEvidence))
+		return nil, notObject(safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis))
 	}
 	if d := nestingDepth(raw); d > maxToolSchemaDepth {
 		return nil, []Finding{NewFinding(CodeSchemaTooDeep, subject, ptr, strconv.Itoa(d),
@@ -166,11 +168,11 @@ func prepareSchema(subject string, side schemaSide, raw json.RawMessage) (*prepa
 	}
 	v, err := decodeExact(raw)
 	if err != nil {
-		return nil, notObject(Truncate(string(raw), MaxEvidence))
+		return nil, notObject(safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis))
 	}
 	doc, ok := v.(map[string]any)
 	if !ok {
-		return nil, notObject(Truncate(string(raw), MaxEvidence))
+		return nil, notObject(safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis))
 	}
 	if n := countProperties(doc); n > maxToolSchemaProperties {
 		return nil, []Finding{NewFinding(CodeSchemaTooManyProps, subject, ptr, strconv.Itoa(n),
@@ -195,7 +197,7 @@ func prepareSchema(subject string, side schemaSide, raw json.RawMessage) (*prepa
 	}
 	canonical, err := json.Marshal(compileDoc)
 	if err != nil {
-		return nil, append(out, notObject(Truncate(string(raw), MaxEvidence))...)
+		return nil, append(out, notObject(safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis))...)
 	}
 	return &preparedSchema{doc: doc, canonical: canonical}, out
 }
@@ -212,8 +214,8 @@ func compileSchema(canonical []byte) *compiledSchema {
 		return cs
 	}
 	cs.schema, cs.err = c.Compile(compiledSchemaURL)
-	sort.Strings(cs.remote)
-	cs.remote = uniqSorted(cs.remote)
+	slices.Sort(cs.remote)
+	cs.remote = slices.Compact(cs.remote)
 	return cs
 }
 
@@ -366,7 +368,7 @@ func compileErrorText(err error) string {
 	}
 	msg = strings.ReplaceAll(msg, compiledSchemaURL, "")
 	msg = strings.TrimPrefix(msg, "jsonschema: ")
-	return Truncate(msg, 2*MaxEvidence)
+	return safe.Truncate(msg, 2*MaxEvidence, safe.Ellipsis)
 }
 
 // compileErrorPointer is the location in the schema the compiler blamed,
@@ -435,8 +437,8 @@ func unsatisfiable(s any, ptr string) (string, string) {
 			return ptr + "/minProperties", fmt.Sprintf("minProperties %v is above maxProperties %v", minP, maxP)
 		}
 		req := schemaStrings(v["required"])
-		if hasMax && float64(len(uniqSorted(sortedStrings(req)))) > maxP {
-			return ptr + "/required", fmt.Sprintf("%d properties are required but maxProperties is %v", len(uniqSorted(sortedStrings(req))), maxP)
+		if hasMax && float64(len(slices.Compact(slices.Sorted(slices.Values(req))))) > maxP {
+			return ptr + "/required", fmt.Sprintf("%d properties are required but maxProperties is %v", len(slices.Compact(slices.Sorted(slices.Values(req)))), maxP)
 		}
 		props, _ := v["properties"].(map[string]any)
 		for i, name := range req {
@@ -482,23 +484,6 @@ func schemaStrings(v any) []string {
 	for _, e := range l {
 		if s, ok := e.(string); ok {
 			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func sortedStrings(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
-}
-
-// uniqSorted drops adjacent duplicates of a sorted slice.
-func uniqSorted(s []string) []string {
-	out := s[:0]
-	for i, e := range s {
-		if i == 0 || e != s[i-1] {
-			out = append(out, e)
 		}
 	}
 	return out
@@ -576,11 +561,7 @@ func (w *schemaWalker) walk(s any, ptr string, onChain bool, depth int) {
 				"%s lists %q as required but does not define it under properties; define it with a type and a description", w.field, name))
 		}
 	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(props))
 	isReq := map[string]bool{}
 	for _, r := range required {
 		isReq[r] = true
@@ -734,16 +715,10 @@ func withoutNonRE2Patterns(v map[string]any, ptr string) (map[string]any, []port
 			copyOnce := func() {
 				if out == nil {
 					out = make(map[string]any, len(t))
-					for k, e := range t {
-						out[k] = e
-					}
+					maps.Copy(out, t)
 				}
 			}
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(t))
 			for _, k := range keys {
 				e := t[k]
 				if k == "pattern" {
@@ -764,9 +739,7 @@ func withoutNonRE2Patterns(v map[string]any, ptr string) (map[string]any, []port
 								found = append(found, portablePattern{ptr + "/patternProperties/" + escapeToken(pat), pat, reason})
 								if npp == nil {
 									npp = make(map[string]any, len(pp))
-									for pk, pv := range pp {
-										npp[pk] = pv
-									}
+									maps.Copy(npp, pp)
 								}
 								delete(npp, pat)
 							}
@@ -804,7 +777,7 @@ func withoutNonRE2Patterns(v map[string]any, ptr string) (map[string]any, []port
 		return v, false
 	}
 	nv, _ := walk(v, ptr)
-	sort.SliceStable(found, func(i, j int) bool { return found[i].pointer < found[j].pointer })
+	slices.SortStableFunc(found, func(a, b portablePattern) int { return strings.Compare(a.pointer, b.pointer) })
 	return nv.(map[string]any), found
 }
 

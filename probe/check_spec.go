@@ -2,19 +2,20 @@ package probe
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
@@ -315,14 +316,9 @@ func validationLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationEr
 		}
 	}
 	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].InstanceLocation != out[j].InstanceLocation {
-			return out[i].InstanceLocation < out[j].InstanceLocation
-		}
-		if out[i].KeywordLocation != out[j].KeywordLocation {
-			return out[i].KeywordLocation < out[j].KeywordLocation
-		}
-		return out[i].Message < out[j].Message
+	slices.SortStableFunc(out, func(a, b *jsonschema.ValidationError) int {
+		return cmp.Or(strings.Compare(a.InstanceLocation, b.InstanceLocation), strings.Compare(a.KeywordLocation, b.KeywordLocation),
+			strings.Compare(a.Message, b.Message))
 	})
 	return out
 }
@@ -417,7 +413,7 @@ func evidenceJSON(v any) string {
 	if err := enc.Encode(v); err != nil {
 		return ""
 	}
-	return Truncate(strings.TrimSuffix(buf.String(), "\n"), MaxEvidence)
+	return safe.Truncate(strings.TrimSuffix(buf.String(), "\n"), MaxEvidence, safe.Ellipsis)
 }
 
 // pointerTokens splits a JSON pointer into unescaped tokens.
@@ -465,7 +461,7 @@ func decodeExact(data []byte) (any, error) {
 // data without decoding it, in one pass and no allocation, so that hostile
 // documents can be measured before anything recursive touches them.
 func nestingDepth(data []byte) int {
-	depth, max := 0, 0
+	depth, deepest := 0, 0
 	inString, escaped := false, false
 	for _, b := range data {
 		if inString {
@@ -484,12 +480,10 @@ func nestingDepth(data []byte) int {
 			inString = true
 		case '{', '[':
 			depth++
-			if depth > max {
-				max = depth
-			}
+			deepest = max(deepest, depth)
 		case '}', ']':
 			depth--
 		}
 	}
-	return max
+	return deepest
 }

@@ -136,7 +136,7 @@ func TestCheckPagesTooLarge(t *testing.T) {
 
 func TestCheckPagesCapsViolations(t *testing.T) {
 	var tools []string
-	for i := 0; i < 50; i++ {
+	for i := range 50 {
 		tools = append(tools, `{"name":"t`+strings.Repeat("x", i)+`"}`)
 	}
 	got := checkPages("2025-11-25", []Page{{Method: "tools/list", Result: json.RawMessage(`{"tools":[` + strings.Join(tools, ",") + `]}`)}})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
@@ -34,7 +35,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		pi = o.Process(exitWait)
 		l.StderrTail = pi.StderrTail
 		l.ExitCode = pi.ExitCode
-		l.StdoutNoise = Truncate(pi.StdoutNoise, MaxEvidence)
+		l.StdoutNoise = safe.Truncate(pi.StdoutNoise, MaxEvidence, safe.Ellipsis)
 	}
 	werr := wireError(err)
 	msg := err.Error()
@@ -46,8 +47,8 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 
 	set := func(s vocab.Status, detail, evidence string) {
 		l.Status = s
-		l.Detail = Truncate(detail, MaxEvidence)
-		l.Evidence = Truncate(evidence, MaxEvidence)
+		l.Detail = safe.Truncate(detail, MaxEvidence, safe.Ellipsis)
+		l.Evidence = safe.Truncate(evidence, MaxEvidence, safe.Ellipsis)
 	}
 	closed := errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)
 	switch {
@@ -178,7 +179,7 @@ var (
 // credential and says it is missing or wrong, or "".
 func credentialEvidence(texts ...string) string {
 	for _, t := range texts {
-		for _, line := range strings.Split(t, "\n") {
+		for line := range strings.SplitSeq(t, "\n") {
 			if credentialWord.MatchString(line) && missingWord.MatchString(line) {
 				return strings.TrimSpace(line)
 			}
@@ -198,7 +199,7 @@ func isShapeError(err error) bool {
 // keyLine picks the most telling line of a stderr tail: the first that
 // reads like an error, else the last non-empty one.
 func keyLine(s string) string {
-	for _, line := range strings.Split(s, "\n") {
+	for line := range strings.SplitSeq(s, "\n") {
 		if errorLine.MatchString(line) {
 			return strings.TrimSpace(line)
 		}

@@ -3,7 +3,8 @@ package probe
 import (
 	"context"
 	"encoding/json"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,7 +82,7 @@ func (l *clientLog) side(caps *mcp.ClientCapabilities) *ClientSide {
 	for m, n := range l.counts {
 		cs.Replies = append(cs.Replies, Reply{Method: m, Count: n, Reply: replyText[m]})
 	}
-	sort.Slice(cs.Replies, func(i, j int) bool { return cs.Replies[i].Method < cs.Replies[j].Method })
+	slices.SortFunc(cs.Replies, func(a, b Reply) int { return strings.Compare(a.Method, b.Method) })
 	return cs
 }
 

@@ -3,6 +3,8 @@ package probe
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Finding codes for a server that ends after the handshake.
@@ -67,7 +69,7 @@ func exitText(pi ProcessInfo) string {
 		parts = append(parts, fmt.Sprintf("exit code %d", *pi.ExitCode))
 	}
 	if l := lastLine(pi.StderrTail); l != "" {
-		parts = append(parts, "stderr: "+Truncate(l, 200))
+		parts = append(parts, "stderr: "+safe.Truncate(l, 200, safe.Ellipsis))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -1,8 +1,13 @@
 package probe
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Severity grades a [Finding].
@@ -80,12 +85,7 @@ func register(entries ...CatalogEntry) {
 
 // Catalog returns every finding code, sorted by code.
 func Catalog() []CatalogEntry {
-	out := make([]CatalogEntry, 0, len(catalog))
-	for _, e := range catalog {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
-	return out
+	return slices.SortedFunc(maps.Values(catalog), func(a, b CatalogEntry) int { return strings.Compare(a.Code, b.Code) })
 }
 
 // Lookup returns the catalog entry for code.
@@ -107,19 +107,17 @@ func NewFinding(code, subject, pointer, value, format string, args ...any) Findi
 		Severity: e.Severity,
 		Subject:  subject,
 		Pointer:  pointer,
-		Value:    Truncate(value, MaxEvidence),
+		Value:    safe.Truncate(value, MaxEvidence, safe.Ellipsis),
 		Message:  fmt.Sprintf(format, args...),
 	}
 }
 
-// Truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+// SortFindings orders findings by subject, code and pointer, keeping the
+// order of equal ones, so results compare equal across runs. Findings come
+// from several producers ([Run], the checks the scanner adds, the grader);
+// the scanner sorts them once, when all are in.
+func SortFindings(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Code, b.Code), strings.Compare(a.Pointer, b.Pointer))
+	})
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // Failure injection sends each tool calls its own input schema rejects, and
@@ -287,7 +287,7 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 		note.code = &code
 		b, _ := json.Marshal(werr)
 		p.Response = capJSON(b)
-		p.Text = Truncate(werr.Message, maxProbeResponse)
+		p.Text = safe.Truncate(werr.Message, maxProbeResponse, safe.Ellipsis)
 	default:
 		p.Class, p.Text = classifyResult(p.Method, result)
 		p.Response = capJSON(result)
@@ -395,7 +395,7 @@ func classifyResult(method string, result json.RawMessage) (class, text string) 
 			texts = append(texts, c.Text)
 		}
 	}
-	text = Truncate(strings.Join(texts, "\n"), maxProbeResponse)
+	text = safe.Truncate(strings.Join(texts, "\n"), maxProbeResponse, safe.Ellipsis)
 	if method == "tools/call" && r.IsError {
 		return ClassToolError, text
 	}
@@ -408,7 +408,7 @@ func capJSON(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 || len(b) <= maxProbeResponse && json.Valid(b) {
 		return b
 	}
-	s, _ := json.Marshal(Truncate(string(b), maxProbeResponse))
+	s, _ := json.Marshal(safe.Truncate(string(b), maxProbeResponse, safe.Ellipsis))
 	return s
 }
 
@@ -498,7 +498,10 @@ func describe(p ProbeCall) string {
 	return p.Kind + " on " + p.Param
 }
 
-func argPointer(p ProbeCall) string {
+// ArgumentPointer is the JSON pointer, within the call's params, of the
+// argument the probe made invalid: /arguments/NAME, or /arguments when the
+// probe broke no single argument or was aimed at the server.
+func (p ProbeCall) ArgumentPointer() string {
 	if p.Param == "" || serverKinds[p.Kind] {
 		return "/arguments"
 	}
@@ -515,8 +518,10 @@ func sentArguments(p ProbeCall) string {
 	return string(c.Arguments)
 }
 
+// toolFindings raises the findings of the probes of one tool. Wrong
+// channels are the grader's (see serverFindings).
 func (in *injector) toolFindings(subject string, idx []int) {
-	var accepted, protocol []ProbeCall
+	var accepted []ProbeCall
 	var crash, hang *ProbeCall
 	var hangNote, crashNote probeNote
 	for _, i := range idx {
@@ -524,8 +529,6 @@ func (in *injector) toolFindings(subject string, idx []int) {
 		switch p.Class {
 		case ClassAccepted:
 			accepted = append(accepted, p)
-		case ClassProtocolError:
-			protocol = append(protocol, p)
 		case ClassCrash:
 			if crash == nil {
 				crash, crashNote = &p, in.notes[i]
@@ -542,12 +545,12 @@ func (in *injector) toolFindings(subject string, idx []int) {
 		for _, p := range accepted {
 			what = append(what, describe(p))
 		}
-		in.add(CodeAcceptedInvalidInput, subject, argPointer(accepted[0]), sentArguments(accepted[0]),
+		in.add(CodeAcceptedInvalidInput, subject, accepted[0].ArgumentPointer(), sentArguments(accepted[0]),
 			"%s answered %d of %d calls its own inputSchema rejects as a success (%s); validate the arguments and answer a violation with isError: true, naming the parameter and the value expected",
 			tool, len(accepted), len(idx), strings.Join(what, ", "))
 	}
 	if crash != nil {
-		in.add(CodeCrashOnInvalidInput, subject, argPointer(*crash), sentArguments(*crash),
+		in.add(CodeCrashOnInvalidInput, subject, crash.ArgumentPointer(), sentArguments(*crash),
 			"the server died after tools/call %s with %s%s; an invalid call must be answered with an error, never end the process",
 			tool, describe(*crash), evidenceSuffix(crashNote))
 	}
@@ -556,14 +559,9 @@ func (in *injector) toolFindings(subject string, idx []int) {
 		if hangNote.killed {
 			extra = ", and then stopped answering ping"
 		}
-		in.add(CodeHangOnInvalidInput, subject, argPointer(*hang), sentArguments(*hang),
+		in.add(CodeHangOnInvalidInput, subject, hang.ArgumentPointer(), sentArguments(*hang),
 			"tools/call %s with %s got no answer within %s%s%s; reject invalid arguments before doing any work",
 			tool, describe(*hang), in.o.CallTimeout, extra, evidenceSuffix(hangNote))
-	}
-	if len(protocol) > 0 && in.version >= vocab.Protocol20251125 {
-		in.add(CodeWrongChannel, subject, argPointer(protocol[0]), protocol[0].Text,
-			"%s answered %d invalid calls with a JSON-RPC error; since MCP 2025-11-25 input validation errors belong in a tool result with isError: true, where the model can read them and correct the call",
-			tool, len(protocol))
 	}
 }
 
@@ -574,8 +572,15 @@ func evidenceSuffix(n probeNote) string {
 	return " (" + n.exit + ")"
 }
 
+// serverFindings raises the findings of the probes aimed at the server.
+// Wrong channels are the grader's (package scoring): which channel and code
+// are right depends on the kind, the protocol revision and the declared
+// capabilities, which the rubric decides.
 func (in *injector) serverFindings(idx []int) {
 	crashed, hung := false, false
+	// accepted: an unknown tool, resource or prompt was answered with
+	// success; methodAccepted: the unknown method was.
+	accepted, methodAccepted := false, false
 	for _, i := range idx {
 		p, note := in.res.Probes[i], in.notes[i]
 		switch {
@@ -592,16 +597,14 @@ func (in *injector) serverFindings(idx []int) {
 		}
 		switch p.Kind {
 		case KindUnknownTool:
-			switch p.Class {
-			case ClassToolError:
-				in.add(CodeWrongChannel, "server", "tools/call", p.Text,
-					"calling the unknown tool %q gave a tool result with isError: true; an unknown tool is a protocol error: answer it with the JSON-RPC error -32602 and name the closest tools", p.Tool)
-			case ClassAccepted:
+			if p.Class == ClassAccepted {
+				accepted = true
 				in.add(CodeAcceptedInvalidInput, "server", "tools/call", string(p.Sent),
 					"calling the unknown tool %q succeeded; answer it with the JSON-RPC error -32602 naming the closest tools", p.Tool)
 			}
 		case KindUnknownResource, KindUnknownPrompt:
 			if p.Class == ClassAccepted {
+				accepted = true
 				in.add(CodeAcceptedInvalidInput, "server", p.Method, string(p.Sent),
 					"%s of something the server never listed succeeded; answer it with a JSON-RPC error that says it does not exist", p.Method)
 			}
@@ -609,6 +612,7 @@ func (in *injector) serverFindings(idx []int) {
 			if note.code != nil && *note.code == jsonrpc.CodeMethodNotFound {
 				break
 			}
+			methodAccepted = methodAccepted || p.Class == ClassAccepted
 			got := p.Class
 			if note.code != nil {
 				got = fmt.Sprintf("JSON-RPC error %d", *note.code)
@@ -625,5 +629,12 @@ func (in *injector) serverFindings(idx []int) {
 					"tools/list answered the never-issued cursor %q with JSON-RPC error %d; the specification asks for -32602 (Invalid params)", neverIssuedCursor, *note.code)
 			}
 		}
+	}
+	if methodAccepted && !accepted {
+		// Success for a method that does not exist is accepted input too,
+		// besides not being -32601; one accepted finding per server is
+		// enough when a name probe raised one already.
+		in.add(CodeAcceptedInvalidInput, "server", "", KindUnknownMethod,
+			"the server returned success for an %s probe; answer it with a JSON-RPC error", KindUnknownMethod)
 	}
 }

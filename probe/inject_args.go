@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -122,9 +124,7 @@ func invalidArguments(raw json.RawMessage, runnable bool) ([]argProbe, error) {
 	}
 	with := func(name string, v any) map[string]any {
 		m := make(map[string]any, len(base)+1)
-		for k, bv := range base {
-			m[k] = bv
-		}
+		maps.Copy(m, base)
 		m[name] = v
 		return m
 	}
@@ -363,12 +363,7 @@ func schemaTypes(s map[string]any) []string {
 }
 
 func hasType(types []string, t string) bool {
-	for _, x := range types {
-		if x == t || (t == "integer" && x == "number") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(types, func(x string) bool { return x == t || (t == "integer" && x == "number") })
 }
 
 // primaryType is the first declared type other than null, or "".
@@ -706,12 +701,10 @@ func enumViolation(s map[string]any) (any, bool) {
 	}
 	in := func(v any) bool {
 		b, _ := json.Marshal(v)
-		for _, e := range enum {
-			if eb, _ := json.Marshal(e); bytes.Equal(b, eb) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(enum, func(e any) bool {
+			eb, _ := json.Marshal(e)
+			return bytes.Equal(b, eb)
+		})
 	}
 	for _, e := range enum {
 		if str, ok := e.(string); ok {

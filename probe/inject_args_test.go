@@ -250,7 +250,7 @@ func TestPickProbes(t *testing.T) {
 		{100, kinds(func() []argProbe {
 			// Every probe, round by round.
 			var out []argProbe
-			for round := 0; round < 4; round++ {
+			for round := range 4 {
 				for _, k := range argKindOrder {
 					n := 0
 					for _, p := range all {

@@ -106,14 +106,6 @@ func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
-func acceptAll(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
-}
-
-func rpcErrors(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid arguments for " + req.Params.Name}
-}
-
 func codesOf(fs []Finding, prefix string) []string {
 	var out []string
 	for _, f := range fs {
@@ -123,117 +115,6 @@ func codesOf(fs []Finding, prefix string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func TestInjectClassifies(t *testing.T) {
-	fastInject := &InjectOptions{CallTimeout: 2 * time.Second}
-	tests := []struct {
-		name        string
-		version     string
-		handler     func(schema string) mcp.ToolHandler
-		wantClass   string
-		wantFinding []string
-	}{
-		{
-			name: "validating server", version: "2025-11-25",
-			handler:   validating,
-			wantClass: ClassToolError,
-		},
-		{
-			name: "validating server on 2026-07-28", version: "",
-			handler:   validating,
-			wantClass: ClassToolError,
-		},
-		{
-			name: "json-rpc errors since 2025-11-25", version: "2025-11-25",
-			handler:   func(string) mcp.ToolHandler { return rpcErrors },
-			wantClass: ClassProtocolError,
-			wantFinding: []string{
-				"tool:search " + CodeWrongChannel,
-				"tool:set_mode " + CodeWrongChannel,
-			},
-		},
-		{
-			name: "json-rpc errors before 2025-11-25", version: "2025-06-18",
-			handler:   func(string) mcp.ToolHandler { return rpcErrors },
-			wantClass: ClassProtocolError,
-		},
-		{
-			name: "accepts everything", version: "2025-11-25",
-			handler:   func(string) mcp.ToolHandler { return acceptAll },
-			wantClass: ClassAccepted,
-			wantFinding: []string{
-				"tool:search " + CodeAcceptedInvalidInput,
-				"tool:set_mode " + CodeAcceptedInvalidInput,
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tools := memTools(nil)
-			for i := range tools {
-				tools[i].handler = tt.handler(tools[i].schema)
-			}
-			res := Run(context.Background(), serve(t, newToolServer(tools)),
-				&Options{ProtocolVersion: tt.version, Inject: fastInject})
-			if !res.Liveness.HandshakeCompleted {
-				t.Fatalf("handshake failed: %+v", res.Liveness)
-			}
-			wantVersion := tt.version
-			if wantVersion == "" {
-				wantVersion = "2026-07-28"
-			}
-			if res.Liveness.ProtocolVersion != wantVersion {
-				t.Fatalf("negotiated %q, want %q", res.Liveness.ProtocolVersion, wantVersion)
-			}
-			var toolProbes []string
-			for _, p := range res.Probes {
-				if serverKinds[p.Kind] {
-					continue
-				}
-				toolProbes = append(toolProbes, fmt.Sprintf("%s %s %s", p.Kind, p.Tool, p.Param))
-				if p.Class != tt.wantClass {
-					t.Errorf("probe %s %s %s: class %q, want %q (response %s)", p.Kind, p.Tool, p.Param, p.Class, tt.wantClass, p.Response)
-				}
-				if p.Class == ClassProtocolError && !strings.Contains(p.Text, "invalid arguments for") {
-					t.Errorf("protocol error text = %q", p.Text)
-				}
-				if p.Class == ClassToolError && !strings.Contains(p.Text, "invalid arguments") {
-					t.Errorf("tool error text = %q", p.Text)
-				}
-			}
-			// Both tools get their full plan; search's additionalProperties
-			// false adds unknown_property, set_mode's enum an enum_violation.
-			wantProbes := []string{
-				"missing_required search query",
-				"wrong_type search query",
-				"absent_arguments search ",
-				"out_of_range search limit",
-				"unknown_property search mcpvet_unexpected_argument",
-				"max_length search query",
-				"wrong_type search limit",
-				"out_of_range search limit",
-				"missing_required set_mode mode",
-				"wrong_type set_mode mode",
-				"absent_arguments set_mode ",
-				"enum_violation set_mode mode",
-			}
-			if diff := cmp.Diff(wantProbes, toolProbes); diff != "" {
-				t.Errorf("tool probes (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.wantFinding, codesOf(res.Findings, "errors/")); diff != "" {
-				t.Errorf("errors/ findings (-want +got):\n%s", diff)
-			}
-			for _, p := range res.Probes {
-				if p.Tool == "search" && (p.Destructive || p.OpenWorld) {
-					t.Errorf("search is read-only and closed-world, probe recorded destructive=%v openWorld=%v", p.Destructive, p.OpenWorld)
-				}
-				if p.Tool == "set_mode" && (!p.Destructive || !p.OpenWorld) {
-					t.Errorf("set_mode has no annotations (destructive and open-world by default), probe recorded destructive=%v openWorld=%v", p.Destructive, p.OpenWorld)
-				}
-			}
-		})
-	}
 }
 
 func TestInjectServerProbes(t *testing.T) {
@@ -285,37 +166,6 @@ func TestInjectServerProbes(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// sloppyServer answers the server-level probes wrongly: an unknown tool as
-// a tool error, an unknown method with success, a bad cursor with success.
-func TestInjectServerFindings(t *testing.T) {
-	srv := newToolServer(memTools(acceptAll))
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			switch method {
-			case "tools/call":
-				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == "searc" {
-					return errorResult("no such tool"), nil
-				}
-			case "tools/list":
-				if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p.Cursor != "" {
-					return &mcp.ListToolsResult{Tools: []*mcp.Tool{}}, nil
-				}
-			}
-			return next(ctx, method, req)
-		}
-	})
-	res := Run(context.Background(), serve(t, srv), &Options{ProtocolVersion: "2025-11-25"})
-	want := []string{
-		"server " + CodeBadCursorAccepted,
-		"server " + CodeWrongChannel,
-		"tool:search " + CodeAcceptedInvalidInput,
-		"tool:set_mode " + CodeAcceptedInvalidInput,
-	}
-	if diff := cmp.Diff(want, codesOf(res.Findings, "errors/")); diff != "" {
-		t.Errorf("errors/ findings (-want +got):\n%s", diff)
 	}
 }
 

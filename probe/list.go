@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 )
 
 // listKind describes one paginated list method.
@@ -276,19 +275,4 @@ func scanPage(result json.RawMessage, k listKind, res *Result, o Options, st *li
 	extra[k.itemsKey] = items
 	page, _ = json.Marshal(extra)
 	return page, next, true
-}
-
-// sortFindings orders findings by subject, code and pointer, so results
-// compare equal across runs.
-func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Subject != b.Subject {
-			return a.Subject < b.Subject
-		}
-		if a.Code != b.Code {
-			return a.Code < b.Code
-		}
-		return a.Pointer < b.Pointer
-	})
 }

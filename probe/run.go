@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
@@ -230,7 +231,6 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	checkProcess(res, o)
 	res.Calls = rec.telemetry()
 	res.Received, res.ReceivedDropped = rec.messages()
-	sortFindings(res.Findings)
 	res.Liveness.Timings.TotalMs = Ms(time.Since(start))
 	return res
 }
@@ -283,7 +283,7 @@ func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 		l.ServerInfo = &ServerInfo{Name: ir.ServerInfo.Name, Title: ir.ServerInfo.Title, Version: ir.ServerInfo.Version}
 	}
 	l.InstructionsBytes = len(ir.Instructions)
-	l.Instructions = Truncate(ir.Instructions, MaxInstructions)
+	l.Instructions = safe.Truncate(ir.Instructions, MaxInstructions, safe.Ellipsis)
 	// Keep the capabilities exactly as sent, not as the SDK re-encodes them.
 	if ex, ok := rec.last(l.Handshake); ok && ex.result != nil {
 		var raw struct {
@@ -315,7 +315,7 @@ func checkProcess(res *Result, o Options) {
 		l.ExitCode = pi.ExitCode
 	}
 	if pi.StdoutNoise != "" && l.StdoutNoise == "" {
-		l.StdoutNoise = Truncate(pi.StdoutNoise, MaxEvidence)
+		l.StdoutNoise = safe.Truncate(pi.StdoutNoise, MaxEvidence, safe.Ellipsis)
 		l.Status = vocab.StatusStdoutPollution
 		res.Findings = append(res.Findings, NewFinding(CodeStdoutPollution, "server", "stdout", pi.StdoutNoise,
 			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))

@@ -116,8 +116,7 @@ func TestRunCursorLoop(t *testing.T) {
 		}
 	})
 	ct, st := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	go func() { _ = srv.Run(ctx, st) }()
 	res := Run(ctx, ct, &Options{ProtocolVersion: "2025-06-18", Inject: &InjectOptions{Disabled: true}})
 	var codes []string

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
@@ -352,7 +353,7 @@ func diffLiveness(l probe.Liveness) string {
 	if l.Detail != "" && !l.HandshakeCompleted {
 		s += ": " + l.Detail
 	}
-	return probe.Truncate(s, diffMaxValueBytes)
+	return safe.Truncate(s, diffMaxValueBytes, safe.Ellipsis)
 }
 
 // diffVersion is the target version, or the version the server named in
@@ -489,7 +490,7 @@ func diffFindingEvidence(fs []probe.Finding, code string) (evidence, severity st
 	if n > 1 {
 		s += fmt.Sprintf(" (+%d more)", n-1)
 	}
-	return probe.Truncate(s, diffMaxValueBytes), string(first.Severity)
+	return safe.Truncate(s, diffMaxValueBytes, safe.Ellipsis), string(first.Severity)
 }
 
 // diffRawJSON compares two JSON values structurally (member order and
@@ -585,7 +586,7 @@ func diffRender(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func diffShort(s string) string { return probe.Truncate(s, diffMaxValueBytes) }
+func diffShort(s string) string { return safe.Truncate(s, diffMaxValueBytes, safe.Ellipsis) }
 
 // diffEscape escapes a member name for a JSON pointer (RFC 6901).
 func diffEscape(s string) string {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/probe"
 )
 
 // diffCellBytes bounds one cell of the text report.
@@ -128,5 +127,5 @@ func diffEvidence(c DiffChange) []string {
 
 // diffCell makes untrusted text one bounded table cell.
 func diffCell(s string) string {
-	return probe.Truncate(strings.Join(strings.Fields(safe.Line(s)), " "), diffCellBytes)
+	return safe.Truncate(strings.Join(strings.Fields(safe.Line(s)), " "), diffCellBytes, safe.Ellipsis)
 }

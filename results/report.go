@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
@@ -149,9 +150,9 @@ func RowOf(rec Record) ServerRow {
 	}
 	switch {
 	case len(res.Target.Command) > 0:
-		row.Launch = probe.Truncate(strings.Join(res.Target.Command, " "), 512)
+		row.Launch = safe.Truncate(strings.Join(res.Target.Command, " "), 512, safe.Ellipsis)
 	case res.Target.URL != "":
-		row.Launch = probe.Truncate(res.Target.URL, 512)
+		row.Launch = safe.Truncate(res.Target.URL, 512, safe.Ellipsis)
 	}
 	if si := l.ServerInfo; si != nil {
 		row.ServerName, row.ServerVersion = si.Name, si.Version

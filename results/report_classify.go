@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
@@ -172,10 +173,10 @@ func ProtocolKey(l probe.Liveness) string {
 	case l.ProtocolVersion == "":
 		return "unknown"
 	}
-	return probe.Truncate(l.ProtocolVersion, 64)
+	return safe.Truncate(l.ProtocolVersion, 64, safe.Ellipsis)
 }
 
-func quoteShort(s string) string { return `"` + probe.Truncate(s, 64) + `"` }
+func quoteShort(s string) string { return `"` + safe.Truncate(s, 64, safe.Ellipsis) + `"` }
 
 // elementMeanings says what passing each rubric element means, for report
 // tables.
@@ -217,7 +218,7 @@ func SDKOfResult(res *probe.Result) (sdk, evidence string) {
 		return sdk, evidence
 	}
 	if res.Target.SDK != "" {
-		return probe.Truncate(res.Target.SDK, 64), probe.Truncate(res.Target.SDKEvidence, 200)
+		return safe.Truncate(res.Target.SDK, 64, safe.Ellipsis), safe.Truncate(res.Target.SDKEvidence, 200, safe.Ellipsis)
 	}
 	if s, why := sdkFromErrors(res); s != "" {
 		return s, why

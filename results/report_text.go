@@ -33,12 +33,12 @@ const (
 // sequences and control characters removed (newlines and tabs kept) and
 // cut to n bytes.
 func textBlock(s string, n int) string {
-	return probe.Truncate(safe.Terminal(s), n)
+	return safe.Truncate(safe.Terminal(s), n, safe.Ellipsis)
 }
 
 // textLine makes untrusted text safe for one line or table cell.
 func textLine(s string, n int) string {
-	return probe.Truncate(strings.TrimSpace(safe.Line(s)), n)
+	return safe.Truncate(strings.TrimSpace(safe.Line(s)), n, safe.Ellipsis)
 }
 
 // jsonBlock pretty-prints raw JSON for display, cut to n bytes.

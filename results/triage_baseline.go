@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/probe"
 )
 
 // Values of TriageServer.Definitions.
@@ -118,7 +117,7 @@ func writeTriageBaselineText(w io.Writer, t *Triage) error {
 					fmt.Fprintf(&b, "           and %d more\n", len(s.Changed)-i)
 					break
 				}
-				fmt.Fprintf(&b, "           %s\n", probe.Truncate(safe.Line(c), 160))
+				fmt.Fprintf(&b, "           %s\n", safe.Truncate(safe.Line(c), 160, safe.Ellipsis))
 			}
 		case DefinitionsNew:
 			fmt.Fprintf(&b, "  NEW      %s\n", safe.Line(s.Name))

@@ -127,7 +127,7 @@ func writeTriagePortfolioText(w io.Writer, pf []probe.PairFinding, width int) er
 	for _, f := range pf {
 		line("  ", fmt.Sprintf("%s  %s %s + %s: %s", f.Severity, f.Code, safe.Line(f.Servers[0]), safe.Line(f.Servers[1]), safe.Line(f.Message)))
 		if f.Code == probe.CodePortfolioCrossRef && f.Value != "" {
-			line("      ", probe.Truncate(strings.Join(strings.Fields(safe.Line(f.Value)), " "), 160))
+			line("      ", safe.Truncate(strings.Join(strings.Fields(safe.Line(f.Value)), " "), 160, safe.Ellipsis))
 		}
 	}
 	_, err := w.Write(b.Bytes())

@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/probe"
 )
 
 // Column widths of the table, in runes. Reasons and the next step wrap
@@ -55,7 +54,7 @@ func writeTriageTable(w io.Writer, t *Triage) error {
 		if len(next) == 0 {
 			next = []string{"-"}
 		}
-		name := probe.Truncate(triageCell(s.Name), triageNameWidth)
+		name := safe.Truncate(triageCell(s.Name), triageNameWidth, safe.Ellipsis)
 		for j := range max(len(reasons), len(next)) {
 			cells := [5]string{}
 			if j == 0 {

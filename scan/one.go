@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan/vocab"
@@ -162,7 +163,7 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 	// Every launch (relaunches included) had its own canaries; a leak of
 	// any of them counts.
 	canaries := map[string]string{}
-	var onStderr []string
+	var onStderr []string // secrets the sandbox found in all of stderr
 	mu.Lock()
 	for i, srv := range servers {
 		in := srv.Info(0)
@@ -176,28 +177,27 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 			if i > 0 {
 				name = fmt.Sprintf("%s (launch %d)", name, i+1)
 			}
-			onStderr = append(onStderr, "stderr: "+name)
+			onStderr = append(onStderr, name)
 		}
 	}
 	mu.Unlock()
-	if len(onStderr) > 0 {
-		// The sandbox searched all of stderr; the grader sees only its tail.
-		list := strings.Join(onStderr, "; ")
-		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeLeaksSecretStderr, "server", "stderr", list,
-			"the server wrote the value of a secret it was given to its logs: %s", list))
-	}
 	// The user's own values: a server echoing one leaks a real secret,
 	// and none may be stored.
 	mask, detect := configuredSecrets(plan, o.Sandbox)
 	for k, v := range detect {
 		canaries[k] = v
 	}
-	return maskResult(grade(res, canaries, policy), mask), nil
+	// The sandbox searched all of stderr; the grader sees only its tail.
+	return maskResult(grade(res, &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}, policy), mask), nil
 }
 
-// grade scores the error responses of res and decides its verdict.
-func grade(res *probe.Result, canaries map[string]string, policy *scoring.Policy) *probe.Result {
-	scoring.ScoreResult(res, &scoring.Options{Canaries: canaries})
+// grade scores the error responses of res and decides its verdict. Every
+// way out of [Probe] ends here, once: the grader is the last producer of
+// findings, so they are sorted here, when all are in (probe.Run, the
+// checks Probe adds, the grader), and before the verdict lists them.
+func grade(res *probe.Result, so *scoring.Options, policy *scoring.Policy) *probe.Result {
+	scoring.ScoreResult(res, so)
+	probe.SortFindings(res.Findings)
 	v := scoring.Decide(res, policy)
 	res.Verdict = &v
 	return res
@@ -272,8 +272,8 @@ func preLaunch(target probe.Target, status vocab.Status, detail, evidence string
 		Probes:            []probe.ProbeCall{},
 	}
 	res.Liveness.Status = status
-	res.Liveness.Detail = probe.Truncate(detail, probe.MaxEvidence)
-	res.Liveness.Evidence = probe.Truncate(evidence, probe.MaxEvidence)
+	res.Liveness.Detail = safe.Truncate(detail, probe.MaxEvidence, safe.Ellipsis)
+	res.Liveness.Evidence = safe.Truncate(evidence, probe.MaxEvidence, safe.Ellipsis)
 	res.Liveness.Timings.TotalMs = probe.Ms(time.Since(start))
 	return res
 }

@@ -3,9 +3,12 @@ package scan
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
@@ -200,4 +203,29 @@ func TestWellbehavedKeep(t *testing.T) {
 		}
 	}
 	t.Logf("score %.1f over %d probes", *res.Score, len(res.Probes))
+}
+
+// TestProbeSortsFindingsOnce: findings come from probe.Run, from Probe
+// itself (plan notes, sandbox warnings) and from the grader; the result
+// holds them in one sorted order, whoever added them last.
+func TestProbeSortsFindingsOnce(t *testing.T) {
+	plan := vocab.Plan{Key: "poisoned", Name: "poisoned", Source: "test", Transport: vocab.TransportStdio,
+		Command: testfixture.Path(t, "poisoned"), Notes: []string{"volume mount /data refused"}}
+	o := fastOptions("none")
+	o.Run.Inject = &probe.InjectOptions{CallTimeout: 2 * time.Second}
+	res, err := Probe(context.Background(), &plan, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := slices.Clone(res.Findings)
+	probe.SortFindings(sorted)
+	if diff := cmp.Diff(sorted, res.Findings); diff != "" {
+		t.Errorf("findings not in sorted order (-sorted +got):\n%s", diff)
+	}
+	// One of each producer, so the order is tested across them.
+	for _, code := range []string{probe.CodePoisonZeroWidth, probe.CodeVolumeRefused, probe.CodeSandboxWarning, probe.CodeWrongChannel} {
+		if !slices.ContainsFunc(res.Findings, func(f probe.Finding) bool { return f.Code == code }) {
+			t.Errorf("no %s finding; findings:\n%s", code, findingLines(res))
+		}
+	}
 }

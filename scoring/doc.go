@@ -26,8 +26,9 @@
 //
 // [ScoreResult] grades every probe of a probe.Result in place, sets its
 // score ([ServerScore]: the mean over probe kinds) and appends the findings
-// the responses raise ([Findings]: leaks, accepted invalid input, crashes,
-// hangs, wrong channels). [Decide] then applies a [Policy] (see
+// the grader owns: leaks and wrong channels (accepted invalid input,
+// crashes and hangs are failure injection's, in package probe). [Decide]
+// then applies a [Policy] (see
 // [LoadPolicy]) and returns the verdict with the ordered rules that
 // decided it:
 //

@@ -2,16 +2,17 @@ package scoring
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 )
 
-// Finding codes produced from graded responses. They are defined and
-// registered in probe's catalog, the one place codes live; the class codes
-// (accepted, crash, hang, wrong channel, bad cursor) are the same ones
-// failure injection raises, so a result never carries both.
+// Finding codes the grader raises, from graded responses and the canary
+// search of [ScoreResult]: leaks and wrong channels. They are defined and
+// registered in probe's catalog, the one place codes live. No other
+// producer raises them.
 const (
 	CodeLeaksSecret           = probe.CodeLeaksSecret
 	CodeLeaksCredential       = probe.CodeLeaksCredential
@@ -19,18 +20,22 @@ const (
 	CodeLeaksInternalHost     = probe.CodeLeaksInternalHost
 	CodeLeaksStackTrace       = probe.CodeLeaksStackTrace
 	CodeLeaksHostPath         = probe.CodeLeaksHostPath
-	CodeAcceptedInvalidInput  = probe.CodeAcceptedInvalidInput
-	CodeIgnoredInvalidCursor  = probe.CodeBadCursorAccepted
-	CodeCrashOnInvalidInput   = probe.CodeCrashOnInvalidInput
-	CodeHangOnInvalidInput    = probe.CodeHangOnInvalidInput
 	CodeWrongChannel          = probe.CodeWrongChannel
 )
 
-// emittedCodes are the codes [Findings] can produce.
+// Finding codes failure injection raises (package probe) from the class of
+// an answer alone; verdicts read them.
+const (
+	CodeAcceptedInvalidInput = probe.CodeAcceptedInvalidInput
+	CodeIgnoredInvalidCursor = probe.CodeBadCursorAccepted
+	CodeCrashOnInvalidInput  = probe.CodeCrashOnInvalidInput
+	CodeHangOnInvalidInput   = probe.CodeHangOnInvalidInput
+)
+
+// emittedCodes are the codes [ScoreResult] can raise.
 var emittedCodes = []string{
 	CodeLeaksSecret, CodeLeaksCredential, CodeLeaksConnectionString, CodeLeaksInternalHost,
-	CodeLeaksStackTrace, CodeLeaksHostPath, CodeAcceptedInvalidInput, CodeIgnoredInvalidCursor,
-	CodeCrashOnInvalidInput, CodeHangOnInvalidInput, CodeWrongChannel,
+	CodeLeaksStackTrace, CodeLeaksHostPath, CodeWrongChannel, probe.CodeLeaksSecretStderr,
 }
 
 // LeakCodes maps each leak kind to its finding code.
@@ -56,7 +61,7 @@ func newFinding(code, subject, pointer, value, msg string) probe.Finding {
 		Severity: severityOf(code),
 		Subject:  subject,
 		Pointer:  pointer,
-		Value:    probe.Truncate(value, probe.MaxEvidence),
+		Value:    safe.Truncate(value, probe.MaxEvidence, safe.Ellipsis),
 		Message:  msg,
 	}
 }
@@ -96,69 +101,98 @@ func leakNoun(k LeakKind) string {
 	return string(k)
 }
 
-// Findings returns the findings one graded response raises: its leaks, and
-// whether the server accepted, crashed on, hung on, or answered on the
-// wrong channel to invalid input.
-func Findings(g Graded) []probe.Finding {
-	out := LeakFindings(g)
-	switch g.Class {
-	case ClassAccepted:
-		if g.Kind == KindBadCursor {
-			out = append(out, newFinding(CodeIgnoredInvalidCursor, g.Subject, "", "",
-				"an invalid cursor was ignored and a page returned; answer it with JSON-RPC error -32602"))
-		} else if validationKinds[g.Kind] {
-			out = append(out, newFinding(CodeAcceptedInvalidInput, g.Subject, "", g.Kind,
-				fmt.Sprintf("the tool returned success for %s probe; validate arguments against the input schema and return isError: true", article(g.Kind))))
-		} else if nameKinds[g.Kind] && g.Kind != KindUnknownID {
-			out = append(out, newFinding(CodeAcceptedInvalidInput, g.Subject, "", g.Kind,
-				fmt.Sprintf("the server returned success for %s probe; answer it with a JSON-RPC error", article(g.Kind))))
+// gradedFindings returns the findings the graded responses raise: the
+// leaks of each response and the wrong channel of each subject. The
+// caller keeps one per code and subject with [firstPerSubject]: the first
+// response that raises it gives the evidence.
+// probes[i] is the call graded[i] grades; pv is the negotiated revision.
+func gradedFindings(probes []probe.ProbeCall, graded []Graded, pv string) []probe.Finding {
+	var out []probe.Finding
+	wrong := map[string]bool{}
+	for i, g := range graded {
+		out = append(out, LeakFindings(g)...)
+		if g.WrongChannel && !wrong[g.Subject] {
+			wrong[g.Subject] = true
+			out = append(out, wrongChannel(probes, graded, i, pv))
 		}
-	case ClassCrash:
-		out = append(out, newFinding(CodeCrashOnInvalidInput, g.Subject, "", g.Kind,
-			fmt.Sprintf("the server exited on %s probe", article(g.Kind))))
-	case ClassHang:
-		out = append(out, newFinding(CodeHangOnInvalidInput, g.Subject, "", g.Kind,
-			fmt.Sprintf("the server did not answer %s probe before the deadline", article(g.Kind))))
-	}
-	if g.WrongChannel {
-		ev := ""
-		for _, e := range g.Elements {
-			if e.Name == ElemChannel {
-				ev = e.Evidence
-			}
-		}
-		out = append(out, newFinding(CodeWrongChannel, g.Subject, "", g.Kind, ev))
 	}
 	return out
 }
 
-// FindingsFor returns the findings of many graded responses, one per code
-// and subject (the first occurrence), sorted by severity, code and subject.
-func FindingsFor(graded []Graded) []probe.Finding {
+// firstPerSubject keeps the first finding of each code and subject.
+func firstPerSubject(fs []probe.Finding) []probe.Finding {
 	type key struct{ code, subject string }
 	seen := map[key]bool{}
-	var out []probe.Finding
-	for _, g := range graded {
-		for _, f := range Findings(g) {
-			k := key{f.Code, f.Subject}
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			out = append(out, f)
+	return slices.DeleteFunc(fs, func(f probe.Finding) bool {
+		k := key{f.Code, f.Subject}
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
+	})
+}
+
+// wrongChannel is the wrong-channel finding of graded[first]'s subject,
+// the first of its responses on a wrong channel. Two cases get a message
+// of their own: an unknown tool answered with a tool result, and input
+// validation errors sent as JSON-RPC errors since MCP 2025-11-25 (all of
+// a tool's are counted).
+func wrongChannel(probes []probe.ProbeCall, graded []Graded, first int, pv string) probe.Finding {
+	g := graded[first]
+	if g.Subject == "server" {
+		if f, ok := unknownToolAsResult(probes, graded, first); ok {
+			return f
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Severity.Rank() != b.Severity.Rank() {
-			return a.Severity.Rank() > b.Severity.Rank()
+	if f, ok := validationAsProtocolError(probes, graded, first, pv); ok {
+		return f
+	}
+	return newFinding(CodeWrongChannel, g.Subject, "", g.Kind, channelEvidence(g))
+}
+
+// unknownToolAsResult is the finding of an unknown tool answered with a
+// tool result, at or after graded[first].
+func unknownToolAsResult(probes []probe.ProbeCall, graded []Graded, first int) (probe.Finding, bool) {
+	for i := first; i < len(graded) && i < len(probes); i++ {
+		if h := graded[i]; h.Subject == "server" && h.Kind == KindUnknownTool && h.Class == ClassToolError {
+			p := probes[i]
+			return probe.NewFinding(CodeWrongChannel, "server", "tools/call", p.Text,
+				"calling the unknown tool %q gave a tool result with isError: true; an unknown tool is a protocol error: answer it with the JSON-RPC error -32602 and name the closest tools", p.Tool), true
 		}
-		if a.Code != b.Code {
-			return a.Code < b.Code
+	}
+	return probe.Finding{}, false
+}
+
+// validationAsProtocolError is the finding of a tool whose invalid
+// arguments, graded[first] the first, were answered with JSON-RPC errors
+// under revision pv, since 2025-11-25 the wrong channel for them.
+func validationAsProtocolError(probes []probe.ProbeCall, graded []Graded, first int, pv string) (probe.Finding, bool) {
+	g := graded[first]
+	tool, ok := strings.CutPrefix(g.Subject, "tool:")
+	if !ok || pv < ChannelCutover || !validationKinds[g.Kind] || g.Class != ClassProtocolError || first >= len(probes) {
+		return probe.Finding{}, false
+	}
+	n := 0
+	for i := first; i < len(graded) && i < len(probes); i++ {
+		if graded[i].Subject == g.Subject && probes[i].Class == ClassProtocolError {
+			n++
 		}
-		return a.Subject < b.Subject
-	})
-	return out
+	}
+	p := probes[first]
+	return probe.NewFinding(CodeWrongChannel, g.Subject, p.ArgumentPointer(), p.Text,
+		"%s answered %d invalid calls with a JSON-RPC error; since MCP 2025-11-25 input validation errors belong in a tool result with isError: true, where the model can read them and correct the call",
+		tool, n), true
+}
+
+// channelEvidence is the evidence of g's channel element.
+func channelEvidence(g Graded) string {
+	for _, e := range g.Elements {
+		if e.Name == ElemChannel {
+			return e.Evidence
+		}
+	}
+	return ""
 }
 
 // article prefixes a kind or noun with "a" or "an".

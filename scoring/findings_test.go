@@ -1,85 +1,131 @@
 package scoring
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
-func TestFindings(t *testing.T) {
+// TestGradedFindings: the grader raises leaks and wrong channels, and
+// nothing failure injection raises from the class of an answer alone.
+func TestGradedFindings(t *testing.T) {
+	echo := probe.Tool{Name: "echo", InputSchema: raw(`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`)}
+	wrongType := func(class, response string) probe.ProbeCall {
+		return probe.ProbeCall{Kind: KindWrongType, Method: "tools/call", Tool: "echo", Param: "message", Class: class,
+			Sent: raw(`{"name":"echo","arguments":{"message":42}}`), Response: raw(response)}
+	}
 	tests := []struct {
-		name string
-		r    Response
-		c    Context
-		want []probe.Finding
+		name   string
+		pv     string
+		probes []probe.ProbeCall
+		canary string
+		want   []probe.Finding
 	}{
 		{
-			name: "clean tool error raises nothing",
-			r:    Response{Kind: KindWrongType, Method: "tools/call", Tool: "echo", Param: "message", Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "Expected string at message"},
+			name:   "clean tool error raises nothing",
+			pv:     "2025-11-25",
+			probes: []probe.ProbeCall{wrongType(ClassToolError, `{"content":[{"type":"text","text":"Expected string at message"}],"isError":true}`)},
 		},
 		{
-			name: "accepted invalid input",
-			r:    Response{Kind: KindWrongType, Method: "tools/call", Tool: "echo", Param: "message", Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: "Echo: 42"},
-			want: []probe.Finding{{Code: CodeAcceptedInvalidInput, Severity: probe.SeverityError, Subject: "tool:echo", Value: "wrong_type",
-				Message: "the tool returned success for a wrong_type probe; validate arguments against the input schema and return isError: true"}},
-		},
-		{
-			name: "unknown prompt answered with success",
-			r:    Response{Kind: KindUnknownPrompt, Method: "prompts/get", Sent: raw(`"nope"`), Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: `{"messages":[]}`},
-			want: []probe.Finding{{Code: CodeAcceptedInvalidInput, Severity: probe.SeverityError, Subject: "server", Value: "unknown_prompt",
-				Message: "the server returned success for an unknown_prompt probe; answer it with a JSON-RPC error"}},
-		},
-		{
-			name: "ignored cursor",
-			r:    Response{Kind: KindBadCursor, Method: "tools/list", Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: `{"tools":[]}`},
-			want: []probe.Finding{{Code: CodeIgnoredInvalidCursor, Severity: probe.SeverityWarn, Subject: "server",
-				Message: "an invalid cursor was ignored and a page returned; answer it with JSON-RPC error -32602"}},
-		},
-		{
-			name: "hang",
-			r:    Response{Kind: KindAbsentArguments, Method: "tools/call", Tool: "run", Class: ClassHang, ProtocolVersion: "2025-11-25"},
-			want: []probe.Finding{{Code: CodeHangOnInvalidInput, Severity: probe.SeverityFatal, Subject: "tool:run", Value: "absent_arguments",
-				Message: "the server did not answer an absent_arguments probe before the deadline"}},
+			name: "accepted, crash and hang are failure injection's",
+			pv:   "2025-11-25",
+			probes: []probe.ProbeCall{
+				wrongType(ClassAccepted, `{"content":[{"type":"text","text":"Echo: 42"}]}`),
+				{Kind: KindBadCursor, Method: "tools/list", Param: "cursor", Class: ClassAccepted, Sent: raw(`{"cursor":"x"}`), Response: raw(`{"tools":[]}`)},
+				{Kind: KindAbsentArguments, Method: "tools/call", Tool: "run", Class: ClassHang, Sent: raw(`{"name":"run"}`)},
+				{Kind: KindMissingRequired, Method: "tools/call", Tool: "run", Class: ClassCrash, Sent: raw(`{"name":"run","arguments":{}}`)},
+			},
 		},
 		{
 			name: "unknown tool on the tool-error channel, leaking a canary",
-			r:    Response{Kind: KindUnknownTool, Method: "tools/call", Tool: "x", Sent: raw(`"x"`), Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "no tool x (key mcpvet-canary-99aa88bb)"},
-			c:    Context{Canaries: map[string]string{"API_KEY": "mcpvet-canary-99aa88bb"}},
+			pv:   "2025-11-25",
+			probes: []probe.ProbeCall{{Kind: KindUnknownTool, Method: "tools/call", Tool: "ech", Param: "name", Class: ClassToolError,
+				Sent: raw(`{"name":"ech","arguments":{}}`), Text: "no tool ech (key mcpvet-canary-99aa88bb)",
+				Response: raw(`{"content":[{"type":"text","text":"no tool ech (key mcpvet-canary-99aa88bb)"}],"isError":true}`)}},
+			canary: "mcpvet-canary-99aa88bb",
 			want: []probe.Finding{
-				{Code: CodeLeaksSecret, Severity: probe.SeverityFatal, Subject: "server", Pointer: "text[15:37]", Value: "canary value of API_KEY",
+				{Code: CodeLeaksSecret, Severity: probe.SeverityFatal, Subject: "server", Pointer: "text[17:39]", Value: "canary value of API_KEY",
 					Message: "the tool_error response to an unknown_tool probe leaks a secret: canary value of API_KEY"},
-				{Code: CodeWrongChannel, Severity: probe.SeverityWarn, Subject: "server", Value: "unknown_tool",
-					Message: "result.isError=true for an unknown tool; an unknown tool is a protocol error (JSON-RPC error -32602)"},
+				{Code: CodeWrongChannel, Severity: probe.SeverityWarn, Subject: "server", Pointer: "tools/call", Value: "no tool ech (key [secret API_KEY])",
+					Message: `calling the unknown tool "ech" gave a tool result with isError: true; an unknown tool is a protocol error: answer it with the JSON-RPC error -32602 and name the closest tools`},
+				// The search of every message files the response under the
+				// tool it named.
+				{Code: CodeLeaksSecret, Severity: probe.SeverityFatal, Subject: "tool:ech", Pointer: "tools/call(ech) content[0].text", Value: "tools/call(ech) content[0].text: API_KEY",
+					Message: "the server sent the value of a secret it was given, which reaches the model: tools/call(ech) content[0].text: API_KEY"},
 			},
+		},
+		{
+			name: "validation errors as JSON-RPC errors since 2025-11-25, counted per tool",
+			pv:   "2025-11-25",
+			probes: []probe.ProbeCall{
+				func() probe.ProbeCall {
+					p := wrongType(ClassProtocolError, `{"code":-32602,"message":"message: expected string"}`)
+					p.Text = "message: expected string"
+					return p
+				}(),
+				{Kind: KindAbsentArguments, Method: "tools/call", Tool: "echo", Class: ClassProtocolError, Sent: raw(`{"name":"echo"}`),
+					Response: raw(`{"code":-32602,"message":"arguments required"}`), Text: "arguments required"},
+			},
+			want: []probe.Finding{{Code: CodeWrongChannel, Severity: probe.SeverityWarn, Subject: "tool:echo", Pointer: "/arguments/message", Value: "message: expected string",
+				Message: "echo answered 2 invalid calls with a JSON-RPC error; since MCP 2025-11-25 input validation errors belong in a tool result with isError: true, where the model can read them and correct the call"}},
+		},
+		{
+			name: "validation error with the wrong JSON-RPC code before 2025-11-25",
+			pv:   "2025-06-18",
+			probes: []probe.ProbeCall{func() probe.ProbeCall {
+				p := wrongType(ClassProtocolError, `{"code":-32603,"message":"message: expected string"}`)
+				p.Text = "message: expected string"
+				return p
+			}()},
+			want: []probe.Finding{{Code: CodeWrongChannel, Severity: probe.SeverityWarn, Subject: "tool:echo", Value: KindWrongType,
+				Message: "JSON-RPC error -32603 for an input validation error; -32603 (internal error) says the server broke, not that the request was wrong; invalid arguments are -32602 (invalid params)"}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Findings(Grade(tt.r, tt.c))
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Findings (-want +got):\n%s", diff)
+			res := &probe.Result{
+				Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: tt.pv},
+				Tools:    []probe.Tool{echo},
+				Probes:   tt.probes,
+			}
+			var canaries map[string]string
+			if tt.canary != "" {
+				canaries = map[string]string{"API_KEY": tt.canary}
+			}
+			ScoreResult(res, &Options{Canaries: canaries})
+			if diff := cmp.Diff(tt.want, res.Findings, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			for _, f := range res.Findings {
+				if !slices.Contains(emittedCodes, f.Code) {
+					t.Errorf("%s is not in emittedCodes", f.Code)
+				}
 			}
 		})
 	}
 }
 
-func TestFindingsForDeduplicates(t *testing.T) {
+// TestGradedFindingsFirstPerSubject: one finding per code and subject, the
+// first response that raises it giving the evidence.
+func TestGradedFindingsFirstPerSubject(t *testing.T) {
 	r := Response{Kind: KindWrongType, Method: "tools/call", Tool: "echo", Class: ClassToolError, ProtocolVersion: "2025-11-25",
 		Text: "failed at /home/a/x.js and /home/a/y.js"}
 	g := Grade(r, Context{})
 	r2 := r
-	r2.Class = ClassCrash
-	got := FindingsFor([]Graded{g, g, Grade(r2, Context{})})
+	r2.Text = "failed at /home/b/z.js"
+	got := firstPerSubject(gradedFindings(nil, []Graded{g, g, Grade(r2, Context{})}, "2025-11-25"))
 	var codes []string
 	for _, f := range got {
-		codes = append(codes, f.Code+" "+f.Subject)
+		codes = append(codes, f.Code+" "+f.Subject+" "+f.Value)
 	}
-	want := []string{CodeCrashOnInvalidInput + " tool:echo", CodeLeaksHostPath + " tool:echo"}
+	want := []string{CodeLeaksHostPath + ` tool:echo host path "/home/a/x.js"`}
 	if diff := cmp.Diff(want, codes); diff != "" {
-		t.Errorf("FindingsFor (-want +got):\n%s", diff)
+		t.Errorf("gradedFindings (-want +got):\n%s", diff)
 	}
 }
 

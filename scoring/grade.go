@@ -3,6 +3,7 @@ package scoring
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
@@ -51,12 +52,7 @@ func (g Graded) Pass(name string) bool {
 
 // Applies reports whether the named element applied to the response.
 func (g Graded) Applies(name string) bool {
-	for _, e := range g.Elements {
-		if e.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(g.Elements, func(e probe.Element) bool { return e.Name == name })
 }
 
 // Apply stores the grade on a probe call: its elements and score.
@@ -180,13 +176,14 @@ func subject(r *Response) string {
 
 // String summarises a grade on one line.
 func (g Graded) String() string {
-	s := fmt.Sprintf("%s %s %.1f:", g.Kind, g.Class, g.Score)
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s %s %.1f:", g.Kind, g.Class, g.Score)
 	for _, e := range g.Elements {
 		mark := "-"
 		if e.Pass {
 			mark = "+"
 		}
-		s += " " + mark + e.Name
+		s.WriteString(" " + mark + e.Name)
 	}
-	return s
+	return s.String()
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 )
 
-func i64(v int64) *int64 { return &v }
+//go:fix inline
+func i64(v int64) *int64 { return new(v) }
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
@@ -309,16 +310,14 @@ func TestGradeConcurrent(t *testing.T) {
 		want[i] = Grade(c.Response, c.Context).Score
 	}
 	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range 8 {
+		wg.Go(func() {
 			for i, c := range cases {
 				if got := Grade(c.Response, c.Context).Score; got != want[i] {
 					t.Errorf("%s: concurrent score %v, want %v", c.file, got, want[i])
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

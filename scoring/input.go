@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // maxParseBytes bounds the payloads the grader parses as JSON; larger ones
@@ -101,20 +104,9 @@ func newInput(r *Response, c *Context) *input {
 
 // addText appends a text segment, cut to maxSemanticBytes.
 func (in *input) addText(label, s string) {
-	s = truncateBytes(s, maxSemanticBytes)
+	s = safe.Truncate(s, maxSemanticBytes, "")
 	lower := asciiLower(s)
 	in.text = append(in.text, segment{label: label, s: s, lower: lower, hints: hintMask(lower), hinted: true})
-}
-
-// truncateBytes cuts s to at most n bytes on a rune boundary.
-func truncateBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // splitPayload adds seg to in.text, replacing a JSON document, or a JSON
@@ -191,11 +183,7 @@ func (in *input) walk(path, key string, v any, depth int) {
 	switch x := v.(type) {
 	case map[string]any:
 		in.fields = append(in.fields, field{path: path, key: nk, val: -1})
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		for _, k := range keys {
 			in.walk(path+"."+k, k, x[k], depth+1)
 		}
@@ -213,9 +201,7 @@ func (in *input) walk(path, key string, v any, depth int) {
 			}
 		}
 		in.fields = append(in.fields, f)
-		if len(x) > in.maxArray {
-			in.maxArray = len(x)
-		}
+		in.maxArray = max(in.maxArray, len(x))
 		for i, it := range x {
 			// The first items say what the array holds; the rest only
 			// count towards its length.
@@ -282,11 +268,8 @@ func (in *input) decodeSent() {
 func (in *input) fieldsWithKey(keys ...string) []field {
 	var out []field
 	for _, f := range in.fields {
-		for _, k := range keys {
-			if f.key == k {
-				out = append(out, f)
-				break
-			}
+		if slices.Contains(keys, f.key) {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/internal/canary"
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 )
 
@@ -113,11 +114,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 	add := func(k LeakKind, i, j int, ev string) {
 		out = append(out, Leak{Kind: k, Where: fmt.Sprintf("%s[%d:%d]", seg.label, i, j), Evidence: ev})
 	}
-	names := make([]string, 0, len(c.Canaries))
-	for name := range c.Canaries {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(c.Canaries))
 	for _, name := range names {
 		v := c.Canaries[name]
 		if len(v) < 6 {
@@ -187,7 +184,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 			continue
 		}
 		if loc := g.re.FindStringIndex(s); loc != nil {
-			add(LeakStackTrace, loc[0], loc[1], "stack frame "+fmt.Sprintf("%q", truncate(s[loc[0]:loc[1]], 100)))
+			add(LeakStackTrace, loc[0], loc[1], "stack frame "+fmt.Sprintf("%q", safe.Truncate(s[loc[0]:loc[1]], 100, safe.Ellipsis)))
 			break
 		}
 	}
@@ -205,7 +202,7 @@ func scanLeaks(seg segment, c *Context, echo string) []Leak {
 			if echo != "" && strings.Contains(echo, p) {
 				continue
 			}
-			add(LeakHostPath, i, j, "host path "+fmt.Sprintf("%q", truncate(p, 100)))
+			add(LeakHostPath, i, j, "host path "+fmt.Sprintf("%q", safe.Truncate(p, 100, safe.Ellipsis)))
 			break
 		}
 	}
@@ -233,12 +230,7 @@ func hasLineCol(s string) bool {
 }
 
 func inRanges(loc []int, ranges [][]int) bool {
-	for _, r := range ranges {
-		if loc[0] >= r[0] && loc[1] <= r[1] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ranges, func(r []int) bool { return loc[0] >= r[0] && loc[1] <= r[1] })
 }
 
 // isPublicPath reports whether p is one of the public paths or below one.
@@ -273,17 +265,7 @@ func redactURL(s string) string {
 			}
 		}
 	}
-	return fmt.Sprintf("%q", truncate(s, 100))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return fmt.Sprintf("%q", safe.Truncate(s, 100, safe.Ellipsis))
 }
 
 // echoes joins everything the caller sent, so a leak detector can tell an
@@ -553,7 +535,10 @@ func searchJoined(strands []strand, needles []needle, hit func(canaryHit)) {
 		ends[i] = b.Len()
 	}
 	joined := b.String()
-	at := func(off int) int { return sort.SearchInts(ends, off+1) }
+	at := func(off int) int {
+		i, _ := slices.BinarySearch(ends, off+1)
+		return i
+	}
 	for _, n := range needles {
 		for from := 0; from < len(joined); {
 			i := strings.Index(joined[from:], n.text)
@@ -751,17 +736,28 @@ const maxChannelsNamed = 8
 // every message of res and, apart, its stderr, searched for every canary
 // in every form. It is exported for benchmarks.
 func SecretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding {
-	return secretLeaks(res, canaries)
+	return secretLeaks(res, canaries, nil)
 }
 
 // secretLeaks searches every message the server sent, and separately its
 // stderr and non-protocol stdout, for the canaries. It returns one finding
 // per subject and code, naming each channel and encoding and the
-// variable, never the value.
-func secretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding {
+// variable, never the value. onStderr, the secrets the sandbox found in
+// the whole stderr, replaces the search of its tail and of stdout.
+func secretLeaks(res *probe.Result, canaries map[string]string, onStderr []string) []probe.Finding {
+	var out []probe.Finding
+	if len(onStderr) > 0 {
+		var names []string
+		for _, n := range onStderr {
+			names = append(names, "stderr: "+n)
+		}
+		list := strings.Join(names, "; ")
+		out = append(out, probe.NewFinding(probe.CodeLeaksSecretStderr, "server", "stderr", list,
+			"the server wrote the value of a secret it was given to its logs: %s", list))
+	}
 	needles := canaryNeedles(canaries)
 	if len(needles) == 0 {
-		return nil
+		return out
 	}
 	type key struct{ code, subject string }
 	found := map[key][]string{}
@@ -788,16 +784,15 @@ func secretLeaks(res *probe.Result, canaries map[string]string) []probe.Finding 
 		searchStrands(messageStrands(m, offsets), needles, func(h canaryHit) { note(CodeLeaksSecret, subject, h) })
 	}
 	var logs []strand
-	if res.Liveness.StderrTail != "" {
+	if len(onStderr) == 0 && res.Liveness.StderrTail != "" {
 		logs = append(logs, strand{channel: "stderr", group: "stderr", s: res.Liveness.StderrTail})
 	}
-	if res.Liveness.StdoutNoise != "" {
+	if len(onStderr) == 0 && res.Liveness.StdoutNoise != "" {
 		logs = append(logs, strand{channel: "stdout (non-protocol lines)", group: "stdout", s: res.Liveness.StdoutNoise})
 	}
 	for _, st := range logs {
 		searchStrands([]strand{st}, needles, func(h canaryHit) { note(probe.CodeLeaksSecretStderr, "server", h) })
 	}
-	var out []probe.Finding
 	for _, k := range order {
 		ds := found[k]
 		first, _, _ := strings.Cut(ds[0], ": ")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // maxSnippet bounds the quoted text in one piece of evidence.
@@ -49,7 +49,7 @@ func findToken(s, tok string, from int) int {
 var commonWords = map[string]bool{}
 
 func init() {
-	for _, w := range strings.Fields(`a b c d e f g h i j k l m n o p q r s t u v w x y z
+	for w := range strings.FieldsSeq(`a b c d e f g h i j k l m n o p q r s t u v w x y z
 		an as at be by do go id if in is it no of on or so to up us we
 		all and any are but can for get has its key may new not one out per set the use was who why yes
 		body code data date days file from head host kind last limit list mode name names next page path
@@ -210,17 +210,17 @@ func isDigitOrLetter(c byte) bool {
 
 // span formats evidence for s[i:j] of a segment: `text[12:22] "at message"`.
 func span(seg segment, i, j int) string {
-	return fmt.Sprintf("%s[%d:%d] %q", seg.label, i, j, probe.Truncate(seg.s[i:j], maxSnippet))
+	return fmt.Sprintf("%s[%d:%d] %q", seg.label, i, j, safe.Truncate(seg.s[i:j], maxSnippet, safe.Ellipsis))
 }
 
 // fieldEvidence formats evidence for a JSON leaf: `text.code = "unknown_project"`.
 func fieldEvidence(f field) string {
 	switch v := f.val.(type) {
 	case string:
-		return fmt.Sprintf("%s = %q", f.path, probe.Truncate(v, maxSnippet))
+		return fmt.Sprintf("%s = %q", f.path, safe.Truncate(v, maxSnippet, safe.Ellipsis))
 	case int:
 		if len(f.items) > 0 {
-			return fmt.Sprintf("%s = [%s] (%d items)", f.path, probe.Truncate(strings.Join(quoteAll(f.items), ", "), maxSnippet), v)
+			return fmt.Sprintf("%s = [%s] (%d items)", f.path, safe.Truncate(strings.Join(quoteAll(f.items), ", "), maxSnippet, safe.Ellipsis), v)
 		}
 		if v >= 0 {
 			return fmt.Sprintf("%s = array of %d", f.path, v)

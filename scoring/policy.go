@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 )
 
@@ -67,13 +69,9 @@ func LoadPolicy(data []byte) (*Policy, error) {
 	if fields == nil {
 		return nil, errors.New(`policy: the file holds null; it must be one JSON object such as {"minScore": 70}`)
 	}
-	names := make([]string, 0, len(fields))
-	for k := range fields {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(fields))
 	for _, k := range names {
-		if !contains(policyFields, k) {
+		if !slices.Contains(policyFields, k) {
 			hint := ""
 			for _, f := range policyFields {
 				if strings.EqualFold(f, k) {
@@ -126,15 +124,6 @@ func LoadPolicy(data []byte) (*Policy, error) {
 	return p, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func quoteJoin(list []string) string {
 	q := quoteAll(list)
 	if len(q) < 2 {
@@ -146,5 +135,5 @@ func quoteJoin(list []string) string {
 // short renders a raw JSON value for an error message on one line.
 func short(raw json.RawMessage) string {
 	s := strings.Join(strings.Fields(string(raw)), " ")
-	return truncate(s, 40)
+	return safe.Truncate(s, 40, safe.Ellipsis)
 }

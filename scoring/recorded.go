@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
@@ -57,7 +58,7 @@ var ErrRecorded = errors.New("ungradable record")
 // is a protocol error, a result with isError true a tool error, any other
 // result accepted, and a null response a hang.
 func (rec *Recorded) Prepare() (Response, Context, error) {
-	if !kindKnown(rec.Kind) {
+	if !slices.Contains(Kinds(), rec.Kind) {
 		return Response{}, Context{}, fmt.Errorf("%w: \"kind\": %q is not a probe kind; use one of %s", ErrRecorded, rec.Kind, strings.Join(Kinds(), ", "))
 	}
 	var req struct {
@@ -111,13 +112,4 @@ func (rec *Recorded) Prepare() (Response, Context, error) {
 	c.PromptNames = append(c.PromptNames, rec.Prompts...)
 	c.ResourceURIs = append(c.ResourceURIs, rec.Resources...)
 	return FromProbeCall(pc, rec.ProtocolVersion), c, nil
-}
-
-func kindKnown(k string) bool {
-	for _, x := range Kinds() {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }

@@ -2,7 +2,8 @@ package scoring
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/mcpvet/mcpvet/probe"
 )
@@ -16,6 +17,11 @@ type Options struct {
 	// PublicPaths are host paths the scanner passed to the server (allowed
 	// directories); mentioning them is not a leak.
 	PublicPaths []string
+	// StderrSecrets names the secrets the sandbox found in the server's
+	// whole stderr, which the result keeps only the tail of; a launch
+	// after the first is named in the entry ("TOKEN (launch 2)"). When set,
+	// they make the stderr finding instead of a search of the tail.
+	StderrSecrets []string
 }
 
 // ContextFor builds the grading context of a tool (empty for no tool) from
@@ -50,20 +56,16 @@ func schemaParams(schema json.RawMessage) (params, required []string) {
 	if json.Unmarshal(schema, &s) != nil {
 		return nil, nil
 	}
-	for k := range s.Properties {
-		params = append(params, k)
-	}
-	sort.Strings(params)
-	return params, s.Required
+	return slices.Sorted(maps.Keys(s.Properties)), s.Required
 }
 
 // ScoreResult grades every probe call of res in place: it sets each
 // ProbeCall's Elements and Score, res.Score, res.RubricVersion, and appends
-// the findings the responses raise (leaks, accepted invalid input,
-// crashes, hangs, wrong channels) plus a secret-leak finding for any
-// canary seen in the tool, prompt and resource listings or the server's
-// stderr. Findings already present (same code and subject) are not
-// repeated. It returns the grades in probe order. Call [Decide] after it.
+// the findings the grader owns: the leaks of the responses, their wrong
+// channels, and a secret-leak finding for any canary seen in what the
+// server sent or in its stderr. The findings failure injection raises from
+// an answer's class alone (accepted, crash, hang, bad cursor) are
+// probe's. It returns the grades in probe order. Call [Decide] after it.
 func ScoreResult(res *probe.Result, opts *Options) []Graded {
 	if opts == nil {
 		opts = &Options{}
@@ -78,20 +80,11 @@ func ScoreResult(res *probe.Result, opts *Options) []Graded {
 	}
 	res.Score = ServerScore(graded)
 	res.RubricVersion = RubricVersion
-	found := FindingsFor(graded)
-	found = append(found, secretLeaks(res, opts.Canaries)...)
-	type key struct{ code, subject string }
-	have := map[key]bool{}
-	for _, f := range res.Findings {
-		have[key{f.Code, f.Subject}] = true
-	}
-	for _, f := range found {
-		k := key{f.Code, f.Subject}
-		if !have[k] {
-			have[k] = true
-			res.Findings = append(res.Findings, f)
-		}
-	}
+	// A canary in a graded response is reported with that response's
+	// evidence; the search of every message adds the subjects it missed.
+	found := gradedFindings(res.Probes, graded, pv)
+	found = append(found, secretLeaks(res, opts.Canaries, opts.StderrSecrets)...)
+	res.Findings = append(res.Findings, firstPerSubject(found)...)
 	maskCanaries(res.Findings, opts.Canaries)
 	return graded
 }

@@ -2,7 +2,8 @@ package scoring
 
 import (
 	"math"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // KindScore is the mean score of one probe kind.
@@ -34,7 +35,7 @@ func kindMeans(graded []Graded) []KindScore {
 	for k, c := range n {
 		out = append(out, KindScore{Kind: k, Score: sum[k] / float64(c), N: c})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	slices.SortFunc(out, func(a, b KindScore) int { return strings.Compare(a.Kind, b.Kind) })
 	return out
 }
 

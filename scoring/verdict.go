@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
@@ -64,7 +65,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 		return f.Code == CodeCrashOnInvalidInput || f.Code == CodeHangOnInvalidInput
 	})
 	for _, c := range []string{CodeCrashOnInvalidInput, CodeHangOnInvalidInput} {
-		if crashCodes[c] && !contains(r.Findings, c) {
+		if crashCodes[c] && !slices.Contains(r.Findings, c) {
 			r.Findings = append(r.Findings, c)
 		}
 	}
@@ -101,10 +102,8 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 
 	// 5. Findings to fix.
 	fixable := findingsWhere(res.Findings, func(f probe.Finding) bool {
-		for _, s := range p.FixSeverities {
-			if f.Severity == s {
-				return !contains(p.IgnoreFindings, f.Code)
-			}
+		if slices.Contains(p.FixSeverities, f.Severity) {
+			return !slices.Contains(p.IgnoreFindings, f.Code)
 		}
 		return false
 	})
@@ -199,7 +198,7 @@ func codesWhere(fs []probe.Finding, keep func(probe.Finding) bool) []string {
 func uniqueCodes(fs []probe.Finding) []string {
 	var out []string
 	for _, f := range fs {
-		if !contains(out, f.Code) {
+		if !slices.Contains(out, f.Code) {
 			out = append(out, f.Code)
 		}
 	}

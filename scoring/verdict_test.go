@@ -9,7 +9,8 @@ import (
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
-func score(f float64) *float64 { return &f }
+//go:fix inline
+func score(f float64) *float64 { return new(f) }
 
 func alive() probe.Liveness {
 	return probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"}
@@ -106,7 +107,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "low score makes fix and names the failed elements",
-			res: probe.Result{Liveness: alive(), Score: score(63.2), Probes: []probe.ProbeCall{
+			res: probe.Result{Liveness: alive(), Score: new(63.2), Probes: []probe.ProbeCall{
 				{Kind: KindWrongType, Class: ClassToolError, Elements: []probe.Element{{Name: ElemChannel, Pass: true}, {Name: ElemCode}, {Name: ElemNextAction}}},
 				{Kind: KindEnumViolation, Class: ClassToolError, Elements: []probe.Element{{Name: ElemChannel, Pass: true}, {Name: ElemCode}}},
 			}},
@@ -118,7 +119,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:   "a lower policy threshold keeps",
-			res:    probe.Result{Liveness: alive(), Score: score(63.2)},
+			res:    probe.Result{Liveness: alive(), Score: new(63.2)},
 			policy: &Policy{MinScore: 60},
 			want:   vocab.DecisionKeep,
 			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -210,10 +211,17 @@ func writeGradeRow(w io.Writer, g scan.Graded) {
 	fmt.Fprintln(w, strings.Join(row, "\t"))
 }
 
+// truncateCell cuts s to n runes for a table column, the last of them the
+// mark of the cut: [safe.Truncate] counts bytes, so the cut is the byte
+// offset of rune n-1.
 func truncateCell(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string(r[:n-1]) + "…"
+	off := 0
+	for range n - 1 {
+		_, w := utf8.DecodeRuneInString(s[off:])
+		off += w
+	}
+	return safe.Truncate(s, off, safe.Ellipsis)
 }

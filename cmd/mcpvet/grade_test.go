@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
 // heldoutJSONL is a real grade input: 70 responses recorded from ten npm
@@ -166,5 +169,28 @@ func TestGradeStdin(t *testing.T) {
 	}
 	if got := decodeGradeOut(t, string(out)); len(got) != 2 {
 		t.Errorf("graded %d lines from stdin, want 2", len(got))
+	}
+}
+
+// TestTruncateCell: a cell of at most n runes, the last the mark of a cut;
+// shown through safe.Line, as the table does, it reads as the rune slice
+// it replaced (invalid UTF-8 included).
+func TestTruncateCell(t *testing.T) {
+	runeCut := func(s string, n int) string {
+		if r := []rune(s); len(r) > n {
+			return string(r[:n-1]) + "…"
+		}
+		return s
+	}
+	for _, s := range []string{"", "abc", "abcd", "日本語テキスト", strings.Repeat("é", 50), "\"id-\xff\xfe-7\"", "a\x1b[31mred"} {
+		for _, n := range []int{1, 3, 4, 40} {
+			got := truncateCell(s, n)
+			if utf8.RuneCountInString(got) > n {
+				t.Errorf("truncateCell(%q, %d) = %q: more than %d runes", s, n, got, n)
+			}
+			if want := runeCut(s, n); safe.Line(got) != safe.Line(want) {
+				t.Errorf("truncateCell(%q, %d) = %q, want %q", s, n, got, want)
+			}
+		}
 	}
 }

@@ -1,0 +1,213 @@
+package scoring
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Rubric element 4, next action (docs/rubric.md).
+
+var (
+	reCue = guard(`\b(call|calling|use|using|try|invoke|retry|re-run|rerun|repeat|pass|provide|supply|specify|set|change|include|add|remove|omit|drop|rename|replace|choose|pick|select|send|resend|did you mean|perhaps you meant|instead)\b`, "call", "use", "using", "try", "invoke", "retry", "re-run", "rerun", "repeat", "pass", "provide", "supply",
+		"specify", "set", "change", "include", "add", "remove", "omit", "drop", "rename", "replace", "choose", "pick", "select", "send",
+		"did you mean", "perhaps you meant", "instead")
+	// reHuman marks a sentence whose action the agent cannot execute: a
+	// terminal command, a person to contact, a settings page to open.
+	reHuman       = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]*?\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
+	reWaitFor     = guard(`\b(wait|retry after|try again in|try again after|call again in|call again after|retry in)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b`, "wait", "retry after", "try again in", "try again after", "call again in", "call again after", "retry in")
+)
+
+// negators precede a cue word that is not an instruction: "Cannot specify
+// both head and tail".
+var negators = map[string]bool{
+	"cannot": true, "can't": true, "not": true, "never": true, "don't": true, "doesn't": true,
+	"couldn't": true, "won't": true, "shouldn't": true, "mustn't": true,
+}
+
+// negatedAt reports whether the cue at low[i:] follows a negation: "cannot
+// use", "unable to call", "failed to pass".
+func negatedAt(low string, i int) bool {
+	w1 := prevWordApos(low, i)
+	if negators[w1] {
+		return true
+	}
+	if w1 == "to" {
+		w2 := prevWordApos(low, i-len(w1)-1)
+		return w2 == "unable" || w2 == "failed"
+	}
+	return false
+}
+
+// prevWordApos is prevWord allowing an apostrophe inside the word.
+func prevWordApos(s string, i int) string {
+	i = min(i, len(s))
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	k := j
+	for k > 0 && (isIdent(s[k-1]) || s[k-1] == '\'') {
+		k--
+	}
+	return s[k:j]
+}
+
+func hasCue(low string) bool {
+	if !reCue.possible(low) {
+		return false
+	}
+	prev1, prev2 := "", ""
+	for i := 0; i < len(low); {
+		if !isWordByte(low[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(low) && isWordByte(low[j]) {
+			j++
+		}
+		w := low[i:j]
+		if inIdentifier(low, i, j) {
+			// "pick" in git_cherry_pick, "include" in include_hidden,
+			// "set" in config.set: part of a name, not an instruction.
+			prev2, prev1 = prev1, ""
+			i = j
+			for i < len(low) && (isWordByte(low[i]) || low[i] == '_') {
+				i++
+			}
+			continue
+		}
+		// After a determiner a cue word is a noun: "this call", "the
+		// pick", "a retry".
+		cue := cueWords[w] && !determiners[prev1] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
+		if cue && !negatedAt(low, i) {
+			return true
+		}
+		prev2, prev1 = prev1, w
+		i = j
+	}
+	return false
+}
+
+// inIdentifier reports whether the word low[i:j] is part of an identifier:
+// joined to another word by '_', '.', '/' or ':', or to a digit.
+func inIdentifier(low string, i, j int) bool {
+	joined := func(k int) bool {
+		c := low[k]
+		return c == '_' || c == '/' || (c == '.' || c == ':') && k+1 < len(low) && k > 0 && isDigitOrLetter(low[k+1]) && isDigitOrLetter(low[k-1])
+	}
+	if i > 0 && joined(i-1) {
+		return true
+	}
+	return j < len(low) && joined(j)
+}
+
+// determiners make the word after them a noun.
+var determiners = map[string]bool{
+	"the": true, "this": true, "that": true, "a": true, "an": true, "each": true, "every": true, "your": true,
+	"my": true, "our": true, "its": true, "next": true, "same": true, "previous": true, "last": true, "first": true, "any": true,
+}
+
+// cueWords are the one-word instructions of reCue.
+var cueWords = map[string]bool{
+	"call": true, "calling": true, "use": true, "using": true, "try": true, "invoke": true, "retry": true,
+	"re-run": true, "rerun": true, "repeat": true, "pass": true, "provide": true, "supply": true, "specify": true,
+	"set": true, "change": true, "include": true, "add": true, "remove": true, "omit": true, "drop": true,
+	"rename": true, "replace": true, "choose": true, "pick": true, "select": true, "send": true, "resend": true,
+	"instead": true,
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '\''
+}
+
+// sentences splits a segment at sentence ends, newlines and semicolons,
+// returning [start, end) offsets.
+func sentences(s string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		end := false
+		switch c {
+		case '\n', ';':
+			end = true
+		case '.', '!', '?':
+			end = i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t'
+		}
+		if end {
+			out = appendSentence(out, s, start, i)
+			start = i + 1
+		}
+	}
+	return appendSentence(out, s, start, len(s))
+}
+
+// appendSentence appends s[i:j] without its surrounding white space.
+func appendSentence(out [][2]int, s string, i, j int) [][2]int {
+	for i < j && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+		i++
+	}
+	for j > i && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '\r') {
+		j--
+	}
+	if j > i {
+		out = append(out, [2]int{i, j})
+	}
+	return out
+}
+
+func gradeNextAction(in *input) (bool, string) {
+	var rejected string
+	for _, seg := range in.text {
+		if !reCue.hit(seg.lower, seg.hints) && !reWaitFor.hit(seg.lower, seg.hints) {
+			continue
+		}
+		for _, se := range sentences(seg.s) {
+			s, low := seg.s[se[0]:se[1]], seg.lower[se[0]:se[1]]
+			if !strings.ContainsAny(low, "0123456789abcdefghijklmnopqrstuvwxyz") {
+				continue
+			}
+			var wait []int
+			if reWaitFor.possible(low) {
+				for _, loc := range reWaitFor.re.FindAllStringIndex(low, 4) {
+					if !waitIsNoun(low, loc) {
+						wait = loc
+						break
+					}
+				}
+			}
+			if wait == nil && !hasCue(low) {
+				continue
+			}
+			if loc := reHuman.FindStringIndex(low); loc != nil {
+				if rejected == "" {
+					rejected = fmt.Sprintf("; not executable by the agent: %s", span(seg, se[0], se[1]))
+				}
+				continue
+			}
+			if wait != nil {
+				return true, span(seg, se[0]+wait[0], se[0]+wait[1])
+			}
+			for _, t := range in.c.ToolNames {
+				if len(t) < 2 {
+					continue
+				}
+				if i := findToken(s, t, 0); i >= 0 {
+					return true, span(seg, se[0], se[1])
+				}
+			}
+			for _, p := range in.c.ParamNames {
+				if _, _, ok := findName(s, p); ok {
+					return true, span(seg, se[0], se[1])
+				}
+			}
+			if loc := reValueTarget.FindStringIndex(low); loc != nil {
+				return true, span(seg, se[0], se[1])
+			}
+		}
+	}
+	return false, "no executable next action (a tool of this server, an argument to change, a value to use)" + rejected
+}

@@ -1,0 +1,159 @@
+package scoring
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Rubric element 2, param (docs/rubric.md).
+
+// paramCandidates returns the names whose mention satisfies the param
+// element, and whether the element applies at all.
+func paramCandidates(r *Response, c *Context) ([]string, bool) {
+	switch r.Kind {
+	case KindUnknownMethod:
+		return nil, false
+	case KindUnknownTool, KindUnknownPrompt:
+		return []string{"name"}, true
+	case KindUnknownResource:
+		return []string{"uri"}, true
+	case KindBadCursor:
+		return []string{"cursor"}, true
+	}
+	if r.Param != "" {
+		leaf := leafName(r.Param)
+		if leaf != r.Param {
+			return []string{leaf, r.Param}, true
+		}
+		return []string{leaf}, true
+	}
+	if missingKinds[r.Kind] && len(c.Required) > 0 {
+		return c.Required, true
+	}
+	return nil, false
+}
+
+// paramKeys are JSON keys whose value names the field at fault.
+var paramKeys = []string{"field", "param", "parameter", "argument", "arg", "property", "key", "path", "pointer", "loc", "location", "name", "fields", "params", "parameters", "missing", "invalid"}
+
+func gradeParam(in *input, names []string) (bool, string) {
+	for _, f := range in.fieldsWithKey(paramKeys...) {
+		vals := f.items
+		if s, ok := f.val.(string); ok {
+			vals = []string{s}
+		}
+		for _, v := range vals {
+			for _, n := range names {
+				if v == n || leafName(v) == n {
+					return true, fieldEvidence(f)
+				}
+			}
+		}
+	}
+	for _, seg := range in.text {
+		for _, n := range names {
+			if i, j, ok := findName(seg.s, n); ok {
+				return true, span(seg, i, j)
+			}
+			// A common word counts next to the value it received:
+			// "path ... /etc/passwd".
+			if i := findToken(seg.s, n, 0); i >= 0 && in.sentIn(seg) {
+				return true, span(seg, i, i+len(n))
+			}
+		}
+	}
+	// For an unknown name, id or a runtime refusal of a value, the received
+	// value itself identifies the input at fault: "Tool ech not found",
+	// "ENOTDIR: not a directory, scandir '/srv/a.txt'".
+	echoes := nameKinds[in.r.Kind] || in.r.Kind == KindBadCursor ||
+		in.r.Kind == KindRuntime && in.sentType == 's' && len(in.sent) >= 3
+	if echoes {
+		if ev, ok := findSent(in); ok {
+			return true, ev
+		}
+	}
+	return false, "no mention of " + quoteList(names)
+}
+
+func quoteList(names []string) string {
+	q := quoteAll(names)
+	if len(q) > 4 {
+		q = append(q[:4], "…")
+	}
+	return strings.Join(q, " or ")
+}
+
+// sentIn reports whether the received value appears in seg.
+func (in *input) sentIn(seg segment) bool {
+	switch in.sentType {
+	case 's':
+		_, _, ok := quotedValue(seg.s, in.sent)
+		return ok
+	case 'n':
+		_, _, ok := findNumber(seg.s, in.sent)
+		return ok
+	}
+	return false
+}
+
+// findSent finds the received value in the text.
+func findSent(in *input) (string, bool) {
+	if in.sent == "" {
+		return "", false
+	}
+	for _, seg := range in.text {
+		var i, j int
+		var ok bool
+		switch in.sentType {
+		case 's':
+			i, j, ok = quotedValue(seg.s, in.sent)
+		case 'n':
+			i, j, ok = findNumber(seg.s, in.sent)
+		case 'b':
+			i, j, ok = findBool(seg, in.sent)
+		}
+		if ok {
+			return span(seg, i, j), true
+		}
+	}
+	return "", false
+}
+
+// findSentPart finds a quoted part of a received string: "Invalid minute:
+// \"99\"" for the cron expression "99 * * * *", "Invalid digit 'z'" for
+// "zz".
+func findSentPart(in *input) (string, bool) {
+	if in.sentType != 's' || in.sent == "" {
+		return "", false
+	}
+	for _, seg := range in.text {
+		s := seg.s
+		for i := 0; i < len(s); i++ {
+			q := s[i]
+			if q != '\'' && q != '"' && q != '`' {
+				continue
+			}
+			j := strings.IndexByte(s[i+1:], q)
+			if j <= 0 {
+				continue
+			}
+			part := s[i+1 : i+1+j]
+			if len(part) <= len(in.sent) && strings.Contains(in.sent, part) {
+				return span(seg, i+1, i+1+j), true
+			}
+			i += j
+		}
+	}
+	return "", false
+}
+
+var boolContext = regexp.MustCompile(`\b(received|got|given|value|was|is)\s*:?\s*["'` + "`" + `]?(true|false)\b`)
+
+func findBool(seg segment, v string) (int, int, bool) {
+	for _, loc := range boolContext.FindAllStringSubmatchIndex(seg.lower, -1) {
+		if seg.lower[loc[4]:loc[5]] == v {
+			return loc[4], loc[5], true
+		}
+	}
+	return 0, 0, false
+}
