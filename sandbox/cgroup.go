@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,7 +68,7 @@ func cgroupMounts() []cgroupMount {
 			out = append(out, cgroupMount{dir: pf[4], v2: true})
 		case "cgroup":
 			var ctrl []string
-			for _, o := range strings.Split(qf[2], ",") {
+			for o := range strings.SplitSeq(qf[2], ",") {
 				switch o {
 				case "memory", "pids", "cpuacct":
 					ctrl = append(ctrl, o)
@@ -88,7 +89,7 @@ func ownCgroups() map[string]string {
 		return nil
 	}
 	own := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
 		parts := strings.SplitN(line, ":", 3)
 		if len(parts) != 3 {
 			continue
@@ -97,7 +98,7 @@ func ownCgroups() map[string]string {
 			own[""] = parts[2]
 			continue
 		}
-		for _, c := range strings.Split(parts[1], ",") {
+		for c := range strings.SplitSeq(parts[1], ",") {
 			own[c] = parts[2]
 		}
 	}
@@ -212,12 +213,7 @@ func (cg *cgroupSet) wantV1(c string, lim Limits) bool {
 }
 
 func (cg *cgroupSet) has(mech string) bool {
-	for _, m := range cg.mechanisms {
-		if m == mech {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(cg.mechanisms, mech)
 }
 
 // tracks reports whether the set can find every descendant.
@@ -283,7 +279,7 @@ func (cg *cgroupSet) pids() []int {
 		if err != nil {
 			continue
 		}
-		for _, f := range strings.Fields(string(data)) {
+		for f := range strings.FieldsSeq(string(data)) {
 			if pid, err := strconv.Atoi(f); err == nil && !seen[pid] {
 				seen[pid] = true
 				out = append(out, pid)
@@ -321,7 +317,7 @@ func readKeyed(path, key string) (int64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	for _, line := range strings.Split(string(data), "\n") {
+	for line := range strings.SplitSeq(string(data), "\n") {
 		k, v, ok := strings.Cut(line, " ")
 		if ok && k == key {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)

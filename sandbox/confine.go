@@ -316,7 +316,7 @@ func firstChild(outer int) int {
 			continue
 		}
 		read = true
-		for _, f := range strings.Fields(string(data)) {
+		for f := range strings.FieldsSeq(string(data)) {
 			if n, err := strconv.Atoi(f); err == nil && (pid == 0 || n < pid) {
 				pid = n
 			}

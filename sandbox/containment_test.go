@@ -220,7 +220,7 @@ func TestContainment(t *testing.T) {
 				if strings.Contains(shown, "hostile-escape-"+marker) {
 					t.Errorf("the pushed command was echoed on the terminal:\n%s", shown)
 				}
-				for _, line := range strings.Split(res.Report, "\n") {
+				for line := range strings.SplitSeq(res.Report, "\n") {
 					if strings.HasPrefix(line, "tiocsti") && strings.Contains(line, "pushed") {
 						t.Errorf("TIOCSTI went through: %s", line)
 					}
@@ -234,7 +234,7 @@ func TestContainment(t *testing.T) {
 				if strings.Contains(res.Report, secretText) {
 					t.Error("the server read the secret file through an inherited descriptor")
 				}
-				for _, line := range strings.Split(res.Report, "\n") {
+				for line := range strings.SplitSeq(res.Report, "\n") {
 					if strings.HasPrefix(line, "fd ") && (strings.Contains(line, secretPath) || strings.Contains(line, writable)) {
 						t.Errorf("inherited descriptor open in the server: %s", line)
 					}

@@ -480,7 +480,7 @@ func UnexposedHint(stderr string, exposed []Exposure) string {
 	if len(stderr) > 64<<10 {
 		stderr = stderr[len(stderr)-64<<10:]
 	}
-	for _, line := range strings.Split(stderr, "\n") {
+	for line := range strings.SplitSeq(stderr, "\n") {
 		hit := false
 		for _, s := range notFoundSigns {
 			if strings.Contains(line, s) {

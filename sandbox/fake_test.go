@@ -62,12 +62,12 @@ var fakes = map[string]func(args []string) int{
 			}
 			var id, params string
 			// Hand parsing keeps the fake independent of the code under test.
-			if i := strings.Index(line, `"id":`); i >= 0 {
-				id = strings.SplitN(line[i+5:], ",", 2)[0]
+			if _, after, ok := strings.Cut(line, `"id":`); ok {
+				id = strings.SplitN(after, ",", 2)[0]
 				id = strings.TrimRight(id, "}\n")
 			}
-			if i := strings.Index(line, `"params":`); i >= 0 {
-				params = strings.TrimSuffix(strings.TrimSpace(line[i+9:]), "}")
+			if _, after, ok := strings.Cut(line, `"params":`); ok {
+				params = strings.TrimSuffix(strings.TrimSpace(after), "}")
 			}
 			if id == "" {
 				continue

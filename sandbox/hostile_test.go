@@ -325,7 +325,7 @@ func TestHostile(t *testing.T) {
 				if !strings.Contains(r.output, "API_KEY="+canary) {
 					t.Errorf("env lacks the canary %s:\n%s", canary, r.output)
 				}
-				for _, line := range strings.Split(r.output, "\n") {
+				for line := range strings.SplitSeq(r.output, "\n") {
 					k, _, _ := strings.Cut(line, "=")
 					switch k {
 					case "PATH", "HOME", "LANG", "API_KEY", "PWD":

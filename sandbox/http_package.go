@@ -225,7 +225,7 @@ func procTree(pid int) []int {
 			if err != nil {
 				continue
 			}
-			for _, f := range bytes.Fields(data) {
+			for f := range bytes.FieldsSeq(data) {
 				if c, err := strconv.Atoi(string(f)); err == nil {
 					out = append(out, c)
 				}

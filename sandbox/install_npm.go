@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -125,10 +126,8 @@ func npmError(ctx context.Context, name, version, out string, err error) error {
 	switch {
 	case strings.Contains(out, "E404"):
 		missing := npm404Names(out)
-		for _, m := range missing {
-			if m == name {
-				return &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name), Evidence: evidence}
-			}
+		if slices.Contains(missing, name) {
+			return &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name), Evidence: evidence}
 		}
 		if len(missing) > 0 {
 			return &LaunchError{Status: vocab.StatusInstallFailed, Detail: fmt.Sprintf("npm install %s@%s: dependency %s not found in the registry", name, version, strings.Join(missing, ", ")), Evidence: evidence}

@@ -207,7 +207,7 @@ func readConsoleScripts(path string) []string {
 // networkEvidence puts the first line that shows the network failure
 // before the installer's last lines, which often only repeat its verdict.
 func networkEvidence(out, tail string) string {
-	for _, line := range strings.Split(out, "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		if isNetworkFailure(line) {
 			line = strings.TrimSpace(line)
 			if strings.Contains(tail, line) {

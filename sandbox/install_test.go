@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -64,9 +65,7 @@ func (r *npmRegistry) addWithDeps(t testing.TB, name, version string, bin any, f
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
 	all := map[string]string{"package.json": string(pj)}
-	for k, v := range files {
-		all[k] = v
-	}
+	maps.Copy(all, files)
 	for p, content := range all {
 		if err := tw.WriteHeader(&tar.Header{Name: "package/" + p, Mode: 0o755, Size: int64(len(content)), Typeflag: tar.TypeReg, ModTime: time.Unix(1e9, 0)}); err != nil {
 			t.Fatal(err)
@@ -487,8 +486,8 @@ func makeBundle(t *testing.T, files map[string]string) []byte {
 	for name, content := range files {
 		h := &zip.FileHeader{Name: name, Method: zip.Deflate}
 		h.SetMode(0o755)
-		if strings.HasSuffix(name, "@") {
-			h.Name = strings.TrimSuffix(name, "@")
+		if before, ok := strings.CutSuffix(name, "@"); ok {
+			h.Name = before
 			h.SetMode(os.ModeSymlink | 0o777)
 		}
 		w, err := zw.CreateHeader(h)

@@ -139,7 +139,7 @@ func TestPyPIUnreachableIndexIsNotPackageNotFound(t *testing.T) {
 func pathWithout(t *testing.T, tool string) string {
 	t.Helper()
 	var keep []string
-	for _, d := range strings.Split(os.Getenv("PATH"), ":") {
+	for d := range strings.SplitSeq(os.Getenv("PATH"), ":") {
 		if p, err := exec.LookPath(d + "/" + tool); err == nil && p != "" {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -52,10 +53,8 @@ func privateReason(ip netip.Addr) string {
 	case cgnat.Contains(ip):
 		return "shared (carrier-grade NAT)"
 	}
-	for _, m := range metadataAddrs {
-		if ip == m {
-			return "cloud metadata"
-		}
+	if slices.Contains(metadataAddrs, ip) {
+		return "cloud metadata"
 	}
 	return ""
 }

@@ -429,7 +429,7 @@ func TestEnvironment(t *testing.T) {
 			connect(t, s)
 			info := s.Info(5 * time.Second)
 			got := map[string]string{}
-			for _, line := range strings.Split(strings.TrimSpace(info.StderrTail), "\n") {
+			for line := range strings.SplitSeq(strings.TrimSpace(info.StderrTail), "\n") {
 				// Every variable has a "="; other lines are not the
 				// environment (a binary built with -cover warns on
 				// stderr at exit that GOCOVERDIR, which the sandbox does

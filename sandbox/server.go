@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -362,9 +363,7 @@ func (s *Server) Info(wait time.Duration) Info {
 	if s.backend != nil && s.backend.name() == BackendNone {
 		info.Home = s.homeDir()
 	}
-	for k, v := range s.canaries {
-		info.Canaries[k] = v
-	}
+	maps.Copy(info.Canaries, s.canaries)
 	if s.remote != nil {
 		info.Backend = "remote"
 		info.Network = true
@@ -438,20 +437,16 @@ func (s *Server) start(ctx context.Context) error {
 		s.closeConn()
 		return err
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		if s.localHTTP {
 			s.drainStdout(s.stdout)
 			return
 		}
 		s.readStdout(s.stdout)
-	}()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	})
+	s.wg.Go(func() {
 		s.monitor()
-	}()
+	})
 	return nil
 }
 
@@ -532,9 +527,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	}
 
 	stderrDone := make(chan struct{})
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		defer close(stderrDone)
 		buf := make([]byte, 32<<10)
 		var carry []byte // end of the previous chunk, for signs split across reads
@@ -553,7 +546,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 				return
 			}
 		}
-	}()
+	})
 
 	if p.release != nil {
 		if err := p.release(ctx, s); err != nil {
@@ -573,9 +566,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	s.mu.Lock()
 	s.mechanisms = append(p.mechanisms, s.mechanisms...)
 	s.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		werr := cmd.Wait()
 		// Give stderr a moment to drain so Info sees the last words.
 		t := time.NewTimer(200 * time.Millisecond)
@@ -586,7 +577,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 		t.Stop()
 		s.recordExit(p, werr)
 		close(s.exitedCh)
-	}()
+	})
 	return p, nil
 }
 

@@ -26,10 +26,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	defer t.mu.Unlock()
 	n := len(p)
 	if t.max >= 0 {
-		room := t.max - t.total
-		if room < 0 {
-			room = 0
-		}
+		room := max(t.max-t.total, 0)
 		if int64(len(p)) > room {
 			p = p[:room]
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -184,9 +185,7 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 	// The user's own values: a server echoing one leaks a real secret,
 	// and none may be stored.
 	mask, detect := configuredSecrets(plan, o.Sandbox)
-	for k, v := range detect {
-		canaries[k] = v
-	}
+	maps.Copy(canaries, detect)
 	// The sandbox searched all of stderr; the grader sees only its tail.
 	return maskResult(grade(res, &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}, policy), mask), nil
 }

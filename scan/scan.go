@@ -153,11 +153,9 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	var writeErr error
 	cut := 0 // results stored with KeepPartial after ctx ended
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		cut, writeErr = o.write(ctx, st, scanID, out, &sum, start, cancel)
-	}()
+	})
 
 	// A plan whose install fails is done without taking a probe slot; one
 	// that installed is probed from the cache.

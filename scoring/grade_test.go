@@ -71,7 +71,7 @@ func TestGrade(t *testing.T) {
 		{
 			name: "validation error on the JSON-RPC channel after 2025-11-25",
 			r: Response{Kind: KindWrongType, Method: "tools/call", Tool: "list_issues", Param: "limit", Sent: raw(`"ten"`),
-				Class: ClassProtocolError, ProtocolVersion: "2025-11-25", ErrorCode: i64(-32602),
+				Class: ClassProtocolError, ProtocolVersion: "2025-11-25", ErrorCode: new(int64(-32602)),
 				ErrorMessage: `Invalid params: 'limit' must be an integer between 1 and 100, got "ten"`},
 			c: Context{ToolNames: []string{"list_issues"}, ParamNames: []string{"limit"}},
 			want: map[string]bool{ElemChannel: false, ElemParam: true, ElemValueOrForm: true, ElemNextAction: false, ElemCode: false,
@@ -82,7 +82,7 @@ func TestGrade(t *testing.T) {
 		{
 			name: "the same before 2025-11-25",
 			r: Response{Kind: KindWrongType, Method: "tools/call", Tool: "list_issues", Param: "limit", Sent: raw(`"ten"`),
-				Class: ClassProtocolError, ProtocolVersion: "2025-06-18", ErrorCode: i64(-32602),
+				Class: ClassProtocolError, ProtocolVersion: "2025-06-18", ErrorCode: new(int64(-32602)),
 				ErrorMessage: `Invalid params: 'limit' must be an integer between 1 and 100, got "ten"`},
 			c: Context{ToolNames: []string{"list_issues"}, ParamNames: []string{"limit"}},
 			want: map[string]bool{ElemChannel: true, ElemParam: true, ElemValueOrForm: true, ElemNextAction: false, ElemCode: false,
@@ -149,7 +149,7 @@ func TestGrade(t *testing.T) {
 		{
 			name: "unknown method: param does not apply",
 			r: Response{Kind: KindUnknownMethod, Method: "no/such", Sent: raw(`"no/such"`), Class: ClassProtocolError, ProtocolVersion: "2025-11-25",
-				ErrorCode: i64(-32601), ErrorMessage: "Method not found"},
+				ErrorCode: new(int64(-32601)), ErrorMessage: "Method not found"},
 			want: map[string]bool{ElemChannel: true, ElemValueOrForm: false, ElemNextAction: false, ElemCode: false, ElemRetryable: false,
 				ElemClosestMatches: false, ElemNoLeak: true, ElemBounded: true},
 			wantScore: 41.2,
@@ -265,7 +265,7 @@ func TestFromProbeCall(t *testing.T) {
 				Sent:     raw(`{"name":"nope","arguments":{}}`),
 				Response: raw(`{"code":-32602,"message":"unknown tool \"nope\"","data":{"name":"nope"}}`), Text: `unknown tool "nope"`},
 			want: Response{Kind: KindUnknownTool, Method: "tools/call", Tool: "nope", Sent: raw(`"nope"`), Arguments: raw(`{"name":"nope","arguments":{}}`), Class: ClassProtocolError,
-				ProtocolVersion: "2025-11-25", ErrorCode: i64(-32602), ErrorMessage: `unknown tool "nope"`, ErrorData: raw(`{"name":"nope"}`)},
+				ProtocolVersion: "2025-11-25", ErrorCode: new(int64(-32602)), ErrorMessage: `unknown tool "nope"`, ErrorData: raw(`{"name":"nope"}`)},
 		},
 		{
 			name: "tool error with structured content",

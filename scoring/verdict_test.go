@@ -55,14 +55,14 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "stdout pollution but the handshake completed",
-			res:  probe.Result{Liveness: probe.Liveness{Status: vocab.StatusStdoutPollution, HandshakeCompleted: true}, Score: score(90)},
+			res:  probe.Result{Liveness: probe.Liveness{Status: vocab.StatusStdoutPollution, HandshakeCompleted: true}, Score: new(float64(90))},
 			want: vocab.DecisionKeep,
 			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
 				vocab.RuleFixFindings, vocab.RuleLowScore, vocab.RuleKeepOtherwise + ":fired"},
 		},
 		{
 			name: "crash on invalid input, seen only in the probe classes",
-			res: probe.Result{Liveness: alive(), Score: score(0), Probes: []probe.ProbeCall{
+			res: probe.Result{Liveness: alive(), Score: new(float64(0)), Probes: []probe.ProbeCall{
 				{Kind: KindWrongType, Method: "tools/call", Tool: "run", Class: ClassToolError},
 				{Kind: KindMissingRequired, Method: "tools/call", Tool: "run", Class: ClassCrash},
 			}},
@@ -74,7 +74,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "secret leak",
-			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{secret}},
+			res:  probe.Result{Liveness: alive(), Score: new(float64(95)), Findings: []probe.Finding{secret}},
 			want: vocab.DecisionDrop,
 			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret + ":fired", vocab.RuleFatalFinding,
 				vocab.RuleFixFindings, vocab.RuleLowScore, vocab.RuleKeepOtherwise},
@@ -83,14 +83,14 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "fatal schema violation",
-			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{warn, schemaFatal}},
+			res:  probe.Result{Liveness: alive(), Score: new(float64(95)), Findings: []probe.Finding{warn, schemaFatal}},
 			want: vocab.DecisionDrop,
 			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding + ":fired",
 				vocab.RuleFixFindings + ":fired", vocab.RuleLowScore, vocab.RuleKeepOtherwise},
 		},
 		{
 			name: "warn finding makes fix",
-			res:  probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{info, warn}},
+			res:  probe.Result{Liveness: alive(), Score: new(float64(95)), Findings: []probe.Finding{info, warn}},
 			want: vocab.DecisionFix,
 			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,
 				vocab.RuleFixFindings + ":fired", vocab.RuleLowScore, vocab.RuleKeepOtherwise},
@@ -99,7 +99,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:   "ignored finding keeps",
-			res:    probe.Result{Liveness: alive(), Score: score(95), Findings: []probe.Finding{info, warn}},
+			res:    probe.Result{Liveness: alive(), Score: new(float64(95)), Findings: []probe.Finding{info, warn}},
 			policy: &Policy{MinScore: 70, FixSeverities: []probe.Severity{"error", "warn"}, IgnoreFindings: []string{"annotations/missing_read_only_hint"}},
 			want:   vocab.DecisionKeep,
 			wantTrace: []string{vocab.RuleNoHandshake, vocab.RuleCrashOrHang, vocab.RuleLeaksSecret, vocab.RuleFatalFinding,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,7 +150,7 @@ func TestCensusManifestsRendered(t *testing.T) {
 		t.Fatalf("kubectl kustomize: %v\n%s", err, out)
 	}
 	var job *batchv1.Job
-	for _, doc := range strings.Split(string(out), "\n---\n") {
+	for doc := range strings.SplitSeq(string(out), "\n---\n") {
 		var meta struct{ Kind string }
 		yaml.Unmarshal([]byte(doc), &meta)
 		switch meta.Kind {
@@ -176,10 +177,5 @@ func TestCensusManifestsRendered(t *testing.T) {
 }
 
 func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(list, s)
 }

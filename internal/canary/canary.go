@@ -53,7 +53,7 @@ func Needles(secrets map[string]string) []Needle {
 		h := hex.EncodeToString([]byte(v))
 		add(h, name, "hex")
 		add(strings.ToUpper(h), name, "hex")
-		for k := 0; k < 3; k++ {
+		for k := range 3 {
 			buf := append(make([]byte, k), v...)
 			lo, hi := (8*k+5)/6, 8*(k+len(v))/6
 			add(base64.StdEncoding.EncodeToString(buf)[lo:hi], name, "base64")

@@ -702,7 +702,7 @@ func (cr *configReader) envFile(path string, raw json.RawMessage, st *planState)
 		return nil, &ConfigError{Path: path, Msg: fmt.Sprintf("envFile %s: %v", name, err)}
 	}
 	var out []keyValue
-	for _, line := range strings.Split(string(data), "\n") {
+	for line := range strings.SplitSeq(string(data), "\n") {
 		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue

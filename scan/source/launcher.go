@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/scan/vocab"
@@ -306,12 +307,7 @@ func dockerLauncher(launcher string, args []string, plan *vocab.Plan) (*vocab.Pa
 }
 
 func isSecret(plan *vocab.Plan, name string) bool {
-	for _, s := range plan.Secrets {
-		if s == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(plan.Secrets, name)
 }
 
 // containsEnvFlag reports whether args pass the variable name with -e.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -56,7 +57,7 @@ func newFakeRegistry(t testing.TB) (*fakeRegistry, *httptest.Server) {
 // fakeCursor is the fake's opaque cursor for an offset; empty pages get a
 // different cursor for the same offset so they do not look like a loop.
 func fakeCursor(offset int, tag string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("o=%d;%s", offset, tag)))
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "o=%d;%s", offset, tag))
 }
 
 func parseFakeCursor(c string) (int, bool) {
@@ -295,12 +296,8 @@ func TestCrawlFaults(t *testing.T) {
 			if tt.serve > 0 {
 				f.entries = f.entries[:tt.serve]
 			}
-			for k, v := range tt.faults {
-				f.faults[k] = v
-			}
-			for k, v := range tt.always {
-				f.always[k] = v
-			}
+			maps.Copy(f.faults, tt.faults)
+			maps.Copy(f.always, tt.always)
 			opts := quickOptions(srv.URL)
 			if tt.opts != nil {
 				tt.opts(opts)

@@ -2,6 +2,7 @@ package vocab
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"sort"
@@ -26,9 +27,7 @@ func (p Plan) Stored() Plan {
 		return p
 	}
 	from := map[string]string{}
-	for k, v := range p.SecretFrom {
-		from[k] = v
-	}
+	maps.Copy(from, p.SecretFrom)
 	src := p.Source
 	if src == "cli" || src == "" {
 		src = "flag"
