@@ -12,7 +12,6 @@ import (
 )
 
 //go:fix inline
-func i64(v int64) *int64 { return new(v) }
 
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 

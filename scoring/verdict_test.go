@@ -10,7 +10,6 @@ import (
 )
 
 //go:fix inline
-func score(f float64) *float64 { return new(f) }
 
 func alive() probe.Liveness {
 	return probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"}
