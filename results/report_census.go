@@ -413,7 +413,7 @@ func (t *Tally) addTools(res *probe.Result) {
 	if fatalServer {
 		t.schemaFatalServers++
 	}
-	legacy := res.Liveness.ProtocolVersion == legacyProtocol
+	legacy := res.Liveness.ProtocolVersion == LegacyProtocol
 	for i := range res.Tools {
 		tool := &res.Tools[i]
 		subj := "tool:" + tool.Name

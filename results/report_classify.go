@@ -203,8 +203,8 @@ var hintCodes = []struct {
 	{"openWorldHint", probe.CodeMissingOpenWorldHint, false},
 }
 
-// legacyProtocol is the revision without tool annotations.
-const legacyProtocol = "2024-11-05"
+// LegacyProtocol is the protocol revision without tool annotations.
+const LegacyProtocol = "2024-11-05"
 
 // SDKOfResult is [SDKOf] with more evidence: a serverInfo default an SDK
 // fills in comes first, then the SDK the installed package depends on

@@ -3,7 +3,6 @@ package results
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -18,9 +17,6 @@ const (
 	triageFix  = "fix"
 	triageDrop = "drop"
 )
-
-// TriageFormats are the formats [WriteTriage] writes.
-var TriageFormats = []string{"table", "json", "junit", "sarif"}
 
 // TriageFailOn are the thresholds of [Triage.Failing]: "drop" counts only
 // dropped servers, "fix" counts servers to fix or drop.
@@ -57,9 +53,6 @@ type Triage struct {
 	results map[string]*probe.Result
 	// db is the path of the database the triage was loaded from.
 	db string
-	// accept says why a finding was accepted by a baseline (SARIF
-	// suppressions), nil when nothing is.
-	accept func(probe.Finding) string
 }
 
 // TriageCounts counts the servers of a [Triage] by decision. Ungraded
@@ -478,32 +471,21 @@ var triageElementSteps = map[string]string{
 	"bounded":         "keep error messages short and do not enumerate long lists in them",
 }
 
-// WriteTriage writes t in one of [TriageFormats]: an aligned table for
-// terminals (every server-sent string through safe.Line), the JSON of
-// [Triage], JUnit XML (one test case per server; fix and drop fail) or
-// SARIF 2.1.0 (one result per finding, located in the config file).
-func WriteTriage(w io.Writer, t *Triage, format string) error {
-	switch format {
-	case "table":
-		return WriteTriageWidth(w, t, format, 0)
-	case "json":
-		return writeTriageJSON(w, t)
-	case "junit":
-		return writeTriageJUnit(w, t, "")
-	case "sarif":
-		return writeTriageSARIF(w, t)
+// Recount sets Counts from Servers, after servers were added or removed.
+func (t *Triage) Recount() {
+	t.Counts = TriageCounts{}
+	for _, s := range t.Servers {
+		switch {
+		case s.Pending:
+			t.Counts.Pending++
+		case s.Decision == triageKeep:
+			t.Counts.Keep++
+		case s.Decision == triageFix:
+			t.Counts.Fix++
+		case s.Decision == triageDrop:
+			t.Counts.Drop++
+		default:
+			t.Counts.Ungraded++
+		}
 	}
-	return fmt.Errorf("results: triage format %q: unknown; use %s", format, triageOrList(TriageFormats))
-}
-
-// triageOrList joins quoted names as "a", "b" or "c".
-func triageOrList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

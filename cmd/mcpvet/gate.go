@@ -16,6 +16,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/sandbox"
 )
 
@@ -252,12 +253,12 @@ func probeArtifact(root, serverJSON string, command []string, baseline string) s
 }
 
 // writeProbeSARIF writes the probe's SARIF file.
-func writeProbeSARIF(path, key string, res *probe.Result, opts results.ProbeSARIFOptions) error {
+func writeProbeSARIF(path, key string, res *probe.Result, opts report.ProbeSARIFOptions) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return usagef("--sarif %q: %v; give a writable file path", path, err)
 	}
-	werr := results.WriteProbeSARIF(f, key, res, opts)
+	werr := report.WriteProbeSARIF(f, key, res, opts)
 	return errors.Join(werr, f.Close())
 }
 
@@ -322,7 +323,7 @@ func (g *gateFlags) finish(plan *sandbox.Plan, serverJSON string, res *probe.Res
 			}
 		}
 		command := append([]string{plan.Command}, plan.Args...)
-		opts := results.ProbeSARIFOptions{
+		opts := report.ProbeSARIFOptions{
 			Artifact: probeArtifact(g.root, serverJSON, command, g.baseline),
 			Accepted: func(f probe.Finding) string { return accepted[gateKey(f)] },
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scoring"
 )
 
@@ -102,7 +103,9 @@ type gradedElement struct {
 
 func runGrade(cmd *cobra.Command, src string, f *gradeFlags, stdout, stderr io.Writer) error {
 	if !slices.Contains(gradeFormats, f.format) {
-		return usagef("--format %q: not a grade format; use %s", f.format, strings.Join(gradeFormats, " or "))
+		// The grade table and JSON lines are written here, not by a
+		// reporter of results/report, but a bad name is the same error.
+		return usageError{fmt.Errorf("--format: %w", &report.UnknownFormatError{Kind: "grade", Name: f.format, Valid: gradeFormats})}
 	}
 	if f.minScore < 0 || f.minScore > 100 {
 		return usagef("--min-score %g: out of range; use 0 to 100", f.minScore)

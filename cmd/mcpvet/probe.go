@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
@@ -382,7 +383,7 @@ func probeOne(ctx context.Context, plan *sandbox.Plan, opts *scan.ProbeOptions, 
 			enc.SetIndent("", "  ")
 			return enc.Encode(res)
 		}
-		return results.WriteSummary(w, res)
+		return report.WriteSummary(w, res)
 	})
 	if err == nil && status == results.ScanInterrupted {
 		// The result shows what the server did before the interrupt; it
