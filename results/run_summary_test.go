@@ -1,9 +1,12 @@
 package results
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,8 +16,8 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 )
 
-// pickRefResult is the reference for decodeLean: the same fields, read by
-// encoding/json.
+// pickRefResult is the reference for the summary: the fields of a stored
+// result the census reads, read from the whole result by encoding/json.
 type pickRefResult struct {
 	Target   probe.Target `json:"target"`
 	Liveness struct {
@@ -159,7 +162,15 @@ func mustPickJSON(s string) string {
 
 var pickCmpOpts = cmpopts.EquateEmpty()
 
-func TestPickLeanMatchesReference(t *testing.T) {
+func indentPick(js string) string {
+	b, _ := json.MarshalIndent(json.RawMessage(js), " ", "\t")
+	return string(b)
+}
+
+// TestSummaryMatchesResult: the summary SaveRun writes, and the whole
+// stored result read by the same decoder (the path of a database older
+// than runs.summary), give the census what the reference reads.
+func TestSummaryMatchesResult(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
 		res := pickRandomResult(r)
@@ -167,93 +178,196 @@ func TestPickLeanMatchesReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, in := range []string{js, indentPick(js)} {
-			want, err := pickRefDecode([]byte(in))
-			if err != nil {
-				t.Fatalf("case %d: reference: %v", i, err)
+		want, err := pickRefDecode([]byte(js))
+		if err != nil {
+			t.Fatalf("case %d: reference: %v", i, err)
+		}
+		sum, err := encodeJSON(summarize(res))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, in := range map[string]string{"summary": sum, "result_json": js, "indented result_json": indentPick(js)} {
+			want := want
+			if name != "summary" {
+				// Annotations are kept as stored, spacing included.
+				if want, err = pickRefDecode([]byte(in)); err != nil {
+					t.Fatal(err)
+				}
 			}
-			got, err := decodeLean([]byte(in))
+			got, err := decodeSummary([]byte(in))
 			if err != nil {
-				t.Fatalf("case %d: decodeLean: %v\n%s", i, err, in)
+				t.Fatalf("case %d: decoding the %s: %v\n%s", i, name, err, in)
 			}
 			if diff := cmp.Diff(want, got, pickCmpOpts); diff != "" {
-				t.Fatalf("case %d: decodeLean differs from encoding/json (-want +got):\n%s", i, diff)
+				t.Fatalf("case %d: the %s differs from the reference (-want +got):\n%s", i, name, diff)
 			}
+		}
+		if len(sum) > len(js) {
+			t.Errorf("case %d: summary of %d bytes is longer than the result (%d)", i, len(sum), len(js))
 		}
 	}
 }
 
-func indentPick(js string) string {
-	b, _ := json.MarshalIndent(json.RawMessage(js), " ", "\t")
-	return string(b)
-}
-
-func TestPickLeanRejects(t *testing.T) {
+func TestSummaryRejects(t *testing.T) {
 	for _, in := range []string{
 		``, `[]`, `{`, `{"tools": [`, `{"tools": 5}`, `{"target": 5}`, `{"score": "x"}`, `{"liveness": {"handshakeCompleted": "yes"}}`,
 		`{"probes": [{"elements": [{"pass": 1}]}]}`, `{"findings": [{"code": 5}]}`, `{"a" 1}`, `{"a": 1,}`, `{"a": "unterminated}`,
 		`{"verdict": {"rules": [{"fired": "no"}]}}`, `{"liveness": {"exitCode": 1.5}}`,
 	} {
-		if _, err := decodeLean([]byte(in)); err == nil {
-			t.Errorf("decodeLean(%q) succeeded, want an error", in)
-		}
-		if _, err := pickRefDecode([]byte(in)); err == nil {
-			t.Errorf("reference accepted %q; the case is not malformed", in)
+		if _, err := decodeSummary([]byte(in)); err == nil {
+			t.Errorf("decodeSummary(%q) succeeded, want an error", in)
 		}
 	}
 }
 
-// FuzzPickLean: decodeLean never panics or loops on any input, and on a
-// result that encoding/json reads it agrees with encoding/json.
-func FuzzPickLean(f *testing.F) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 20 {
-		js, _ := encodeJSON(pickRandomResult(r))
-		f.Add([]byte(js))
+// TestSummaryBackfill: migration 0004 fills runs.summary of the runs of
+// an older database with what SaveRun would have written, and a report
+// of the old database opened read-only (not migrated, read from
+// result_json) equals the report after the upgrade.
+func TestSummaryBackfill(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "old.db")
+	abs, _ := filepath.Abs(p)
+	v := migrationVersion("run_summary")
+	if err := checkFile(p, abs, false); err != nil {
+		t.Fatal(err)
 	}
-	f.Add([]byte(`{"tools":[{"name":"a\"]}","annotations":null}],"score":null,"verdict":null}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = decodeLean(data) // must return, whatever the input
-		// Compare on the canonical encoding of whatever encoding/json makes
-		// of the input (duplicate keys and odd cases folded away).
-		var res probe.Result
-		if json.Unmarshal(data, &res) != nil {
-			return
+	old, err := open(ctx, p, abs, (*Options)(nil).withDefaults(), migrations[:v-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	scan := newScan(t, old, ScanInfo{Kind: KindScan})
+	r := rand.New(rand.NewPCG(7, 8))
+	var want []*probe.Result
+	for i := range 120 {
+		res := pickRandomResult(r)
+		if i%3 == 0 {
+			res = fakeResult(i, census)
 		}
-		js, err := encodeJSON(&res)
+		if i%7 == 0 {
+			res.Verdict = nil
+		}
+		res.Findings = slicesFilterKnownSeverity(res.Findings)
+		if _, err := old.SaveRun(ctx, scan, fmt.Sprintf("k%d", i), res); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		// What SaveRun stores reads back as its JSON encoding.
+		js, _ := encodeJSON(res)
+		var stored probe.Result
+		if err := json.Unmarshal([]byte(js), &stored); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, &stored)
+	}
+	if err := old.FinishScan(ctx, scan, ScanDone); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	ro, err := Open(ctx, p, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := BuildReport(ctx, ro, scan, nil)
+	ro.Close()
+	if err != nil {
+		t.Fatalf("report of the old database, read-only: %v", err)
+	}
+
+	st, err := Open(ctx, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := userVersion(t, st); got < v {
+		t.Fatalf("upgraded database at version %d, want %d or later", got, v)
+	}
+	rows, err := st.r.QueryContext(ctx, "SELECT summary FROM runs WHERE scan_id = ? ORDER BY id", scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	i := 0
+	for ; rows.Next(); i++ {
+		var sum sql.NullString
+		if err := rows.Scan(&sum); err != nil {
+			t.Fatal(err)
+		}
+		if !sum.Valid {
+			t.Fatalf("run %d: no summary after the migration", i)
+		}
+		got, err := decodeSummary([]byte(sum.String))
 		if err != nil {
-			return
+			t.Fatalf("run %d: decoding the migration's summary: %v\n%s", i, err, sum.String)
 		}
-		want, werr := pickRefDecode([]byte(js))
-		got, gerr := decodeLean([]byte(js))
-		if (werr == nil) != (gerr == nil) {
-			t.Fatalf("reference error %v, decodeLean error %v on %s", werr, gerr, js)
+		goSum, _ := encodeJSON(summarize(want[i]))
+		wantLean, err := decodeSummary([]byte(goSum))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, got, pickCmpOpts); werr == nil && diff != "" {
-			t.Fatalf("decodeLean differs on %s (-want +got):\n%s", js, diff)
+		if diff := cmp.Diff(wantLean, got, pickCmpOpts); diff != "" {
+			t.Fatalf("run %d: the migration's summary differs from SaveRun's (-want +got):\n%s\nsql: %.2000s\ngo:  %.2000s", i, diff, sum.String, goSum)
 		}
-	})
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if i != len(want) {
+		t.Fatalf("%d runs, want %d", i, len(want))
+	}
+	after, err := BuildReport(ctx, st, scan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJS, _ := json.Marshal(before.Census)
+	gotJS, _ := json.Marshal(after.Census)
+	if diff := cmp.Diff(string(wantJS), string(gotJS)); diff != "" {
+		t.Errorf("census after the upgrade differs (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(before.Rows, after.Rows); diff != "" {
+		t.Errorf("rows after the upgrade differ (-before +after):\n%s", diff)
+	}
 }
 
-func BenchmarkDecodeLean(b *testing.B) {
-	r := rand.New(rand.NewPCG(5, 6))
-	var inputs [][]byte
-	size := 0
-	for range 64 {
-		js, _ := encodeJSON(pickRandomResult(r))
-		inputs = append(inputs, []byte(js))
-		size += len(js)
+// slicesFilterKnownSeverity drops the findings SaveRun would reject.
+func slicesFilterKnownSeverity(fs []probe.Finding) []probe.Finding {
+	var out []probe.Finding
+	for _, f := range fs {
+		if f.Severity.Rank() > 0 {
+			out = append(out, f)
+		}
 	}
-	for _, d := range []struct {
-		name string
-		fn   func([]byte) (*probe.Result, error)
-	}{{"pick", decodeLean}, {"encoding-json", pickRefDecode}} {
-		b.Run(d.name, func(b *testing.B) {
-			b.SetBytes(int64(size / len(inputs)))
+	return out
+}
+
+// BenchmarkDecodeSummary decodes what the census reads of one run: the
+// summary SaveRun writes, or the whole stored result of a database older
+// than it.
+func BenchmarkDecodeSummary(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	inputs := map[string][][]byte{}
+	for i := range 64 {
+		_, res := fakePlan(i), fakeResult(i, census)
+		if i%2 == 0 {
+			res = pickRandomResult(r)
+		}
+		js, _ := encodeJSON(res)
+		sum, _ := encodeJSON(summarize(res))
+		inputs["result_json"] = append(inputs["result_json"], []byte(js))
+		inputs["summary"] = append(inputs["summary"], []byte(sum))
+	}
+	for _, name := range []string{"summary", "result_json"} {
+		in := inputs[name]
+		b.Run(name, func(b *testing.B) {
+			size := 0
+			for _, x := range in {
+				size += len(x)
+			}
+			b.SetBytes(int64(size / len(in)))
 			i := 0
 			for b.Loop() {
-				if _, err := d.fn(inputs[i%len(inputs)]); err != nil {
-					b.Fatal(fmt.Sprint(err))
+				if _, err := decodeSummary(in[i%len(in)]); err != nil {
+					b.Fatal(err)
 				}
 				i++
 			}
