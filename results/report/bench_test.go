@@ -76,7 +76,7 @@ var _ io.Writer = (*countingWriter)(nil)
 // first 200 servers (the default of `mcpvet report --servers`); md-all
 // and html-all detail every server. Run with
 //
-//	MCPVET_BENCH_DB=/tmp/census.db go test ./results -run '^$' -bench BenchmarkReport -benchtime 1x
+//	MCPVET_BENCH_DB=/tmp/census.db go test ./results/report -run '^$' -bench BenchmarkReport -benchtime 1x
 func BenchmarkReport(b *testing.B) {
 	st, id := benchStore(b, benchServers)
 	ctx := context.Background()
