@@ -153,7 +153,7 @@ func writeTriageJUnit(w io.Writer, t *results.Triage, failOn string) error {
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
 	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("results: writing JUnit XML: %w", err)
+		return fmt.Errorf("report: writing JUnit XML: %w", err)
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
