@@ -50,7 +50,8 @@ type Report struct {
 	st *Store
 }
 
-// Result reads the full stored result of row i of r.Rows.
+// Result reads the full stored result of row i of r.Rows. It is safe for
+// concurrent use, as the store's reads are.
 func (r *Report) Result(ctx context.Context, i int) (*probe.Result, error) {
 	if r.st == nil {
 		return nil, errors.New("report has no store to read results from")
@@ -59,7 +60,7 @@ func (r *Report) Result(ctx context.Context, i int) (*probe.Result, error) {
 }
 
 // ResultJSON reads the stored JSON of the result of row i of r.Rows, as
-// [Store.Run] would decode it.
+// [Store.Run] would decode it. It is safe for concurrent use.
 func (r *Report) ResultJSON(ctx context.Context, i int) ([]byte, error) {
 	if r.st == nil {
 		return nil, errors.New("report has no store to read results from")
@@ -163,8 +164,8 @@ func RowOf(rec Record) ServerRow {
 
 // BuildReport computes the census of a scan in one pass over its runs and
 // keeps a summary row per server. A scan that is still running or was
-// interrupted is reported with the runs it has. The pass decodes only the
-// fields the census reads, on GOMAXPROCS goroutines.
+// interrupted is reported with the runs it has. The pass reads only the
+// fields the census needs (runs.summary), decoded on GOMAXPROCS goroutines.
 func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptions) (*Report, error) {
 	var o ReportOptions
 	if opts != nil {

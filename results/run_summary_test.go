@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -372,5 +373,37 @@ func BenchmarkDecodeSummary(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// TestLeanRunsInOrder: the census pass hands the runs over in id order,
+// whatever the decoding goroutines do, and the first run that does not
+// decode stops it: no later run is handed over.
+func TestLeanRunsInOrder(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t)
+	scan := newScan(t, st, ScanInfo{Kind: KindScan})
+	for i := range 200 {
+		if _, err := st.SaveRun(ctx, scan, fmt.Sprintf("k%03d", i), fakeResult(i, shape{tools: 1 + i%5, findings: i % 3})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []int64
+	if err := st.leanRuns(ctx, scan, func(r Record) { ids = append(ids, r.ID) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 200 || !slices.IsSorted(ids) {
+		t.Fatalf("leanRuns handed over %d runs, in id order: %v", len(ids), slices.IsSorted(ids))
+	}
+	if _, err := st.w.ExecContext(ctx, "UPDATE runs SET summary = '{\"tools\": 5}' WHERE id = ?", ids[50]); err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	err := st.leanRuns(ctx, scan, func(r Record) { got = append(got, r.ID) })
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("decoding run %d", ids[50])) {
+		t.Errorf("leanRuns over a bad summary = %v, want an error naming run %d", err, ids[50])
+	}
+	if !slices.Equal(got, ids[:50]) {
+		t.Errorf("leanRuns handed over %d runs before the bad one, want the 50 before it", len(got))
 	}
 }
