@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -18,9 +17,6 @@ import (
 	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scoring"
 )
-
-// gradeFormats are the output formats of `mcpvet grade`.
-var gradeFormats = []string{"jsonl", "table"}
 
 // maxGradeLine bounds one input line; a longer one is reported and
 // skipped. A recorded response larger than this is over any token budget.
@@ -79,7 +75,7 @@ below it.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "jsonl", "output format: "+strings.Join(gradeFormats, ", "))
+	fl.StringVar(&f.format, "format", "jsonl", "output format: "+strings.Join(report.Formats(report.KindGrade), ", "))
 	fl.Float64Var(&f.minScore, "min-score", 0, "exit 1 when any response scores below this (0 to 100; 0 never fails)")
 	return cmd
 }
@@ -102,11 +98,11 @@ type gradedElement struct {
 }
 
 func runGrade(cmd *cobra.Command, src string, f *gradeFlags, stdout, stderr io.Writer) error {
-	if !slices.Contains(gradeFormats, f.format) {
-		// The grade table and JSON lines are written here, not by a
-		// reporter of results/report, but a bad name is the same error.
-		return usageError{fmt.Errorf("--format: %w", &report.UnknownFormatError{Kind: "grade", Name: f.format, Valid: gradeFormats})}
+	format, err := formatFlag(report.KindGrade, f.format)
+	if err != nil {
+		return err
 	}
+	f.format = format
 	if f.minScore < 0 || f.minScore > 100 {
 		return usagef("--min-score %g: out of range; use 0 to 100", f.minScore)
 	}

@@ -22,6 +22,11 @@ const (
 	// KindDiff is the comparison of two scans (`mcpvet diff`), written by
 	// a [DiffReporter].
 	KindDiff Kind = "diff"
+	// KindGrade is the grading of recorded error responses (`mcpvet
+	// grade`), which reads no database: cmd/mcpvet writes its JSON lines
+	// and table itself, and the registry only names its formats, so that
+	// every command resolves --format the same way.
+	KindGrade Kind = "grade"
 )
 
 // ErrUnknownFormat is the error, wrapped in an [UnknownFormatError], for a
@@ -49,7 +54,7 @@ type format struct {
 	kind     Kind
 	name     string
 	aliases  []string
-	reporter any // CensusReporter, TriageReporter or DiffReporter, by kind
+	reporter any // CensusReporter, TriageReporter or DiffReporter, by kind; nil for KindGrade
 }
 
 // formats is the one registry of report formats, in the order the CLI
@@ -67,6 +72,9 @@ var formats = []format{
 
 	{KindDiff, "text", nil, DiffTextReporter{}},
 	{KindDiff, "json", nil, DiffJSONReporter{}},
+
+	{KindGrade, "jsonl", nil, nil},
+	{KindGrade, "table", nil, nil},
 }
 
 // Formats returns the format names of a kind of report, in the order the

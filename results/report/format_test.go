@@ -21,7 +21,8 @@ func TestFormats(t *testing.T) {
 		{report.KindCensus, []string{"md", "html", "json", "csv"}},
 		{report.KindTriage, []string{"table", "json", "junit", "sarif"}},
 		{report.KindDiff, []string{"text", "json"}},
-		{"grade", nil},
+		{report.KindGrade, []string{"jsonl", "table"}},
+		{"other", nil},
 	} {
 		if diff := cmp.Diff(tc.want, report.Formats(tc.kind)); diff != "" {
 			t.Errorf("Formats(%s) (-want +got):\n%s", tc.kind, diff)
