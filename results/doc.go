@@ -37,7 +37,7 @@
 //
 // The census ([BuildReport], [Tally]), triage ([LoadTriage]) and diff
 // ([DiffScans]) are computed here; package results/report writes them in
-// each format. The census reads runs.summary, the few fields of each
+// each format. The census reads run_summaries, the few fields of each
 // result it needs, which [Store.SaveRun] writes next to the whole result.
 //
 // # Shards

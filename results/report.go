@@ -165,7 +165,7 @@ func RowOf(rec Record) ServerRow {
 // BuildReport computes the census of a scan in one pass over its runs and
 // keeps a summary row per server. A scan that is still running or was
 // interrupted is reported with the runs it has. The pass reads only the
-// fields the census needs (runs.summary), decoded on GOMAXPROCS goroutines.
+// fields the census needs (run_summaries), decoded on GOMAXPROCS goroutines.
 func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptions) (*Report, error) {
 	var o ReportOptions
 	if opts != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/sourcegraph/conc/stream"
 )
 
-// The census pass reads runs.summary (migration 0004), the few fields of
+// The census pass reads run_summaries (migration 0004), the few fields of
 // each result it needs, rather than result_json through [Store.Runs]: a
 // census of 20,000 servers stores about 270 MB of results, and reading
 // and decoding every field (probe bodies, schemas, raw listings, call
@@ -27,12 +27,13 @@ import (
 func (s *Store) leanRuns(ctx context.Context, scanID int64, fn func(Record)) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lean := "coalesce(summary, result_json)"
+	// coalesce reads result_json only for a run without a summary.
+	q := `SELECT r.id, r.scan_id, r.server_id, r.target_key, r.created_at, coalesce(s.summary, r.result_json)
+		FROM runs AS r LEFT JOIN run_summaries AS s ON s.run_id = r.id WHERE r.scan_id = ? ORDER BY r.id`
 	if s.version < migrationVersion("run_summary") {
-		lean = "result_json"
+		q = "SELECT id, scan_id, server_id, target_key, created_at, result_json FROM runs WHERE scan_id = ? ORDER BY id"
 	}
-	rows, err := s.r.QueryContext(ctx,
-		"SELECT id, scan_id, server_id, target_key, created_at, "+lean+" FROM runs WHERE scan_id = ? ORDER BY id", scanID)
+	rows, err := s.r.QueryContext(ctx, q, scanID)
 	if err != nil {
 		return fmt.Errorf("results: listing runs: %w", err)
 	}

@@ -6,12 +6,12 @@ import (
 	"github.com/mcpvet/mcpvet/probe"
 )
 
-// A runSummary is runs.summary (migration 0004): the fields of a result
-// that [Tally.Add] and [RowOf] read, under the keys of result_json, so
-// that the same type decodes a summary or, for a database older than the
-// column, the whole stored result. SaveRun writes it with each run; the
-// migration fills it for older runs with SQLite's JSON functions
-// (TestSummaryBackfill checks that both agree).
+// A runSummary is the summary of a run in run_summaries (migration 0004):
+// the fields of a result that [Tally.Add] and [RowOf] read, under the keys
+// of result_json, so that the same type decodes a summary or, for a
+// database older than the table, the whole stored result. SaveRun writes
+// one with each run; the migration writes them for older runs with
+// SQLite's JSON functions (TestSummaryBackfill checks that both agree).
 type runSummary struct {
 	Target   probe.Target    `json:"target"`
 	Liveness summaryLiveness `json:"liveness"`
@@ -138,7 +138,7 @@ func (s *runSummary) result() *probe.Result {
 	return res
 }
 
-// decodeSummary decodes runs.summary, or, for a run without one, the
+// decodeSummary decodes a summary, or, for a run without one, the
 // whole result_json, into a result holding only the summary's fields.
 func decodeSummary(js []byte) (*probe.Result, error) {
 	var s runSummary

@@ -170,7 +170,7 @@ func indentPick(js string) string {
 
 // TestSummaryMatchesResult: the summary SaveRun writes, and the whole
 // stored result read by the same decoder (the path of a database older
-// than runs.summary), give the census what the reference reads.
+// than run_summaries), give the census what the reference reads.
 func TestSummaryMatchesResult(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
@@ -221,7 +221,7 @@ func TestSummaryRejects(t *testing.T) {
 	}
 }
 
-// TestSummaryBackfill: migration 0004 fills runs.summary of the runs of
+// TestSummaryBackfill: migration 0004 fills run_summaries for the runs of
 // an older database with what SaveRun would have written, and a report
 // of the old database opened read-only (not migrated, read from
 // result_json) equals the report after the upgrade.
@@ -283,7 +283,7 @@ func TestSummaryBackfill(t *testing.T) {
 	if got := userVersion(t, st); got < v {
 		t.Fatalf("upgraded database at version %d, want %d or later", got, v)
 	}
-	rows, err := st.r.QueryContext(ctx, "SELECT summary FROM runs WHERE scan_id = ? ORDER BY id", scan)
+	rows, err := st.r.QueryContext(ctx, "SELECT s.summary FROM runs AS r LEFT JOIN run_summaries AS s ON s.run_id = r.id WHERE r.scan_id = ? ORDER BY r.id", scan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +395,7 @@ func TestLeanRunsInOrder(t *testing.T) {
 	if len(ids) != 200 || !slices.IsSorted(ids) {
 		t.Fatalf("leanRuns handed over %d runs, in id order: %v", len(ids), slices.IsSorted(ids))
 	}
-	if _, err := st.w.ExecContext(ctx, "UPDATE runs SET summary = '{\"tools\": 5}' WHERE id = ?", ids[50]); err != nil {
+	if _, err := st.w.ExecContext(ctx, "UPDATE run_summaries SET summary = '{\"tools\": 5}' WHERE run_id = ?", ids[50]); err != nil {
 		t.Fatal(err)
 	}
 	var got []int64

@@ -21,7 +21,7 @@ const (
 	stInsertTarget
 	stMarkTarget
 	stInsertRun
-	stInsertRunSummary
+	stInsertSummary
 	stInsertTool
 	stInsertPrompt
 	stInsertResource
@@ -47,14 +47,7 @@ var stmtSQL = [stCount]string{
 		start_ms, handshake_ms, list_ms, probe_ms, total_ms, stderr_tail, exit_code, stdout_noise,
 		score, verdict, verdict_json, rubric_version, result_json)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	// stInsertRunSummary is stInsertRun with runs.summary (migration
-	// 0004); a store prepares one of the two, by its schema version.
-	stInsertRunSummary: `INSERT INTO runs (scan_id, server_id, target_key, created_at, transport, sandbox,
-		status, handshake_completed, handshake, detail, evidence, protocol_version,
-		server_name, server_title, server_version, capabilities, instructions_bytes,
-		start_ms, handshake_ms, list_ms, probe_ms, total_ms, stderr_tail, exit_code, stdout_noise,
-		score, verdict, verdict_json, rubric_version, result_json, summary)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	stInsertSummary: `INSERT INTO run_summaries (run_id, summary) VALUES (?, ?)`,
 	stInsertTool: `INSERT INTO tools (run_id, idx, name, title, description, input_schema, output_schema, annotations, raw)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	stInsertPrompt: `INSERT INTO prompts (run_id, idx, name, title, description, arguments, raw)
@@ -82,9 +75,8 @@ func (s *Store) prepare(ctx context.Context) error {
 			// and of merging old shards) has no digest table.
 			continue
 		}
-		if withSummary := s.version >= migrationVersion("run_summary"); i == stInsertRun && withSummary ||
-			i == stInsertRunSummary && !withSummary {
-			continue
+		if i == stInsertSummary && s.version < migrationVersion("run_summary") {
+			continue // nor a summary table
 		}
 		st, err := s.w.PrepareContext(ctx, q)
 		if err != nil {
@@ -282,23 +274,24 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 	if si := lv.ServerInfo; si != nil {
 		sName, sTitle, sVersion = si.Name, si.Title, si.Version
 	}
-	insert, args := stInsertRun, []any{scanID, serverID, key, formatTime(created),
+	r, err := t.exec(stInsertRun, scanID, serverID, key, formatTime(created),
 		res.Target.Transport, res.Target.Sandbox,
 		string(lv.Status), lv.HandshakeCompleted, lv.Handshake, lv.Detail, lv.Evidence, lv.ProtocolVersion,
 		sName, sTitle, sVersion, nullRaw(lv.Capabilities), lv.InstructionsBytes,
 		lv.Timings.StartMs, lv.Timings.HandshakeMs, lv.Timings.ListMs, lv.Timings.ProbeMs, lv.Timings.TotalMs,
 		lv.StderrTail, lv.ExitCode, lv.StdoutNoise,
-		res.Score, verdict, verdictJSON, res.RubricVersion, resultJSON}
-	if t.base[stInsertRunSummary] != nil {
-		insert, args = stInsertRunSummary, append(args, summaryJSON)
-	}
-	r, err := t.exec(insert, args...)
+		res.Score, verdict, verdictJSON, res.RubricVersion, resultJSON)
 	if err != nil {
 		return 0, fmt.Errorf("inserting run: %w", err)
 	}
 	runID, err := r.LastInsertId()
 	if err != nil {
 		return 0, err
+	}
+	if t.base[stInsertSummary] != nil {
+		if _, err := t.exec(stInsertSummary, runID, summaryJSON); err != nil {
+			return 0, fmt.Errorf("inserting summary: %w", err)
+		}
 	}
 
 	for i, x := range res.Tools {

@@ -1,19 +1,26 @@
--- 0004: runs.summary, the part of a result the census report reads, as
--- JSON with the keys of result_json: the target; the liveness status,
--- handshake, protocol version, serverInfo, exit code and total time; tool
--- names and annotations; one empty object per prompt, resource and
--- template; finding codes, severities and subjects; probe classes and
+-- 0004: run_summaries, the part of each run's result the census report
+-- reads, as JSON with the keys of result_json: the target; the liveness
+-- status, handshake, protocol version, serverInfo, exit code and total
+-- time; tool names and annotations; one empty object per prompt, resource
+-- and template; finding codes, severities and subjects; probe classes and
 -- their graded elements' names and passes; the score; the verdict's
--- decision and rules. SaveRun writes it with each run, so a report of
--- 20,000 servers reads a few hundred bytes per run instead of the whole
--- result. Runs stored before this migration get theirs here, from
--- result_json. The -> operator keeps each value's JSON text (numbers and
--- escapes as stored); json() keeps a subquery's array JSON; json_each of a
--- null (an empty Go slice) is one row without a key, which counts as none.
+-- decision and rules. SaveRun writes one with each run, so a report of
+-- 20,000 servers reads about 4 KB per run instead of the 13 KB result. It
+-- is a table of its own, not a column of runs: a column after result_json
+-- is read through result_json's overflow pages.
+--
+-- Runs stored before this migration get theirs here, from result_json.
+-- The -> operator keeps each value's JSON text (numbers and escapes as
+-- stored); json() keeps a subquery's array JSON; json_each of a null (an
+-- empty Go slice) is one row without a key, which counts as none.
 
-ALTER TABLE runs ADD COLUMN summary TEXT;
+CREATE TABLE run_summaries (
+    run_id  INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    summary TEXT NOT NULL
+);
 
-UPDATE runs SET summary = json_object(
+INSERT INTO run_summaries (run_id, summary)
+SELECT id, json_object(
     'target', result_json -> '$.target',
     'liveness', json_object(
         'status', result_json -> '$.liveness.status',
@@ -39,4 +46,5 @@ UPDATE runs SET summary = json_object(
         'decision', result_json -> '$.verdict.decision',
         'rules', json((SELECT json_group_array(json_object('name', r.value -> '$.name', 'fired', r.value -> '$.fired',
                 'decision', r.value -> '$.decision'))
-            FROM json_each(result_json, '$.verdict.rules') AS r WHERE r.key IS NOT NULL))) END);
+            FROM json_each(result_json, '$.verdict.rules') AS r WHERE r.key IS NOT NULL))) END)
+FROM runs;

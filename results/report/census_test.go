@@ -301,8 +301,8 @@ func TestReportReadErrors(t *testing.T) {
 		t.Errorf("csv report needs no full decode, got %v", err)
 	}
 
-	// The census reads runs.summary, the part of the result it needs.
-	if _, err := db.Exec(`UPDATE runs SET summary = '{"target": 5}' WHERE id = 3`); err != nil {
+	// The census reads run_summaries, the part of each result it needs.
+	if _, err := db.Exec(`UPDATE run_summaries SET summary = '{"target": 5}' WHERE run_id = 3`); err != nil {
 		t.Fatal(err)
 	}
 	_, err = results.BuildReport(ctx, st, id, nil)
