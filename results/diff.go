@@ -15,9 +15,6 @@ import (
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
-// DiffFormats are the formats [WriteDiff] writes.
-var DiffFormats = []string{"text", "json"}
-
 // DefaultDiffScoreDrop is the default [DiffOptions.ScoreDrop]: a score
 // that fell by more than 5 points is a regression.
 const DefaultDiffScoreDrop = 5

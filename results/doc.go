@@ -33,6 +33,13 @@
 // After a crash, [Store.LatestScan], [Store.ResumeScan] and
 // [Store.PendingTargets] continue where the scan stopped.
 //
+// # Reports
+//
+// The census ([BuildReport], [Tally]), triage ([LoadTriage]) and diff
+// ([DiffScans]) are computed here; package results/report writes them in
+// each format. The census reads run_summaries, the few fields of each
+// result it needs, which [Store.SaveRun] writes next to the whole result.
+//
 // # Shards
 //
 // [Merge] combines the databases of the shards of one scan into one

@@ -1,16 +1,11 @@
 package results
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
@@ -23,43 +18,9 @@ import (
 // removed or changes meaning; added fields keep it.
 const ReportSchemaVersion = 1
 
-// Report formats.
-const (
-	FormatMarkdown = "md"
-	FormatHTML     = "html"
-	FormatJSON     = "json"
-	FormatCSV      = "csv"
-)
-
-// ReportFormats lists the formats [WriteReport] writes.
-var ReportFormats = []string{FormatMarkdown, FormatHTML, FormatJSON, FormatCSV}
-
-// ErrUnknownFormat: the report format is not one of [ReportFormats].
-var ErrUnknownFormat = errors.New("unknown report format")
-
-// ReportFormat returns the canonical name of a format ("markdown" is
-// "md", "htm" is "html"), or an error wrapping [ErrUnknownFormat] that
-// lists the valid formats.
-func ReportFormat(name string) (string, error) {
-	switch f := strings.ToLower(strings.TrimSpace(name)); f {
-	case "md", "markdown":
-		return FormatMarkdown, nil
-	case "html", "htm":
-		return FormatHTML, nil
-	case "json":
-		return FormatJSON, nil
-	case "csv":
-		return FormatCSV, nil
-	}
-	return "", fmt.Errorf("%w %q: use one of %s", ErrUnknownFormat, name, strings.Join(ReportFormats, ", "))
-}
-
-// ReportOptions configure [BuildReport] and [WriteReport]. The zero
+// ReportOptions configure [BuildReport]. The zero
 // value (or nil) is ready to use.
 type ReportOptions struct {
-	// Format is md, html, json or csv (see [ReportFormat]); WriteReport
-	// requires it.
-	Format string
 	// Servers caps the per-server sections of the md and html reports
 	// (the html server table still lists every server); 0 means every
 	// server. The json and csv reports always hold every server.
@@ -89,6 +50,24 @@ type Report struct {
 	Sections int
 
 	st *Store
+}
+
+// Result reads the full stored result of row i of r.Rows. It is safe for
+// concurrent use, as the store's reads are.
+func (r *Report) Result(ctx context.Context, i int) (*probe.Result, error) {
+	if r.st == nil {
+		return nil, errors.New("report has no store to read results from")
+	}
+	return r.st.Run(ctx, r.Rows[i].RunID)
+}
+
+// ResultJSON reads the stored JSON of the result of row i of r.Rows, as
+// [Store.Run] would decode it. It is safe for concurrent use.
+func (r *Report) ResultJSON(ctx context.Context, i int) ([]byte, error) {
+	if r.st == nil {
+		return nil, errors.New("report has no store to read results from")
+	}
+	return r.st.runJSON(ctx, r.Rows[i].RunID)
 }
 
 // A ServerRow summarises one run: the server table of a report, one CSV
@@ -187,8 +166,8 @@ func RowOf(rec Record) ServerRow {
 
 // BuildReport computes the census of a scan in one pass over its runs and
 // keeps a summary row per server. A scan that is still running or was
-// interrupted is reported with the runs it has. The pass decodes only the
-// fields the census reads, on GOMAXPROCS goroutines.
+// interrupted is reported with the runs it has. The pass reads only the
+// fields the census needs (run_summaries), decoded on GOMAXPROCS goroutines.
 func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptions) (*Report, error) {
 	var o ReportOptions
 	if opts != nil {
@@ -237,171 +216,5 @@ func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptio
 	return r, nil
 }
 
-// WriteReport writes the report of a scan in opts.Format. The database is
-// read twice: once for the census, then once more for the per-server
-// sections, one result at a time, so memory stays small for any scan.
-func WriteReport(ctx context.Context, w io.Writer, st *Store, scanID int64, opts *ReportOptions) error {
-	var format string
-	if opts != nil {
-		format = opts.Format
-	}
-	rw, err := reportWriterFor(format)
-	if err != nil {
-		return err
-	}
-	r, err := BuildReport(ctx, st, scanID, opts)
-	if err != nil {
-		return err
-	}
-	return r.write(ctx, w, rw)
-}
-
-// Write writes the report in a format of [ReportFormats].
-func (r *Report) Write(ctx context.Context, w io.Writer, format string) error {
-	rw, err := reportWriterFor(format)
-	if err != nil {
-		return err
-	}
-	return r.write(ctx, w, rw)
-}
-
-func (r *Report) write(ctx context.Context, w io.Writer, rw reportWriter) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := rw.writeReport(ctx, bw, r); err != nil {
-		return fmt.Errorf("results: writing report: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("results: writing report: %w", err)
-	}
-	return nil
-}
-
-// A reportWriter renders a report in one format.
-type reportWriter interface {
-	writeReport(ctx context.Context, w io.Writer, r *Report) error
-}
-
-func reportWriterFor(format string) (reportWriter, error) {
-	f, err := ReportFormat(format)
-	if err != nil {
-		return nil, err
-	}
-	switch f {
-	case FormatMarkdown:
-		return markdownWriter{}, nil
-	case FormatHTML:
-		return htmlWriter{}, nil
-	case FormatJSON:
-		return jsonWriter{}, nil
-	default:
-		return csvWriter{}, nil
-	}
-}
-
-// renderSections renders the per-server sections of the first n rows and
-// writes them to w in row order. Each section's full result is read from
-// the store and rendered into a buffer on one of GOMAXPROCS goroutines;
-// at most two sections per goroutine wait to be written, so memory stays
-// bounded for any n.
-func (r *Report) renderSections(ctx context.Context, w io.Writer, n int,
-	render func(buf *bytes.Buffer, i int, row *ServerRow, res *probe.Result) error) error {
-	if r.st == nil {
-		return errors.New("report has no store to read results from")
-	}
-	n = min(n, len(r.Rows))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type section struct {
-		i    int
-		buf  *bytes.Buffer
-		err  error
-		done chan struct{}
-	}
-	workers := max(runtime.GOMAXPROCS(0), 1)
-	order := make(chan *section, 2*workers)
-	jobs := make(chan *section)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for s := range jobs {
-				if s.err = ctx.Err(); s.err == nil {
-					row := &r.Rows[s.i]
-					var res *probe.Result
-					if res, s.err = r.st.Run(ctx, row.RunID); s.err == nil {
-						s.err = render(s.buf, s.i, row, res)
-					}
-				}
-				close(s.done)
-			}
-		})
-	}
-	wg.Go(func() {
-		defer close(order)
-		defer close(jobs)
-		for i := range n {
-			s := &section{i: i, buf: sectionBufs.Get().(*bytes.Buffer), done: make(chan struct{})}
-			s.buf.Reset()
-			select {
-			case order <- s:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case jobs <- s:
-			case <-ctx.Done():
-				s.err = ctx.Err()
-				close(s.done)
-				return
-			}
-		}
-	})
-	var err error
-	for s := range order {
-		<-s.done
-		if err == nil {
-			if err = s.err; err == nil {
-				_, err = w.Write(s.buf.Bytes())
-			}
-			if err != nil {
-				cancel()
-			}
-		}
-		if s.buf.Cap() <= 1<<20 {
-			sectionBufs.Put(s.buf)
-		}
-	}
-	wg.Wait()
-	if err == nil {
-		err = ctx.Err()
-	}
-	return err
-}
-
-var sectionBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// eachJSON calls fn with the stored JSON of each row's result, in row
-// order.
-func (r *Report) eachJSON(ctx context.Context, fn func(i int, row *ServerRow, js []byte) error) error {
-	if r.st == nil {
-		return errors.New("report has no store to read results from")
-	}
-	for i := range r.Rows {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		js, err := r.st.runJSON(ctx, r.Rows[i].RunID)
-		if err != nil {
-			return err
-		}
-		if err := fn(i, &r.Rows[i], js); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Pending is the number of the scan's targets without a run.
 func (r *Report) Pending() int { return max(r.Scan.Targets-r.Scan.Done, 0) }
-
-// sectionAnchor is the HTML id of row i's section.
-func sectionAnchor(i int) string { return fmt.Sprintf("s%d", i+1) }

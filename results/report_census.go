@@ -414,7 +414,7 @@ func (t *Tally) addTools(res *probe.Result) {
 	if fatalServer {
 		t.schemaFatalServers++
 	}
-	legacy := res.Liveness.ProtocolVersion == legacyProtocol
+	legacy := res.Liveness.ProtocolVersion == vocab.Protocol20241105
 	for i := range res.Tools {
 		tool := &res.Tools[i]
 		subj := "tool:" + tool.Name

@@ -205,9 +205,6 @@ var hintCodes = []struct {
 	{"openWorldHint", probe.CodeMissingOpenWorldHint, false},
 }
 
-// legacyProtocol is the revision without tool annotations.
-const legacyProtocol = vocab.Protocol20241105
-
 // SDKOfResult is [SDKOf] with more evidence: a serverInfo default an SDK
 // fills in comes first, then the SDK the installed package depends on
 // (the sandbox looks in its node_modules or virtual environment), then

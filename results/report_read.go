@@ -6,103 +6,78 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+
+	"github.com/sourcegraph/conc/stream"
 )
 
-// The report reads runs.result_json itself rather than through
-// [Store.Runs]: a census of 20,000 servers stores about 270 MB of results,
+// The census pass reads run_summaries (migration 0004), the few fields of
+// each result it needs, rather than result_json through [Store.Runs]: a
+// census of 20,000 servers stores about 270 MB of results, and reading
 // and decoding every field (probe bodies, schemas, raw listings, call
-// logs) into [probe.Result] dominated the report's time. The census needs
-// a small part of each result, so it picks those fields out
-// ([decodeLean]) on several goroutines, and the JSON report copies the
-// stored text instead of decoding and re-encoding it.
+// logs) into [probe.Result] dominated the report's time. A database older
+// than the column, opened read-only and so not migrated, is read from
+// result_json with the same decoder. The JSON report copies the stored
+// text instead of decoding and re-encoding it.
 
-// leanRuns calls fn with every run of a scan, its Result decoded by
-// [decodeLean]. Rows are read on the calling goroutine and decoded on
-// GOMAXPROCS goroutines; fn is called from one goroutine, in no
-// particular order. The first error stops the iteration.
+// leanRuns calls fn with every run of a scan in id order, its Result
+// holding only the summary's fields ([runSummary]). Rows are read on the
+// calling goroutine and decoded by GOMAXPROCS stream tasks; fn is called
+// from one goroutine at a time, in row order. The first error stops the
+// iteration.
 func (s *Store) leanRuns(ctx context.Context, scanID int64, fn func(Record)) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.r.QueryContext(ctx,
-		"SELECT id, scan_id, server_id, target_key, created_at, result_json FROM runs WHERE scan_id = ? ORDER BY id", scanID)
+	// coalesce reads result_json only for a run without a summary.
+	q := `SELECT r.id, r.scan_id, r.server_id, r.target_key, r.created_at, coalesce(s.summary, r.result_json)
+		FROM runs AS r LEFT JOIN run_summaries AS s ON s.run_id = r.id WHERE r.scan_id = ? ORDER BY r.id`
+	if s.version < migrationVersion("run_summary") {
+		q = "SELECT id, scan_id, server_id, target_key, created_at, result_json FROM runs WHERE scan_id = ? ORDER BY id"
+	}
+	rows, err := s.r.QueryContext(ctx, q, scanID)
 	if err != nil {
 		return fmt.Errorf("results: listing runs: %w", err)
 	}
 	defer func() { err = errors.Join(err, rows.Close()) }()
 
-	type job struct {
-		rec Record
-		js  []byte
-	}
 	var (
-		mu       sync.Mutex
-		firstErr error
+		firstErr error // set by the callbacks, which the stream runs one at a time
+		scanErr  error
 	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
+	st := stream.New().WithMaxGoroutines(max(runtime.GOMAXPROCS(0), 1))
+	for rows.Next() && ctx.Err() == nil {
+		var (
+			rec     Record
+			created string
+			js      []byte
+		)
+		if scanErr = rows.Scan(&rec.ID, &rec.ScanID, &rec.ServerID, &rec.TargetKey, &created, &js); scanErr != nil {
+			break
 		}
-		mu.Unlock()
-		cancel()
-	}
-	jobs := make(chan job, 64)
-	decoded := make(chan Record, 64)
-	var workers sync.WaitGroup
-	for range max(runtime.GOMAXPROCS(0), 1) {
-		workers.Go(func() {
-			for j := range jobs {
-				if ctx.Err() != nil {
-					continue // drain
-				}
-				res, err := decodeLean(j.js)
-				if err != nil {
-					fail(fmt.Errorf("results: decoding run %d: %w", j.rec.ID, err))
-					continue
-				}
-				j.rec.Result = res
-				select {
-				case decoded <- j.rec:
-				case <-ctx.Done():
+		st.Go(func() stream.Callback {
+			var err error
+			if rec.CreatedAt, err = parseTime(created); err != nil {
+				err = fmt.Errorf("results: run %d: %w", rec.ID, err)
+			} else if rec.Result, err = decodeSummary(js); err != nil {
+				err = fmt.Errorf("results: decoding run %d: %w", rec.ID, err)
+			}
+			return func() {
+				switch {
+				case firstErr != nil:
+				case err != nil:
+					firstErr = err
+					cancel()
+				default:
+					fn(rec)
 				}
 			}
 		})
 	}
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		for rec := range decoded {
-			fn(rec)
-		}
-	}()
-
-	for rows.Next() {
-		var (
-			j       job
-			created string
-		)
-		if err := rows.Scan(&j.rec.ID, &j.rec.ScanID, &j.rec.ServerID, &j.rec.TargetKey, &created, &j.js); err != nil {
-			fail(fmt.Errorf("results: listing runs: %w", err))
-			break
-		}
-		if j.rec.CreatedAt, err = parseTime(created); err != nil {
-			fail(fmt.Errorf("results: run %d: %w", j.rec.ID, err))
-			break
-		}
-		select {
-		case jobs <- j:
-			continue
-		case <-ctx.Done():
-		}
-		break
-	}
-	close(jobs)
-	workers.Wait()
-	close(decoded)
-	<-consumed
+	st.Wait()
 	if firstErr != nil {
 		return firstErr
+	}
+	if scanErr != nil {
+		return fmt.Errorf("results: listing runs: %w", scanErr)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("results: listing runs: %w", err)

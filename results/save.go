@@ -21,6 +21,7 @@ const (
 	stInsertTarget
 	stMarkTarget
 	stInsertRun
+	stInsertSummary
 	stInsertTool
 	stInsertPrompt
 	stInsertResource
@@ -46,6 +47,7 @@ var stmtSQL = [stCount]string{
 		start_ms, handshake_ms, list_ms, probe_ms, total_ms, stderr_tail, exit_code, stdout_noise,
 		score, verdict, verdict_json, rubric_version, result_json)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	stInsertSummary: `INSERT INTO run_summaries (run_id, summary) VALUES (?, ?)`,
 	stInsertTool: `INSERT INTO tools (run_id, idx, name, title, description, input_schema, output_schema, annotations, raw)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	stInsertPrompt: `INSERT INTO prompts (run_id, idx, name, title, description, arguments, raw)
@@ -72,6 +74,9 @@ func (s *Store) prepare(ctx context.Context) error {
 			// A store opened with an older schema (tests of upgrades
 			// and of merging old shards) has no digest table.
 			continue
+		}
+		if i == stInsertSummary && s.version < migrationVersion("run_summary") {
+			continue // nor a summary table
 		}
 		st, err := s.w.PrepareContext(ctx, q)
 		if err != nil {
@@ -219,6 +224,10 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 	if err != nil {
 		return 0, &rejection{fmt.Errorf("encoding result: %w", err)}
 	}
+	summaryJSON, err := encodeJSON(summarize(res))
+	if err != nil {
+		return 0, &rejection{fmt.Errorf("encoding summary: %w", err)}
+	}
 	var verdict, verdictJSON any
 	if res.Verdict != nil {
 		b, err := encodeJSON(res.Verdict)
@@ -278,6 +287,11 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 	runID, err := r.LastInsertId()
 	if err != nil {
 		return 0, err
+	}
+	if t.base[stInsertSummary] != nil {
+		if _, err := t.exec(stInsertSummary, runID, summaryJSON); err != nil {
+			return 0, fmt.Errorf("inserting summary: %w", err)
+		}
 	}
 
 	for i, x := range res.Tools {

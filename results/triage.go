@@ -3,7 +3,6 @@ package results
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -12,20 +11,9 @@ import (
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
-// Triage decisions, best first. They are the values of
-// probe.Verdict.Decision.
-const (
-	triageKeep = "keep"
-	triageFix  = "fix"
-	triageDrop = "drop"
-)
-
-// TriageFormats are the formats [WriteTriage] writes.
-var TriageFormats = []string{"table", "json", "junit", "sarif"}
-
 // TriageFailOn are the thresholds of [Triage.Failing]: "drop" counts only
 // dropped servers, "fix" counts servers to fix or drop.
-var TriageFailOn = []string{triageDrop, triageFix}
+var TriageFailOn = []string{vocab.DecisionDrop, vocab.DecisionFix}
 
 // Triage is the portfolio report of one scan of a client config: each
 // server with its verdict, why, and the one next step for its owner.
@@ -58,9 +46,6 @@ type Triage struct {
 	results map[string]*probe.Result
 	// db is the path of the database the triage was loaded from.
 	db string
-	// accept says why a finding was accepted by a baseline (SARIF
-	// suppressions), nil when nothing is.
-	accept func(probe.Finding) string
 }
 
 // TriageCounts counts the servers of a [Triage] by decision. Ungraded
@@ -218,11 +203,11 @@ func (t *Triage) Failing(failOn string) []TriageServer {
 func TriageAtOrBelow(decision, threshold string) bool {
 	rank := func(d string) int {
 		switch d {
-		case triageKeep:
+		case vocab.DecisionKeep:
 			return 3
-		case triageFix:
+		case vocab.DecisionFix:
 			return 2
-		case triageDrop:
+		case vocab.DecisionDrop:
 			return 1
 		}
 		return 0
@@ -255,7 +240,7 @@ func NewTriageServer(key string, res *probe.Result) TriageServer {
 		}
 	}
 	s.Reasons = triageReasons(res)
-	if s.Decision != triageKeep {
+	if s.Decision != vocab.DecisionKeep {
 		s.NextStep = triageNextStep(res, deciding)
 	}
 	return s
@@ -283,11 +268,11 @@ func triageReasons(res *probe.Result) []string {
 	covered := map[string]bool{}
 	if v := res.Verdict; v != nil {
 		for _, r := range v.Rules {
-			if !r.Fired || r.Decision == triageKeep {
+			if !r.Fired || r.Decision == vocab.DecisionKeep {
 				continue
 			}
 			codes := triageFindingCodes(res.Findings, r.Findings)
-			if r.Name == triageRuleNoHandshake || len(codes) == 0 {
+			if r.Name == vocab.RuleNoHandshake || len(codes) == 0 {
 				line := triageHumanRule(r.Name)
 				if r.Detail != "" {
 					line += ": " + r.Detail
@@ -295,7 +280,7 @@ func triageReasons(res *probe.Result) []string {
 				if add(line) {
 					return out
 				}
-				if r.Name == triageRuleNoHandshake && res.Liveness.Evidence != "" &&
+				if r.Name == vocab.RuleNoHandshake && res.Liveness.Evidence != "" &&
 					!strings.Contains(r.Detail, res.Liveness.Evidence) {
 					if add("evidence: " + res.Liveness.Evidence) {
 						return out
@@ -319,7 +304,7 @@ func triageReasons(res *probe.Result) []string {
 		if f.Severity.Rank() < probe.SeverityWarn.Rank() || covered[f.Code] {
 			continue
 		}
-		if res.Verdict != nil && res.Verdict.Decision == triageKeep {
+		if res.Verdict != nil && res.Verdict.Decision == vocab.DecisionKeep {
 			break // findings the policy ignores do not explain a keep
 		}
 		covered[f.Code] = true
@@ -329,11 +314,6 @@ func triageReasons(res *probe.Result) []string {
 	}
 	return out
 }
-
-// Verdict rule names (scoring.Rule*) the report treats specially.
-const (
-	triageRuleNoHandshake = "no_handshake"
-)
 
 func triageHumanRule(name string) string { return strings.ReplaceAll(name, "_", " ") }
 
@@ -406,7 +386,7 @@ func triageNextStep(res *probe.Result, deciding *probe.Rule) string {
 		}
 		return ""
 	}
-	if deciding.Name == triageRuleNoHandshake {
+	if deciding.Name == vocab.RuleNoHandshake {
 		if s := triageCauseStep(res); s != "" {
 			return s
 		}
@@ -429,7 +409,7 @@ func triageNextStep(res *probe.Result, deciding *probe.Rule) string {
 			return e.Fix
 		}
 	}
-	if deciding.Name == triageRuleNoHandshake {
+	if deciding.Name == vocab.RuleNoHandshake {
 		if e, ok := probe.Lookup(probe.CodeNotAlive); ok {
 			return e.Fix
 		}
@@ -479,32 +459,21 @@ var triageElementSteps = map[string]string{
 	"bounded":         "keep error messages short and do not enumerate long lists in them",
 }
 
-// WriteTriage writes t in one of [TriageFormats]: an aligned table for
-// terminals (every server-sent string through safe.Line), the JSON of
-// [Triage], JUnit XML (one test case per server; fix and drop fail) or
-// SARIF 2.1.0 (one result per finding, located in the config file).
-func WriteTriage(w io.Writer, t *Triage, format string) error {
-	switch format {
-	case "table":
-		return WriteTriageWidth(w, t, format, 0)
-	case "json":
-		return writeTriageJSON(w, t)
-	case "junit":
-		return writeTriageJUnit(w, t, "")
-	case "sarif":
-		return writeTriageSARIF(w, t)
+// Recount sets Counts from Servers, after servers were added or removed.
+func (t *Triage) Recount() {
+	t.Counts = TriageCounts{}
+	for _, s := range t.Servers {
+		switch {
+		case s.Pending:
+			t.Counts.Pending++
+		case s.Decision == vocab.DecisionKeep:
+			t.Counts.Keep++
+		case s.Decision == vocab.DecisionFix:
+			t.Counts.Fix++
+		case s.Decision == vocab.DecisionDrop:
+			t.Counts.Drop++
+		default:
+			t.Counts.Ungraded++
+		}
 	}
-	return fmt.Errorf("results: triage format %q: unknown; use %s", format, triageOrList(TriageFormats))
-}
-
-// triageOrList joins quoted names as "a", "b" or "c".
-func triageOrList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

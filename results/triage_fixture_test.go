@@ -250,3 +250,16 @@ func triageWrite(t *testing.T, write func(*bytes.Buffer) error) []byte {
 	}
 	return b.Bytes()
 }
+
+// triageLoadFixture loads the triage of the fixture scan.
+func triageLoadFixture(t *testing.T) (*Triage, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st, id := triageStore(t, filepath.Join(dir, "triage.db"),
+		ScanInfo{Kind: KindTriage, Source: triageSource, StartedAt: triageStart}, triageFixtures())
+	tr, err := LoadTriage(context.Background(), st, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, dir
+}

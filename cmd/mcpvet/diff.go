@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 )
 
 type diffFlags struct {
@@ -53,16 +53,17 @@ then by name and source, then by a name unique on both sides.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.db, "db", "mcpvet.db", "database holding both scans, when the arguments are scan ids")
-	fl.StringVar(&f.format, "format", "text", "report format: "+strings.Join(results.DiffFormats, ", "))
-	registerEnumCompletion(cmd, "format", results.DiffFormats...)
+	fl.StringVar(&f.format, "format", "text", "report format: "+strings.Join(report.Formats(report.KindDiff), ", "))
+	registerEnumCompletion(cmd, "format", report.Formats(report.KindDiff)...)
 	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
 	fl.Float64Var(&f.scoreDrop, "score-drop", results.DefaultDiffScoreDrop, "report a score that fell by more than this many points")
 	return cmd
 }
 
 func runDiff(ctx context.Context, cmd *cobra.Command, oldArg, newArg string, f *diffFlags, stdout io.Writer) error {
-	if !slices.Contains(results.DiffFormats, f.format) {
-		return usagef("--format %q: not a diff format; use %s", f.format, strings.Join(results.DiffFormats, ", "))
+	format, err := formatFlag(report.KindDiff, f.format)
+	if err != nil {
+		return err
 	}
 	if f.scoreDrop < 0 || f.scoreDrop > 100 {
 		return usagef("--score-drop %g: out of range; use 0 to 100 points (0 reports any drop)", f.scoreDrop)
@@ -98,7 +99,7 @@ func runDiff(ctx context.Context, cmd *cobra.Command, oldArg, newArg string, f *
 		}
 	}
 	d := results.DiffScans(before, after, &results.DiffOptions{ScoreDrop: f.scoreDrop})
-	return writeOutput(f.output, stdout, func(w io.Writer) error { return results.WriteDiff(w, d, f.format) })
+	return writeOutput(f.output, stdout, func(w io.Writer) error { return report.WriteDiff(w, d, format) })
 }
 
 // diffScanID parses a positive scan id.

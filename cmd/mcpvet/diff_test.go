@@ -161,7 +161,7 @@ func TestDiffCommand(t *testing.T) {
 		{"missing file", []string{"diff", oldDB, filepath.Join(dir, "none.db")}, exitUsage, "no such file or directory"},
 		{"no scans", []string{"diff", oldDB, empty}, exitUsage, "holds no scan yet"},
 		{"not a database", []string{"diff", oldDB, notDB}, exitFailed, "notes.txt"},
-		{"bad format", []string{"diff", oldDB, newDB, "--format", "sarif"}, exitUsage, `--format "sarif": not a diff format; use text, json`},
+		{"bad format", []string{"diff", oldDB, newDB, "--format", "sarif"}, exitUsage, `--format: unknown diff format "sarif": use one of text, json`},
 		{"negative threshold", []string{"diff", oldDB, newDB, "--score-drop", "-1"}, exitUsage, "--score-drop -1: out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 )
 
 // Exit codes (STYLE.md section 6; README "Exit codes").
@@ -60,7 +61,7 @@ func exitCodeOf(err error) int {
 		return exitOK
 	case errors.Is(err, errFindings), errors.Is(err, errGradeInput):
 		return exitFindings
-	case errors.Is(err, errUsage), errors.Is(err, results.ErrIncompleteShards):
+	case errors.Is(err, errUsage), errors.Is(err, report.ErrUnknownFormat), errors.Is(err, results.ErrIncompleteShards):
 		return exitUsage
 	case errors.Is(err, errPartial):
 		return exitPartial

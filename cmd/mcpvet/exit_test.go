@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
 )
 
@@ -49,6 +50,7 @@ func TestExitCodeOf(t *testing.T) {
 		{"grade input", errGradeInput, exitFindings},
 		{"usage", usagef("--format %q: not a format", "x"), exitUsage},
 		{"usage wrapped", fmt.Errorf("resume: %w", usageError{errors.New("bad")}), exitUsage},
+		{"unknown format", fmt.Errorf("writing: %w", &report.UnknownFormatError{Kind: report.KindDiff, Name: "xml", Valid: []string{"text"}}), exitUsage},
 		{"infrastructure", errors.New("registry: 502 Bad Gateway"), exitFailed},
 		{"database open", &results.OpenError{Path: "x.db", Err: errors.New("file is not a database")}, exitFailed},
 		// A scan failing with EINVAL used to exit 2: its text, "invalid
@@ -99,7 +101,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"extra argument (NoArgs)", []string{"version", "extra"}, exitUsage, "unknown command"},
 		{"too few arguments (MinimumNArgs)", []string{"results", "merge", "out.db"}, exitUsage, "requires at least 2 arg(s)"},
 		{"negative timeout", []string{"--timeout", "-1s", "version"}, exitUsage, "--timeout -1s"},
-		{"bad format", []string{"grade", "--format", "yaml", malformed}, exitUsage, "--format \"yaml\""},
+		{"bad format", []string{"grade", "--format", "yaml", malformed}, exitUsage, "--format: unknown grade format \"yaml\""},
 		{"database cannot be opened", []string{"report", "--db", notDB, "--format", "csv"}, exitFailed, notDB},
 	}
 	for _, tt := range tests {

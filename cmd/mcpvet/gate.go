@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
@@ -170,13 +171,13 @@ func (g *gateFlags) check() error {
 // sarifOptions are the options of the probe's SARIF file: located in the
 // artifact [probeArtifact] picks, with the reasons of the baseline's
 // accepted findings (none with --update-baseline, which rewrites them).
-func (g *gateFlags) sarifOptions(plan *vocab.Plan, serverJSON string) results.ProbeSARIFOptions {
+func (g *gateFlags) sarifOptions(plan *vocab.Plan, serverJSON string) report.ProbeSARIFOptions {
 	accepted := g.base
 	if g.update {
 		accepted = nil
 	}
 	command := append([]string{plan.Command}, plan.Args...)
-	return results.ProbeSARIFOptions{
+	return report.ProbeSARIFOptions{
 		Artifact: probeArtifact(g.root, serverJSON, command, g.baseline),
 		Accepted: accepted.Reason,
 	}

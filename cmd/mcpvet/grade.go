@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -16,11 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
 )
-
-// gradeFormats are the output formats of `mcpvet grade`.
-var gradeFormats = []string{"jsonl", "table"}
 
 // maxGradeLine bounds one input line; a longer one is reported and
 // skipped. A recorded response larger than this is over any token budget.
@@ -79,15 +76,17 @@ below it.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "jsonl", "output format: "+strings.Join(gradeFormats, ", "))
+	fl.StringVar(&f.format, "format", "jsonl", "output format: "+strings.Join(report.Formats(report.KindGrade), ", "))
 	fl.Float64Var(&f.minScore, "min-score", 0, "exit 1 when any response scores below this (0 to 100; 0 never fails)")
 	return cmd
 }
 
 func runGrade(cmd *cobra.Command, src string, f *gradeFlags, stdout, stderr io.Writer) error {
-	if !slices.Contains(gradeFormats, f.format) {
-		return usagef("--format %q: not a grade format; use %s", f.format, strings.Join(gradeFormats, " or "))
+	format, err := formatFlag(report.KindGrade, f.format)
+	if err != nil {
+		return err
 	}
+	f.format = format
 	if f.minScore < 0 || f.minScore > 100 {
 		return usagef("--min-score %g: out of range; use 0 to 100", f.minScore)
 	}

@@ -148,7 +148,7 @@ func TestGradeUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"grade", "--format", "xml", "-"}, `--format "xml": not a grade format; use jsonl or table`},
+		{[]string{"grade", "--format", "xml", "-"}, `--format: unknown grade format "xml": use one of jsonl, table`},
 		{[]string{"grade", "--min-score", "101", "-"}, "--min-score 101: out of range; use 0 to 100"},
 		{[]string{"grade", "a.jsonl", "b.jsonl"}, "grade takes at most one argument"},
 		{[]string{"grade", filepath.Join(t.TempDir(), "missing.jsonl")}, "cannot read"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/scan/vocab"
@@ -298,7 +299,7 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, ou
 			enc.SetIndent("", "  ")
 			return enc.Encode(res)
 		}
-		return results.WriteSummary(w, res)
+		return report.WriteSummary(w, res)
 	})
 	if err != nil {
 		return err
@@ -313,7 +314,7 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, ou
 		if err != nil {
 			return usagef("--sarif %q: %v; give a writable file path", gate.sarif, err)
 		}
-		werr := results.WriteProbeSARIF(f, plan.Key, res, gate.sarifOptions(plan, out.serverJSON))
+		werr := report.WriteProbeSARIF(f, plan.Key, res, gate.sarifOptions(plan, out.serverJSON))
 		if err := errors.Join(werr, f.Close()); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/internal/version"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 )
 
 // reportFlags are the flags of `mcpvet report`.
@@ -57,7 +58,7 @@ row per server). The database is opened read-only.`,
 	fl.StringVar(&f.db, "db", "mcpvet.db", "SQLite database the results are stored in")
 	fl.Int64Var(&f.scan, "scan", 0, "scan to report (default: the latest scan)")
 	fl.StringVarP(&f.format, "format", "f", "", "md, html, json or csv (default: from the extension of --output)")
-	registerEnumCompletion(cmd, "format", "md", "html", "json", "csv")
+	registerEnumCompletion(cmd, "format", report.Formats(report.KindCensus)...)
 	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
 	fl.IntVar(&f.servers, "servers", 200, "per-server sections in md and html (0: every server); json and csv always hold every server")
 	return cmd
@@ -65,23 +66,19 @@ row per server). The database is opened read-only.`,
 
 // reportFormat resolves --format, or the extension of --output without it.
 func reportFormat(format, output string) (string, error) {
-	valid := strings.Join(results.ReportFormats, ", ")
+	valid := strings.Join(report.Formats(report.KindCensus), ", ")
 	if format == "" {
 		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(output)), ".")
 		if output == "-" || output == "" || ext == "" {
 			return "", usagef("--format: missing; use one of %s (or -o FILE ending in .md, .html, .json or .csv)", valid)
 		}
-		f, err := results.ReportFormat(ext)
+		f, err := report.Format(report.KindCensus, ext)
 		if err != nil {
 			return "", usagef("--output %q: cannot tell the format from .%s; add --format with one of %s", output, ext, valid)
 		}
 		return f, nil
 	}
-	f, err := results.ReportFormat(format)
-	if err != nil {
-		return "", usagef("--format %q: not a report format; use one of %s", format, valid)
-	}
-	return f, nil
+	return formatFlag(report.KindCensus, format)
 }
 
 func runReport(ctx context.Context, f *reportFlags, g *globalFlags, stdout, stderr io.Writer) error {
@@ -110,7 +107,6 @@ func runReport(ctx context.Context, f *reportFlags, g *globalFlags, stdout, stde
 	// Compute everything before creating the output file, so a failure
 	// leaves no half-written report behind.
 	rep, err := results.BuildReport(ctx, st, scanID, &results.ReportOptions{
-		Format:    format,
 		Servers:   f.servers,
 		Database:  f.db,
 		Generator: "mcpvet " + version.Version,
@@ -118,7 +114,7 @@ func runReport(ctx context.Context, f *reportFlags, g *globalFlags, stdout, stde
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(f.output, stdout, func(w io.Writer) error { return rep.Write(ctx, w, format) }); err != nil {
+	if err := writeOutput(f.output, stdout, func(w io.Writer) error { return report.WriteCensus(ctx, w, rep, format) }); err != nil {
 		return err
 	}
 	if !g.quiet && f.output != "-" && f.output != "" {

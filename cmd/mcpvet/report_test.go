@@ -171,7 +171,7 @@ func TestReportCommandUsage(t *testing.T) {
 		code int
 		want string // in stderr
 	}{
-		{"bad format", []string{"--db", db, "--format", "pdf"}, exitUsage, `--format "pdf": not a report format; use one of md, html, json, csv`},
+		{"bad format", []string{"--db", db, "--format", "pdf"}, exitUsage, `--format: unknown report format "pdf": use one of md, html, json, csv`},
 		{"no format", []string{"--db", db}, exitUsage, "--format: missing; use one of md, html, json, csv"},
 		{"unknown extension", []string{"--db", db, "-o", "report.txt"}, exitUsage, "cannot tell the format from .txt"},
 		{"missing db", []string{"--db", filepath.Join(t.TempDir(), "nope.db"), "--format", "md"}, exitUsage, "no such database"},

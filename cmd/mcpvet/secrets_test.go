@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan/source"
 )
 
@@ -97,7 +98,7 @@ func TestNoSecretsAtRest(t *testing.T) {
 	if !strings.Contains(stdout, `"status": "ok"`) {
 		t.Errorf("needsenv did not get FIXTURE_API_KEY (no ok status):\n%s", stdout)
 	}
-	for _, format := range results.TriageFormats {
+	for _, format := range report.Formats(report.KindTriage) {
 		code, out, errOut := runCLI("triage", cfg, "--db", db, "--sandbox", "none", "--no-inject", "--format", format)
 		if code != 0 && code != 1 {
 			t.Fatalf("triage --format %s: exit %d: %s", format, code, errOut)

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/scan/vocab"
@@ -86,14 +86,14 @@ show.`,
 	f.register(cmd)
 	f.registerConfigFlags(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "table", "report format: "+strings.Join(results.TriageFormats, ", "))
+	fl.StringVar(&f.format, "format", "table", "report format: "+strings.Join(report.Formats(report.KindTriage), ", "))
 	fl.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is at or below this: drop or fix")
 	fl.StringVarP(&f.output, "output", "o", "-", "write the report here (- is stdout)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
 	fl.StringVar(&f.sarifRoot, "sarif-root", "", "directory SARIF locations are relative to (default: the git checkout around the working directory)")
 	fl.StringVar(&f.baseline, "baseline", "", "results database of an earlier triage or scan; mark servers whose tools, prompts, resources or instructions changed since it")
 	fl.BoolVar(&f.listConfigs, "list-configs", false, "print the client configs found (or the one given) and their servers, and exit")
-	registerEnumCompletion(cmd, "format", results.TriageFormats...)
+	registerEnumCompletion(cmd, "format", report.Formats(report.KindTriage)...)
 	registerEnumCompletion(cmd, "fail-on", results.TriageFailOn...)
 	return cmd
 }
@@ -180,7 +180,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		width = terminalWidth(stdout)
 	}
 	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
-		return results.WriteTriageWith(w, t, f.format, &results.TriageWriteOptions{Width: width, FailOn: f.failOn})
+		return report.WriteTriage(w, t, f.format, &report.TriageOptions{Width: width, FailOn: f.failOn})
 	}); err != nil {
 		return err
 	}
@@ -232,9 +232,11 @@ func relativeConfigs(t *results.Triage, root, config string) {
 // check validates the flags and returns the per-server options and the
 // SARIF root ("" unless --format sarif).
 func (f *triageFlags) check() (popts *scan.ProbeOptions, root string, err error) {
-	if !slices.Contains(results.TriageFormats, f.format) {
-		return nil, "", usagef("--format %q: not a triage format; use %s", f.format, strings.Join(results.TriageFormats, ", "))
+	format, err := formatFlag(report.KindTriage, f.format)
+	if err != nil {
+		return nil, "", err
 	}
+	f.format = format
 	if err := checkFailOn(f.failOn); err != nil {
 		return nil, "", err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 )
 
 // portfolio is the servers of the done-when config, as paths on this
@@ -242,7 +243,7 @@ func TestTriageLocalPortfolio(t *testing.T) {
 		return
 	}
 	var b bytes.Buffer
-	if err := results.WriteTriageWidth(&b, referenceTriage, "table", 80); err != nil {
+	if err := report.WriteTriage(&b, referenceTriage, "table", &report.TriageOptions{Width: 80}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("80-column table:\n%s", b.String())

@@ -370,7 +370,7 @@ func TestTriageUsage(t *testing.T) {
 		// HOME has none.
 		{"no config", []string{"triage"}, "no MCP client config found on this machine"},
 		{"two configs", []string{"triage", good, good}, "(got 2)"},
-		{"bad format", []string{"triage", good, "--format", "html"}, `--format "html": not a triage format; use table, json, junit, sarif`},
+		{"bad format", []string{"triage", good, "--format", "html"}, `--format: unknown triage format "html": use one of table, json, junit, sarif`},
 		{"bad fail-on", []string{"triage", good, "--fail-on", "keep"}, `--fail-on "keep": not a verdict threshold; use drop`},
 		{"bad sandbox", []string{"triage", good, "--sandbox", "docker"}, `--sandbox "docker"`},
 		{"missing config", []string{"triage", filepath.Join(dir, "nope.json")}, "no such file or directory"},

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"encoding/xml"
@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 // The JUnit XML schema as CI systems read it (the Jenkins / Ant dialect
@@ -65,9 +67,9 @@ type triageJUnitText struct {
 // of --fail-on) are failures carrying the reasons and next step, the
 // others pass (a fix with its reasons in system-out), pending and
 // ungraded servers are skipped.
-func writeTriageJUnit(w io.Writer, t *Triage, failOn string) error {
+func writeTriageJUnit(w io.Writer, t *results.Triage, failOn string) error {
 	if failOn == "" {
-		failOn = triageDrop
+		failOn = vocab.DecisionDrop
 	}
 	suite := triageJUnitSuite{
 		Name:      t.Source,
@@ -100,7 +102,7 @@ func writeTriageJUnit(w io.Writer, t *Triage, failOn string) error {
 		case s.Decision == "":
 			c.Skipped = &triageJUnitMessage{Message: "not graded: the run carries no verdict"}
 			suite.Skipped++
-		case TriageAtOrBelow(s.Decision, failOn):
+		case results.TriageAtOrBelow(s.Decision, failOn):
 			msg := s.Decision
 			if len(s.Reasons) > 0 {
 				msg += ": " + s.Reasons[0]
@@ -151,7 +153,7 @@ func writeTriageJUnit(w io.Writer, t *Triage, failOn string) error {
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
 	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("results: writing JUnit XML: %w", err)
+		return fmt.Errorf("report: writing JUnit XML: %w", err)
 	}
 	_, err := io.WriteString(w, "\n")
 	return err

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
 )
 
 // Display limits of the md and html reports; the json report keeps
@@ -120,7 +121,7 @@ func fmtMs(ms float64) string { return fmtNum(ms, 0) + " ms" }
 // scanLine describes the scan in one sentence; esc makes the scan's
 // source, which came from the command line or a registry, safe for the
 // output format.
-func scanLine(r *Report, esc func(string) string) string {
+func scanLine(r *results.Report, esc func(string) string) string {
 	s := r.Scan
 	line := fmt.Sprintf("Scan %d (%s", s.ID, s.Kind)
 	if s.Source != "" {
@@ -147,30 +148,30 @@ func scanLine(r *Report, esc func(string) string) string {
 type headline struct {
 	Label string
 	Unit  string
-	P     Proportion
+	P     results.Proportion
 }
 
 // headlines are the figures the literature quotes, in report order.
-func headlines(c *Census) []headline {
-	group := func(g string) Proportion {
+func headlines(c *results.Census) []headline {
+	group := func(g string) results.Proportion {
 		for _, f := range c.Liveness {
 			if f.Group == g {
 				return f.Share
 			}
 		}
-		return Prop(0, c.Servers)
+		return results.Prop(0, c.Servers)
 	}
 	h := []headline{
 		{"registry entries live (any of their plans completed the handshake)", "registry entries", c.EntriesLive},
 		{"plans that completed the handshake", "plans", c.Handshake},
 		{"launches that completed the handshake", "launches (installed and started, or remote reached)", c.HandshakeOfLaunched},
-		{"never started (spawn failed, exited early)", "plans", group(GroupNeverStarted)},
-		{"missing credentials", "plans", group(GroupMissingCredentials)},
-		{"handshake timed out", "plans", group(GroupTimeout)},
-		{"protocol error", "plans", group(GroupProtocolError)},
-		{"not installable", "plans", group(GroupNotInstallable)},
-		{"needs configuration", "plans", group(GroupNeedsConfiguration)},
-		{"unreachable remotes", "plans", group(GroupUnreachable)},
+		{"never started (spawn failed, exited early)", "plans", group(results.GroupNeverStarted)},
+		{"missing credentials", "plans", group(results.GroupMissingCredentials)},
+		{"handshake timed out", "plans", group(results.GroupTimeout)},
+		{"protocol error", "plans", group(results.GroupProtocolError)},
+		{"not installable", "plans", group(results.GroupNotInstallable)},
+		{"needs configuration", "plans", group(results.GroupNeedsConfiguration)},
+		{"unreachable remotes", "plans", group(results.GroupUnreachable)},
 		{"tools with a fatal schema violation", "tools", c.Schema.FatalTools},
 		{"tools with a soft schema violation", "tools", c.Schema.SoftTools},
 		{"tools omitting at least one annotation hint", "tools checked", c.Annotations.AnyOmitted},
@@ -245,7 +246,7 @@ func textBar(share float64, width int) string {
 
 // unitsLine names the report's units and their counts: registry entries,
 // plans, launches, handshakes.
-func unitsLine(c *Census) string {
+func unitsLine(c *results.Census) string {
 	none := ""
 	if c.EntriesWithoutPlans > 0 {
 		none = fmt.Sprintf(" A further %s registry entries list neither a package nor a remote: nothing to launch, no plan, not counted above.",

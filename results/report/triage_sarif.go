@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"crypto/sha256"
@@ -13,6 +13,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/internal/version"
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
 )
 
 // TriageSARIFSchema is the $schema of the SARIF 2.1.0 reports.
@@ -144,7 +145,7 @@ func triageSARIFURI(path string) string {
 // writeTriageSARIF writes one SARIF run: the catalog entry of every code
 // the findings use as a rule, with its fix as help text, and one result per
 // finding located at the server's entry in the config file.
-func writeTriageSARIF(w io.Writer, t *Triage) error {
+func writeTriageSARIF(w io.Writer, t *results.Triage, accepted func(probe.Finding) string) error {
 	rules := []triageSARIFRule{}
 	index := map[string]int{}
 	addRule := func(e probe.CatalogEntry) {
@@ -234,7 +235,7 @@ func writeTriageSARIF(w io.Writer, t *Triage) error {
 					"mcpvetFinding/v1": triageFingerprint(s.Name, f.Code, f.Subject, f.Pointer),
 				},
 				Properties:   props,
-				Suppressions: t.suppress(f),
+				Suppressions: suppress(accepted, f),
 			})
 		}
 	}
@@ -277,7 +278,7 @@ func triageFingerprint(parts ...string) string {
 }
 
 // triageSeverityOf is the worst severity a finding with code has in t.
-func triageSeverityOf(t *Triage, code string) probe.Severity {
+func triageSeverityOf(t *results.Triage, code string) probe.Severity {
 	var worst probe.Severity
 	for _, s := range t.Servers {
 		for _, f := range s.Findings {

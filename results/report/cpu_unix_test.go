@@ -1,6 +1,6 @@
 //go:build unix
 
-package results_test
+package report_test
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -12,9 +12,10 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
 )
 
-// htmlWriter writes one self-contained HTML file: inline CSS, inline SVG
+// HTMLReporter writes one self-contained HTML file: inline CSS, inline SVG
 // charts and a small inline script that sorts the server table. It uses
 // html/template, so every string is escaped for its context, and every
 // string that came from a server or a registry also passes through
@@ -22,7 +23,7 @@ import (
 // characters. A Content-Security-Policy allows only the report's own
 // style and script (by hash), so even markup that slipped through could
 // not run or load anything.
-type htmlWriter struct{}
+type HTMLReporter struct{}
 
 const htmlStyle = `
 :root{--fg:#1f2328;--muted:#59636e;--bg:#fff;--card:#f6f8fa;--line:#d1d9e0;--bar:#0969da;--keep:#1a7f37;--fix:#9a6700;--drop:#d1242f}
@@ -134,8 +135,8 @@ var htmlTmpl = template.Must(template.New("report").Funcs(htmlFuncs).Parse(htmlT
 
 // htmlHead is the data of the part of the page before the server sections.
 type htmlHead struct {
-	R         *Report
-	C         *Census
+	R         *results.Report
+	C         *results.Census
 	Scan      string
 	Generated string
 	CSP       string
@@ -145,7 +146,7 @@ type htmlHead struct {
 	Charts    []hchart
 	Scores    vchart
 	Verdicts  stackChart
-	Findings  []FindingFigure
+	Findings  []results.FindingFigure
 	MoreFind  int
 	Breakdown []htmlBreakdown
 	Capped    bool
@@ -153,7 +154,7 @@ type htmlHead struct {
 
 type htmlBreakdown struct {
 	Title string
-	Rows  []BreakdownRow
+	Rows  []results.BreakdownRow
 	More  int
 }
 
@@ -161,7 +162,7 @@ type htmlBreakdown struct {
 type htmlServer struct {
 	I        int
 	Anchor   string
-	Row      *ServerRow
+	Row      *results.ServerRow
 	Res      *probe.Result
 	Facts    [][2]string
 	Fired    string
@@ -232,7 +233,7 @@ func noFindingsWhy(res *probe.Result) string {
 	return "every check passed"
 }
 
-func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error {
+func (HTMLReporter) Write(ctx context.Context, w io.Writer, r *results.Report) error {
 	c := r.Census
 	h := htmlHead{
 		R: r, C: c, Scan: scanLine(r, func(s string) string { return textLine(s, 200) }), CSP: htmlCSP,
@@ -276,7 +277,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 	}
 	for _, b := range []struct {
 		t    string
-		rows []BreakdownRow
+		rows []results.BreakdownRow
 	}{
 		{"Package type", c.Breakdowns.PackageType},
 		{"Transport", c.Breakdowns.Transport},
@@ -294,7 +295,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 	if err := htmlTmpl.ExecuteTemplate(w, "head", h); err != nil {
 		return err
 	}
-	err := r.renderSections(ctx, w, r.Sections, func(buf *bytes.Buffer, i int, row *ServerRow, res *probe.Result) error {
+	err := renderSections(ctx, w, r, r.Sections, func(buf *bytes.Buffer, i int, row *results.ServerRow, res *probe.Result) error {
 		s := htmlServer{I: i + 1, Anchor: sectionAnchor(i), Row: row, Res: res, Facts: livenessFacts(res),
 			Fired: firedRule(res.Verdict), Tools: res.Tools, Findings: sortedFindings(res.Findings), Probes: res.Probes}
 		for k, n := range [3]int{len(s.Tools), len(s.Findings), len(s.Probes)} {
@@ -320,7 +321,7 @@ func (htmlWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 // chartItem is one bar: a label and a proportion.
 type chartItem struct {
 	Label string
-	P     Proportion
+	P     results.Proportion
 }
 
 // Chart geometry, in SVG user units.
@@ -372,7 +373,7 @@ type vbar struct {
 	Label           string
 }
 
-func newVChart(bins []DecileBin) vchart {
+func newVChart(bins []results.DecileBin) vchart {
 	const top, base = 16.0, 130.0
 	most := 0
 	var c vchart
@@ -400,15 +401,15 @@ type stackChart struct {
 type stackPart struct {
 	Class, Label string
 	X, W, TextY  float64
-	P            Proportion
+	P            results.Proportion
 }
 
-func newStackChart(v VerdictFigures) stackChart {
+func newStackChart(v results.VerdictFigures) stackChart {
 	c := stackChart{N: v.WithVerdict}
 	x := 0.0
 	for i, p := range []struct {
 		class string
-		p     Proportion
+		p     results.Proportion
 	}{{"keep", v.Keep}, {"fix", v.Fix}, {"drop", v.Drop}} {
 		w := 0.0
 		if p.p.Defined() {

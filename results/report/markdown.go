@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -9,14 +9,15 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
-// markdownWriter writes GitHub-flavoured Markdown. Every string that came
+// MarkdownReporter writes GitHub-flavoured Markdown. Every string that came
 // from a server or a registry is either escaped inline ([mdText]) or shown
 // in a code fence longer than any backtick run inside it ([mdFence]), so
 // it renders as text, never as markup, links or HTML.
-type markdownWriter struct{}
+type MarkdownReporter struct{}
 
 // mdEscaper escapes the characters Markdown or its inline HTML would
 // interpret. With brackets escaped no link or image can form, so
@@ -64,7 +65,7 @@ func (e *mdWriter) str(s string) {
 	}
 }
 
-func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error {
+func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Report) error {
 	e := &mdWriter{w: w}
 	c := r.Census
 	e.str("# mcpvet ecosystem report\n\n")
@@ -122,7 +123,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 	e.str("## Annotation hints\n\n")
 	e.printf("%s checked", nounCount(a.ToolsChecked, "tool"))
 	if a.LegacyTools > 0 {
-		e.printf(" (%s of servers speaking %s, which has no annotations, not counted)", nounCount(a.LegacyTools, "tool"), legacyProtocol)
+		e.printf(" (%s of servers speaking %s, which has no annotations, not counted)", nounCount(a.LegacyTools, "tool"), vocab.Protocol20241105)
 	}
 	e.str(". destructiveHint and idempotentHint apply only to tools not marked read-only.\n\n")
 	e.str("| Hint | Omitted | Of tools | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
@@ -168,7 +169,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 	e.str(".\n\n| Verdict | Servers | Rate | 95% CI |\n|---|---:|---:|---:|\n")
 	for _, d := range []struct {
 		n string
-		p Proportion
+		p results.Proportion
 	}{{"keep", v.Keep}, {"fix", v.Fix}, {"drop", v.Drop}} {
 		e.printf("| %s | %s | %s | %s |\n", d.n, fmtInt(d.p.Count), d.p.Percent(), d.p.CI())
 	}
@@ -197,7 +198,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 	e.str("\n## Breakdowns\n")
 	for _, b := range []struct {
 		title string
-		rows  []BreakdownRow
+		rows  []results.BreakdownRow
 	}{
 		{"Package type", c.Breakdowns.PackageType},
 		{"Transport", c.Breakdowns.Transport},
@@ -234,7 +235,7 @@ func (markdownWriter) writeReport(ctx context.Context, w io.Writer, r *Report) e
 	if e.err != nil {
 		return e.err
 	}
-	err := r.renderSections(ctx, w, r.Sections, func(buf *bytes.Buffer, i int, row *ServerRow, res *probe.Result) error {
+	err := renderSections(ctx, w, r, r.Sections, func(buf *bytes.Buffer, i int, row *results.ServerRow, res *probe.Result) error {
 		se := &mdWriter{w: buf}
 		mdServer(se, i, row, res)
 		return se.err
@@ -253,7 +254,7 @@ func mdStatuses(ss []vocab.Status) string {
 	return mdText(strings.Join(parts, ", "), 300)
 }
 
-func decileLabel(d DecileBin) string {
+func decileLabel(d results.DecileBin) string {
 	if d.High >= 100 {
 		return fmt.Sprintf("%d–%d", d.Low, d.High)
 	}
@@ -261,7 +262,7 @@ func decileLabel(d DecileBin) string {
 }
 
 // mdServer writes one server's section.
-func mdServer(e *mdWriter, i int, row *ServerRow, res *probe.Result) {
+func mdServer(e *mdWriter, i int, row *results.ServerRow, res *probe.Result) {
 	title := mdText(row.Name, 200)
 	if row.Version != "" {
 		title += " " + mdText(row.Version, 60)

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/results"
 )
 
 // Column widths of the table, in runes. Reasons and the next step wrap
@@ -25,7 +26,7 @@ const (
 // writeTriageTable writes one row per server (SERVER, VERDICT, SCORE,
 // REASONS, NEXT STEP), wrapping reasons and next step onto continuation
 // rows, then the counts.
-func writeTriageTable(w io.Writer, t *Triage) error {
+func writeTriageTable(w io.Writer, t *results.Triage) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "triage of %s (scan %d, %s)\n\n", safe.Line(t.Config), t.ScanID, t.Status)
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
@@ -142,7 +143,7 @@ func triageWrap(s string, width, maxLines int) []string {
 	return lines
 }
 
-func writeTriageJSON(w io.Writer, t *Triage) error {
+func writeTriageJSON(w io.Writer, t *results.Triage) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -151,7 +152,7 @@ func writeTriageJSON(w io.Writer, t *Triage) error {
 
 // triageVerdictCells are the VERDICT and SCORE cells of s in the table and
 // block layouts.
-func triageVerdictCells(s TriageServer) (verdict, score string) {
+func triageVerdictCells(s results.TriageServer) (verdict, score string) {
 	verdict, score = s.Decision, "-"
 	switch {
 	case s.Pending:
@@ -167,7 +168,7 @@ func triageVerdictCells(s TriageServer) (verdict, score string) {
 
 // writeTriageCounts writes the closing line of the table and block
 // layouts: servers by verdict, then the ungraded and the not probed.
-func writeTriageCounts(b *bytes.Buffer, t *Triage) {
+func writeTriageCounts(b *bytes.Buffer, t *results.Triage) {
 	c := t.Counts
 	fmt.Fprintf(b, "\n%d servers: %d keep, %d fix, %d drop", len(t.Servers), c.Keep, c.Fix, c.Drop)
 	if c.Ungraded > 0 {

@@ -1,50 +1,21 @@
-package results
+package report
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/results"
 )
 
 // triageMinWidth is the narrowest table layout written; narrower
 // terminals get it too and wrap.
 const triageMinWidth = 80
 
-// TriageWriteOptions adjust [WriteTriageWith].
-type TriageWriteOptions struct {
-	// Width is the terminal width the table must fit (0: no limit).
-	Width int
-	// FailOn is the --fail-on threshold: JUnit marks the verdicts at or
-	// below it as failures (default drop).
-	FailOn string
-}
-
-// WriteTriageWith writes the report like [WriteTriage], with options; o
-// may be nil.
-func WriteTriageWith(w io.Writer, t *Triage, format string, o *TriageWriteOptions) error {
-	var opts TriageWriteOptions
-	if o != nil {
-		opts = *o
-	}
-	switch format {
-	case "table":
-		return WriteTriageWidth(w, t, format, opts.Width)
-	case "junit":
-		return writeTriageJUnit(w, t, opts.FailOn)
-	}
-	return WriteTriage(w, t, format)
-}
-
-// WriteTriageWidth writes the report like [WriteTriage], fitting the table
-// into width columns (0: no limit). Where the columns do not fit, or the
-// servers come from several configs, each server gets a block: its name,
-// verdict and score on one line, then its reasons and next step wrapped
-// to the width, never cut.
-func WriteTriageWidth(w io.Writer, t *Triage, format string, width int) error {
-	if format != "table" {
-		return WriteTriage(w, t, format)
-	}
+// writeTriageWidth writes the table of [TableReporter], in width
+// columns (0: no limit).
+func writeTriageWidth(w io.Writer, t *results.Triage, width int) error {
 	grouped := false
 	for _, s := range t.Servers {
 		if s.Config != "" {
@@ -72,7 +43,7 @@ func WriteTriageWidth(w io.Writer, t *Triage, format string, width int) error {
 }
 
 // triageTableWidth is the width of the column layout for t.
-func triageTableWidth(t *Triage) int {
+func triageTableWidth(t *results.Triage) int {
 	name := len("SERVER")
 	for _, s := range t.Servers {
 		name = max(name, min(len([]rune(triageCell(s.Name))), triageNameWidth))
@@ -80,7 +51,7 @@ func triageTableWidth(t *Triage) int {
 	return name + 2 + len("VERDICT") + 2 + len("SCORE") + 2 + triageReasonWidth + 2 + triageNextWidth
 }
 
-func writeTriageBlocks(w io.Writer, t *Triage, width int) error {
+func writeTriageBlocks(w io.Writer, t *results.Triage, width int) error {
 	var b bytes.Buffer
 	title := fmt.Sprintf("triage of %s (scan %d, %s)", triageCell(t.Config), t.ScanID, t.Status)
 	if len([]rune(title)) > width {
@@ -122,23 +93,4 @@ func writeTriageBlocks(w io.Writer, t *Triage, width int) error {
 	writeTriageCounts(&b, t)
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// Recount sets Counts from Servers, after servers were added or removed.
-func (t *Triage) Recount() {
-	t.Counts = TriageCounts{}
-	for _, s := range t.Servers {
-		switch {
-		case s.Pending:
-			t.Counts.Pending++
-		case s.Decision == triageKeep:
-			t.Counts.Keep++
-		case s.Decision == triageFix:
-			t.Counts.Fix++
-		case s.Decision == triageDrop:
-			t.Counts.Drop++
-		default:
-			t.Counts.Ungraded++
-		}
-	}
 }

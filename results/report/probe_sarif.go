@@ -1,10 +1,11 @@
-package results
+package report
 
 import (
 	"io"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
 )
 
 // ProbeSARIFOptions configures [WriteProbeSARIF].
@@ -22,22 +23,22 @@ type ProbeSARIFOptions struct {
 // same shape as the triage report: one rule per code, one result per
 // finding, located in opts.Artifact.
 func WriteProbeSARIF(w io.Writer, key string, res *probe.Result, opts ProbeSARIFOptions) error {
-	t := &Triage{
+	t := &results.Triage{
 		Source:  "probe:" + res.Target.Name,
 		Config:  strings.TrimPrefix(opts.Artifact, "./"),
-		Status:  ScanDone,
-		Servers: []TriageServer{NewTriageServer(key, res)},
-		accept:  opts.Accepted,
+		Status:  results.ScanDone,
+		Servers: []results.TriageServer{results.NewTriageServer(key, res)},
 	}
-	return writeTriageSARIF(w, t)
+	return writeTriageSARIF(w, t, opts.Accepted)
 }
 
-// suppress returns the SARIF suppression of an accepted finding.
-func (t *Triage) suppress(f probe.Finding) []SARIFSuppression {
-	if t.accept == nil {
+// suppress returns the SARIF suppression of a finding accepted by a
+// baseline.
+func suppress(accepted func(probe.Finding) string, f probe.Finding) []SARIFSuppression {
+	if accepted == nil {
 		return nil
 	}
-	if why := t.accept(f); why != "" {
+	if why := accepted(f); why != "" {
 		return []SARIFSuppression{{Kind: "external", Justification: why}}
 	}
 	return nil

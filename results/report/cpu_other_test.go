@@ -1,6 +1,6 @@
 //go:build !unix
 
-package results_test
+package report_test
 
 // processCPU is not measured on this platform.
 func processCPU() float64 { return 0 }

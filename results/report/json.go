@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -7,19 +7,21 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/mcpvet/mcpvet/results"
 )
 
-// jsonWriter writes the report as one JSON document
+// CensusJSONReporter writes the report as one JSON document
 // (docs/report-schema.md), streaming the servers one at a time.
-type jsonWriter struct{}
+type CensusJSONReporter struct{}
 
 type reportHeadJSON struct {
-	SchemaVersion int       `json:"schemaVersion"`
-	GeneratedAt   time.Time `json:"generatedAt"`
-	Generator     string    `json:"generator,omitempty"`
-	Database      string    `json:"database,omitempty"`
-	Scan          scanJSON  `json:"scan"`
-	Census        *Census   `json:"census"`
+	SchemaVersion int             `json:"schemaVersion"`
+	GeneratedAt   time.Time       `json:"generatedAt"`
+	Generator     string          `json:"generator,omitempty"`
+	Database      string          `json:"database,omitempty"`
+	Scan          scanJSON        `json:"scan"`
+	Census        *results.Census `json:"census"`
 }
 
 type scanJSON struct {
@@ -39,7 +41,7 @@ type scanJSON struct {
 	Options       json.RawMessage `json:"options"`
 }
 
-func scanToJSON(r *Report) scanJSON {
+func scanToJSON(r *results.Report) scanJSON {
 	s := r.Scan
 	j := scanJSON{ID: s.ID, Kind: s.Kind, Source: s.Source, Status: s.Status, StartedAt: s.StartedAt.UTC(),
 		Targets: s.Targets, Done: s.Done, Pending: r.Pending(), Seed: s.Seed, ShardIndex: s.ShardIndex,
@@ -54,7 +56,7 @@ func scanToJSON(r *Report) scanJSON {
 	return j
 }
 
-func (jsonWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error {
+func (CensusJSONReporter) Write(ctx context.Context, w io.Writer, r *results.Report) error {
 	head, err := json.MarshalIndent(reportHeadJSON{
 		SchemaVersion: r.SchemaVersion, GeneratedAt: r.GeneratedAt, Generator: r.Generator,
 		Database: r.Database, Scan: scanToJSON(r), Census: r.Census,
@@ -77,7 +79,7 @@ func (jsonWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error
 	// keeps a 20,000-server report half the size of an indented one and
 	// lets line tools (grep, split) work on it; jq indents it.
 	var compact, esc, out bytes.Buffer
-	err = r.eachJSON(ctx, func(i int, row *ServerRow, js []byte) error {
+	err = eachJSON(ctx, r, func(i int, row *results.ServerRow, js []byte) error {
 		sum, err := json.Marshal(row)
 		if err != nil {
 			return err

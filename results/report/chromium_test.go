@@ -1,4 +1,4 @@
-package results_test
+package report_test
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
-	"github.com/mcpvet/mcpvet/results"
 )
 
 // chromiumPath finds a headless-capable Chromium, or "".
@@ -84,7 +83,7 @@ func TestReportChromium(t *testing.T) {
 		t.Fatalf("the console check did not notice an uncaught error; chromium stderr:\n%s", stderr)
 	}
 
-	out, _ := writeFixtureReport(t, results.FormatHTML, 0)
+	out, _ := writeFixtureReport(t, "html", 0)
 	page := filepath.Join(dir, "report.html")
 	if err := os.WriteFile(page, []byte(out), 0o644); err != nil {
 		t.Fatal(err)

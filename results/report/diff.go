@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -10,32 +10,56 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/results"
 )
 
 // diffCellBytes bounds one cell of the text report.
 const diffCellBytes = 160
 
-// WriteDiff writes d in one of [DiffFormats]: "text" for terminals (every
-// server-sent string through safe.Line, aligned columns) or "json", the
-// encoding of [Diff].
-func WriteDiff(w io.Writer, d *Diff, format string) error {
-	switch format {
-	case "text":
-		return writeDiffText(w, d)
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(d)
-	}
-	return fmt.Errorf("results: diff format %q: unknown; use %s", format, triageOrList(DiffFormats))
+// A DiffReporter writes the comparison of two scans ([results.Diff]) in
+// one format.
+type DiffReporter interface {
+	Write(w io.Writer, d *results.Diff) error
 }
 
-func writeDiffText(w io.Writer, d *Diff) error {
+// The diff reporters, one per format of [KindDiff].
+var (
+	_ DiffReporter = (*DiffTextReporter)(nil)
+	_ DiffReporter = (*DiffJSONReporter)(nil)
+)
+
+// WriteDiff writes d in a diff format (see [Formats]): "text" for
+// terminals (every server-sent string through safe.Line, aligned columns)
+// or "json", the encoding of [results.Diff].
+func WriteDiff(w io.Writer, d *results.Diff, format string) error {
+	rw, err := Diff(format)
+	if err != nil {
+		return err
+	}
+	return rw.Write(w, d)
+}
+
+// DiffJSONReporter writes the JSON encoding of [results.Diff].
+type DiffJSONReporter struct{}
+
+func (DiffJSONReporter) Write(w io.Writer, d *results.Diff) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// DiffTextReporter writes the diff for terminals: every server-sent
+// string through safe.Line, aligned columns.
+type DiffTextReporter struct{}
+
+func (DiffTextReporter) Write(w io.Writer, d *results.Diff) error { return writeDiffText(w, d) }
+
+func writeDiffText(w io.Writer, d *results.Diff) error {
 	var b bytes.Buffer
 	for _, side := range []struct {
 		label string
-		s     DiffScan
+		s     results.DiffScan
 	}{{"old", d.Old}, {"new", d.New}} {
 		s := side.s
 		fmt.Fprintf(&b, "%s  scan %d of %s: %s of %s, %s, started %s, %d servers\n", side.label, s.ScanID,
@@ -63,7 +87,7 @@ func writeDiffText(w io.Writer, d *Diff) error {
 	}
 	for _, list := range []struct {
 		label string
-		s     []DiffServer
+		s     []results.DiffServer
 	}{{"added (only in the new scan)", d.Added}, {"removed (only in the old scan)", d.Removed}} {
 		if len(list.s) == 0 {
 			continue
@@ -89,7 +113,7 @@ func writeDiffText(w io.Writer, d *Diff) error {
 }
 
 // diffEvidence renders a change's evidence as one or more lines.
-func diffEvidence(c DiffChange) []string {
+func diffEvidence(c results.DiffChange) []string {
 	orNone := func(s string) string {
 		if s == "" {
 			return "(none)"
@@ -109,9 +133,9 @@ func diffEvidence(c DiffChange) []string {
 		if c.MoreFields > 0 {
 			lines = append(lines, fmt.Sprintf("and %d more", c.MoreFields))
 		}
-	case c.Kind == DiffFindingAppeared:
+	case c.Kind == results.DiffFindingAppeared:
 		lines = append(lines, fmt.Sprintf("[%s] %s", c.Detail, c.New))
-	case c.Kind == DiffFindingDisappeared:
+	case c.Kind == results.DiffFindingDisappeared:
 		lines = append(lines, fmt.Sprintf("[%s] %s", c.Detail, c.Old))
 	case c.Old != "" || c.New != "":
 		l := orNone(c.Old) + " → " + orNone(c.New)

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/results"
 )
 
-// csvWriter writes one row per server for spreadsheets.
-type csvWriter struct{}
+// CSVReporter writes one row per server for spreadsheets.
+type CSVReporter struct{}
 
 // csvColumns are the CSV header, in order (docs/report-schema.md).
 var csvColumns = []string{
@@ -21,7 +22,7 @@ var csvColumns = []string{
 	"probes", "graded", "score", "verdict", "verdict_rule", "exit_code", "total_ms",
 }
 
-func (csvWriter) writeReport(ctx context.Context, w io.Writer, r *Report) error {
+func (CSVReporter) Write(ctx context.Context, w io.Writer, r *results.Report) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvColumns); err != nil {
 		return err
