@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/scan/vocab"
@@ -154,7 +154,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		if perr != nil {
 			return perr
 		}
-		writePortfolioSummary(stdout, pf)
+		report.WritePortfolioSummary(stdout, pf)
 	}
 	if errors.Is(err, scan.ErrInterrupted) {
 		return errPartial
@@ -336,18 +336,6 @@ func writeScanSummary(w io.Writer, s scan.Summary) {
 	fmt.Fprintln(w)
 	if len(s.Counts) > 0 {
 		fmt.Fprintf(w, "  %s\n", statusCounts(s.Counts))
-	}
-}
-
-// writePortfolioSummary prints the portfolio findings of a config scan,
-// one line per pair of servers and code.
-func writePortfolioSummary(w io.Writer, pf []probe.PairFinding) {
-	if len(pf) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "  across servers: %d findings\n", len(pf))
-	for _, f := range pf {
-		fmt.Fprintf(w, "    %s %s %s + %s: %s\n", f.Severity, f.Code, safe.Line(f.Servers[0]), safe.Line(f.Servers[1]), safe.Line(f.Message))
 	}
 }
 

@@ -98,3 +98,17 @@ func triagePortfolioSARIF(t *results.Triage, uri string, index map[string]int) [
 	}
 	return out
 }
+
+// WritePortfolioSummary writes the portfolio findings of a config scan
+// for `mcpvet scan --config`'s summary: a count, then one line per pair of
+// servers and code, every server-sent string through safe.Line. Nothing
+// is written when there are none.
+func WritePortfolioSummary(w io.Writer, pf []probe.PairFinding) {
+	if len(pf) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  across servers: %d findings\n", len(pf))
+	for _, f := range pf {
+		fmt.Fprintf(w, "    %s %s %s + %s: %s\n", f.Severity, f.Code, safe.Line(f.Servers[0]), safe.Line(f.Servers[1]), safe.Line(f.Message))
+	}
+}
