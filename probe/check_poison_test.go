@@ -140,7 +140,7 @@ func TestPoisonTechniques(t *testing.T) {
 		{"unicode tags", "lookup", "Looks up a word.\U000E0048\U000E0069", CodePoisonUnicodeTag, `\u{E0048}\u{E0069}`},
 		{"zero width", "lookup", "Looks up a w\u200Bord.", CodePoisonZeroWidth, `\u{200B}`},
 		{"emoji joiner", "lookup", "Looks up a word 👩\u200D💻.", "", ""},
-		{"persian non-joiner", "lookup", "Looks up a word: می‌خواهم.", "", ""},
+		{"persian non-joiner", "lookup", "Looks up a word: می\u200cخواهم.", "", ""},
 		{"bidi", "lookup", "Opens report\u202Efdp.exe", CodePoisonBidi, `\u{202E}`},
 		{"rtl mark", "lookup", "Looks up a word in \u200Fעברית.", "", ""},
 		{"homoglyph", "r\u0435ad_file", "Reads a file.", CodePoisonHomoglyph, "е"},

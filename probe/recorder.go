@@ -305,22 +305,3 @@ func hashInput(params json.RawMessage) string {
 	sum := sha256.Sum256(params)
 	return hex.EncodeToString(sum[:8])
 }
-
-// lastSeq returns the sequence number of the most recent request sent for
-// method (answered or not), or 0.
-func (r *recorder) lastSeq(method string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	best := 0
-	for _, p := range r.pending {
-		if p.method == method && p.seq > best {
-			best = p.seq
-		}
-	}
-	for _, ex := range r.calls {
-		if ex.Method == method && ex.Seq > best {
-			best = ex.Seq
-		}
-	}
-	return best
-}

@@ -30,7 +30,7 @@ func diffFixtures() (old, cur []triageKeyed) {
 	alive := func(name, version string, score float64, decision string, tools ...probe.Tool) *probe.Result {
 		r := triageResult(triageTarget(name), triageAlive(version, 100))
 		r.Tools = append(r.Tools, tools...)
-		r.Score = triageFloat(score)
+		r.Score = new(score)
 		switch decision {
 		case "keep":
 			r.Verdict = triageRules(nil)
@@ -207,7 +207,7 @@ func TestDiffScans(t *testing.T) {
 func TestDiffScoreThreshold(t *testing.T) {
 	scoreOf := func(name string, score float64) Record {
 		r := triageResult(triageTarget(name), triageAlive("1", 1))
-		r.Score = triageFloat(score)
+		r.Score = new(score)
 		return Record{TargetKey: name, Result: r}
 	}
 	before := DiffInput{Runs: []Record{scoreOf("a", 80), scoreOf("b", 80), scoreOf("c", 80)}}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -539,7 +540,7 @@ func (t *Tally) Census() *Census {
 			unknown = append(unknown, s)
 		}
 	}
-	sort.Slice(unknown, func(i, j int) bool { return unknown[i] < unknown[j] })
+	slices.Sort(unknown)
 	for _, s := range unknown {
 		n := t.statuses[s]
 		c.Statuses = append(c.Statuses, StatusFigure{Status: s, Meaning: "a status this build does not know", Share: Prop(n[0], t.servers), Handshake: n[1]})

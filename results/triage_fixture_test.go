@@ -1,44 +1,23 @@
 package results
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpvet/mcpvet/internal/golden"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
-
-// triageGolden compares got with testdata/<path>, or rewrites the file with
-// -update.
-func triageGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	golden.Check(t, filepath.Join("testdata", filepath.FromSlash(path)), got)
-}
-
-// triageNormalise replaces the test's temporary directories with $TMP, so
-// golden files do not depend on the machine. The fixtures fix every time
-// the reports show (scan start, run durations).
-func triageNormalise(b []byte, dirs ...string) []byte {
-	s := string(b)
-	for _, d := range dirs {
-		s = strings.ReplaceAll(s, d, "$TMP")
-	}
-	return []byte(s)
-}
 
 // triageStart is the fixed start time of the fixture scans.
 var triageStart = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
 const triageSource = "config:testdata/claude_desktop_config.json"
 
-func triageFloat(f float64) *float64 { return &f }
-func triageInt(i int) *int           { return &i }
+//go:fix inline
+func triageFloat(f float64) *float64 { return new(f) }
 
 // triageRules builds a verdict trace the way scoring.Decide does: the
 // seven rules in order, with fired ones given their findings and detail;
@@ -130,7 +109,7 @@ func triageFixtures() []triageKeyed {
 			`{"readOnlyHint":false,"destructiveHint":false}`),
 	}
 	good.Findings = []probe.Finding{triageWeakSandbox()}
-	good.Score = triageFloat(96.4)
+	good.Score = new(96.4)
 	good.RubricVersion = "errors-v1"
 	good.Verdict = triageRules(nil)
 
@@ -148,7 +127,7 @@ func triageFixtures() []triageKeyed {
 		{Code: probe.CodeAcceptedInvalidInput, Severity: probe.SeverityError, Subject: "tool:" + hostile, Value: "missing_required",
 			Message: "the tool " + hostile + " returned success for a missing_required probe"},
 	}
-	tracker.Score = triageFloat(52.5)
+	tracker.Score = new(52.5)
 	tracker.RubricVersion = "errors-v1"
 	tracker.Verdict = triageRules(map[string]probe.Rule{
 		"findings_to_fix": {Findings: []string{probe.CodePropertyNoDescription, probe.CodeAcceptedInvalidInput},
@@ -159,7 +138,7 @@ func triageFixtures() []triageKeyed {
 
 	crash := triageResult(triageTarget("crash"), probe.Liveness{
 		Status: vocab.StatusExitedEarly, Detail: "the process exited with code 2 before the handshake",
-		StderrTail: "panic: runtime error: invalid memory address or nil pointer dereference\n", ExitCode: triageInt(2),
+		StderrTail: "panic: runtime error: invalid memory address or nil pointer dereference\n", ExitCode: new(2),
 		Timings: probe.Timings{TotalMs: 35.25},
 	})
 	crash.Findings = []probe.Finding{
@@ -175,7 +154,7 @@ func triageFixtures() []triageKeyed {
 	needsenv := triageResult(triageTarget("needsenv"), probe.Liveness{
 		Status: vocab.StatusMissingCredentials, Detail: "the process exited with code 1 before the handshake",
 		Evidence: "Error: FIXTURE_API_KEY environment variable is required. Get one at https://example.com/keys",
-		ExitCode: triageInt(1), Timings: probe.Timings{TotalMs: 20},
+		ExitCode: new(1), Timings: probe.Timings{TotalMs: 20},
 	})
 	needsenv.Findings = []probe.Finding{{Code: probe.CodeNotAlive, Severity: probe.SeverityFatal, Subject: "server",
 		Message: "the server exited naming a missing credential: FIXTURE_API_KEY"}}
@@ -240,15 +219,6 @@ func triageStore(t *testing.T, path string, info ScanInfo, targets []triageKeyed
 		t.Fatal(err)
 	}
 	return st, id
-}
-
-func triageWrite(t *testing.T, write func(*bytes.Buffer) error) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // triageLoadFixture loads the triage of the fixture scan.

@@ -36,8 +36,6 @@ type heldoutCase struct {
 	line   int
 }
 
-func loadHeldout(t testing.TB) []heldoutCase { return loadCases(t, heldoutFile) }
-
 // loadCases reads labelled recorded responses, one JSON object a line.
 func loadCases(t testing.TB, file string) []heldoutCase {
 	t.Helper()

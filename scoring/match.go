@@ -241,20 +241,6 @@ func quoteAll(items []string) []string {
 	return out
 }
 
-// firstMatch runs re over the lowercased text segments and returns the
-// first match as evidence.
-func firstMatch(segs []segment, re guarded) (string, bool) {
-	for _, seg := range segs {
-		if !re.hit(seg.lower, seg.hints) {
-			continue
-		}
-		if loc := re.re.FindStringIndex(seg.lower); loc != nil {
-			return span(seg, loc[0], loc[1]), true
-		}
-	}
-	return "", false
-}
-
 // asciiLower lowercases ASCII letters only, so byte offsets into the
 // result are offsets into s.
 func asciiLower(s string) string {
@@ -324,12 +310,4 @@ func (g guarded) possible(s string) bool {
 		}
 	}
 	return len(g.hints) == 0
-}
-
-// find returns the first match in s, or nil.
-func (g guarded) find(s string) []int {
-	if !g.possible(s) {
-		return nil
-	}
-	return g.re.FindStringIndex(s)
 }

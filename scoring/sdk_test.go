@@ -175,13 +175,6 @@ type weatherIn struct {
 	Days int    `json:"days,omitempty" jsonschema:"days ahead, 1 to 7"`
 }
 
-// goSDKExchange is one request to the in-process go-sdk server and the
-// JSON-RPC response it produced, in the form `mcpvet grade` reads.
-type goSDKExchange struct {
-	kind, param, method string
-	params              any
-}
-
 // TestGoSDKInProcess runs a go-sdk server in process, sends it the probe
 // kinds, turns each answer into a recorded line exactly as the wire
 // carries it, and grades it: the go-sdk's own error shapes.

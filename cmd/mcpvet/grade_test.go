@@ -58,7 +58,7 @@ type gradeOut struct {
 func decodeGradeOut(t *testing.T, stdout string) []gradeOut {
 	t.Helper()
 	var out []gradeOut
-	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+	for l := range strings.SplitSeq(strings.TrimSpace(stdout), "\n") {
 		if l == "" {
 			continue
 		}

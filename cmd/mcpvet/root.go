@@ -32,10 +32,6 @@ func (g *globalFlags) release() {
 	}
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	return newRoot(stdout, stderr, &globalFlags{})
-}
-
 // newRoot builds the command tree on g, which [run] reads after the
 // command returns.
 func newRoot(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {

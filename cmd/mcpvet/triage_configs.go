@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -72,9 +73,7 @@ func loadTriageConfigs(config string, copts *source.ConfigOptions, stderr io.Wri
 	for _, fc := range found {
 		o := *copts
 		o.Variables = map[string]string{}
-		for k, v := range copts.Variables {
-			o.Variables[k] = v
-		}
+		maps.Copy(o.Variables, copts.Variables)
 		if fc.WorkspaceFolder != "" {
 			o.Variables["workspaceFolder"] = fc.WorkspaceFolder
 			o.Variables["workspaceFolderBasename"] = filepath.Base(fc.WorkspaceFolder)

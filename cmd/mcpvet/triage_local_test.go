@@ -247,7 +247,7 @@ func TestTriageLocalPortfolio(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("80-column table:\n%s", b.String())
-	for _, line := range strings.Split(b.String(), "\n") {
+	for line := range strings.SplitSeq(b.String(), "\n") {
 		if n := len([]rune(line)); n > 80 {
 			t.Errorf("line of %d columns: %q", n, line)
 		}

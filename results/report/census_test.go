@@ -165,7 +165,7 @@ func safeLine(s string) string { return report.CSVCell(s) }
 func stripFences(md string) string {
 	var b strings.Builder
 	fence := ""
-	for _, line := range strings.Split(md, "\n") {
+	for line := range strings.SplitSeq(md, "\n") {
 		trimmed := strings.TrimLeft(line, " ")
 		if fence == "" && strings.HasPrefix(trimmed, "```") {
 			fence = trimmed[:len(trimmed)-len(strings.TrimLeft(trimmed, "`"))]

@@ -49,7 +49,7 @@ func chromium(t *testing.T, bin, file string, flags ...string) (stdout, stderr s
 // policy violations Chromium logged.
 func consoleProblems(stderr string) []string {
 	var out []string
-	for _, line := range strings.Split(stderr, "\n") {
+	for line := range strings.SplitSeq(stderr, "\n") {
 		l := strings.ToLower(line)
 		if strings.Contains(l, "console") || strings.Contains(l, "uncaught") || strings.Contains(l, "content security policy") {
 			out = append(out, line)

@@ -69,7 +69,7 @@ func diffFixtures() (old, cur []triageKeyed) {
 	alive := func(name, version string, score float64, decision string, tools ...probe.Tool) *probe.Result {
 		r := triageResult(triageTarget(name), triageAlive(version, 100))
 		r.Tools = append(r.Tools, tools...)
-		r.Score = triageFloat(score)
+		r.Score = new(score)
 		switch decision {
 		case "keep":
 			r.Verdict = triageRules(nil)

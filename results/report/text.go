@@ -237,10 +237,7 @@ func textBar(share float64, width int) string {
 	if math.IsNaN(share) || share < 0 {
 		share = 0
 	}
-	n := int(math.Round(share * float64(width)))
-	if n > width {
-		n = width
-	}
+	n := min(int(math.Round(share*float64(width))), width)
 	return strings.Repeat("█", n) + strings.Repeat("░", width-n)
 }
 

@@ -38,9 +38,6 @@ var triageStart = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
 const triageSource = "config:testdata/claude_desktop_config.json"
 
-func triageFloat(f float64) *float64 { return &f }
-func triageInt(i int) *int           { return &i }
-
 // triageRules builds a verdict trace the way scoring.Decide does: the
 // seven rules in order, with fired ones given their findings and detail;
 // the first fired decides, keep_otherwise fires when nothing else did.
@@ -131,7 +128,7 @@ func triageFixtures() []triageKeyed {
 			`{"readOnlyHint":false,"destructiveHint":false}`),
 	}
 	good.Findings = []probe.Finding{triageWeakSandbox()}
-	good.Score = triageFloat(96.4)
+	good.Score = new(96.4)
 	good.RubricVersion = "errors-v1"
 	good.Verdict = triageRules(nil)
 
@@ -149,7 +146,7 @@ func triageFixtures() []triageKeyed {
 		{Code: probe.CodeAcceptedInvalidInput, Severity: probe.SeverityError, Subject: "tool:" + hostile, Value: "missing_required",
 			Message: "the tool " + hostile + " returned success for a missing_required probe"},
 	}
-	tracker.Score = triageFloat(52.5)
+	tracker.Score = new(52.5)
 	tracker.RubricVersion = "errors-v1"
 	tracker.Verdict = triageRules(map[string]probe.Rule{
 		"findings_to_fix": {Findings: []string{probe.CodePropertyNoDescription, probe.CodeAcceptedInvalidInput},
@@ -160,7 +157,7 @@ func triageFixtures() []triageKeyed {
 
 	crash := triageResult(triageTarget("crash"), probe.Liveness{
 		Status: vocab.StatusExitedEarly, Detail: "the process exited with code 2 before the handshake",
-		StderrTail: "panic: runtime error: invalid memory address or nil pointer dereference\n", ExitCode: triageInt(2),
+		StderrTail: "panic: runtime error: invalid memory address or nil pointer dereference\n", ExitCode: new(2),
 		Timings: probe.Timings{TotalMs: 35.25},
 	})
 	crash.Findings = []probe.Finding{
@@ -176,7 +173,7 @@ func triageFixtures() []triageKeyed {
 	needsenv := triageResult(triageTarget("needsenv"), probe.Liveness{
 		Status: vocab.StatusMissingCredentials, Detail: "the process exited with code 1 before the handshake",
 		Evidence: "Error: FIXTURE_API_KEY environment variable is required. Get one at https://example.com/keys",
-		ExitCode: triageInt(1), Timings: probe.Timings{TotalMs: 20},
+		ExitCode: new(1), Timings: probe.Timings{TotalMs: 20},
 	})
 	needsenv.Findings = []probe.Finding{{Code: probe.CodeNotAlive, Severity: probe.SeverityFatal, Subject: "server",
 		Message: "the server exited naming a missing credential: FIXTURE_API_KEY"}}

@@ -121,14 +121,15 @@ func writeTriageJUnit(w io.Writer, t *results.Triage, failOn string) error {
 			c.Failure = &triageJUnitMessage{Message: safe.Line(msg), Type: s.Decision, Text: body.String()}
 			suite.Failures++
 		default:
-			text := "verdict: " + summary + "\n"
+			var text strings.Builder
+			text.WriteString("verdict: " + summary + "\n")
 			for _, r := range s.Reasons {
-				text += "reason: " + safe.Line(r) + "\n"
+				text.WriteString("reason: " + safe.Line(r) + "\n")
 			}
 			if s.NextStep != "" {
-				text += "next step: " + safe.Line(s.NextStep) + "\n"
+				text.WriteString("next step: " + safe.Line(s.NextStep) + "\n")
 			}
-			c.SystemOut = &triageJUnitText{Text: text}
+			c.SystemOut = &triageJUnitText{Text: text.String()}
 		}
 		suite.Cases = append(suite.Cases, c)
 	}

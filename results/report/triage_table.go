@@ -106,7 +106,7 @@ func triageWrap(s string, width, maxLines int) []string {
 		lines = append(lines, string(cur))
 		cur = cur[:0]
 	}
-	for _, word := range strings.Fields(safe.Line(s)) {
+	for word := range strings.FieldsSeq(safe.Line(s)) {
 		wr := []rune(word)
 		for len(wr) > 0 {
 			room := width - len(cur)
