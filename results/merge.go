@@ -64,75 +64,18 @@ func MergeShards(ctx context.Context, out string, in []string, opts *MergeOption
 	outFi, statErr := os.Stat(out)
 	existed := statErr == nil
 
-	type input struct {
-		path string
-		fi   fs.FileInfo
-		st   *Store
-		scan Scan
-	}
-	inputs := make([]*input, 0, len(in))
+	inputs, err := openMergeInputs(ctx, in, outFi)
 	defer func() {
 		for _, x := range inputs {
 			x.st.Close()
 		}
 	}()
-	for _, p := range in {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return &OpenError{Path: p, Err: err, Reason: reasonOf(err)}
-		}
-		if existed && os.SameFile(fi, outFi) {
-			return fmt.Errorf("input %q is the output database", p)
-		}
-		for _, x := range inputs {
-			if os.SameFile(fi, x.fi) {
-				return fmt.Errorf("input %q is given twice (also as %q)", p, x.path)
-			}
-		}
-		st, err := Open(ctx, p, &Options{ReadOnly: true})
-		if err != nil {
-			return err
-		}
-		x := &input{path: p, fi: fi, st: st}
-		inputs = append(inputs, x)
-		if x.scan, err = st.LatestScan(ctx); err != nil {
-			return fmt.Errorf("input %q: %w", p, err)
-		}
+	if err != nil {
+		return err
 	}
-
-	first := inputs[0].scan
-	info := first.ScanInfo
-	info.ShardIndex, info.ShardCount = 0, 0
-	status, finished := ScanDone, time.Time{}
-	shards := map[int]string{}
-	for _, x := range inputs {
-		sc := x.scan
-		if err := sameScan(first, sc); err != nil {
-			return fmt.Errorf("input %q does not belong to the same scan as %q: %w", x.path, inputs[0].path, err)
-		}
-		if sc.ShardCount > 0 {
-			if prev, dup := shards[sc.ShardIndex]; dup {
-				return fmt.Errorf("inputs %q and %q are both shard %d/%d", prev, x.path, sc.ShardIndex, sc.ShardCount)
-			}
-			shards[sc.ShardIndex] = x.path
-		}
-		if sc.StartedAt.Before(info.StartedAt) {
-			info.StartedAt = sc.StartedAt
-		}
-		switch {
-		case sc.Status == ScanFailed:
-			status = ScanFailed
-		case sc.Status != ScanDone && status != ScanFailed:
-			status = ScanInterrupted
-		}
-		if sc.FinishedAt.After(finished) {
-			finished = sc.FinishedAt
-		}
-	}
-	for _, x := range inputs {
-		if x.scan.FinishedAt.IsZero() {
-			finished = time.Time{} // a shard is unfinished
-		}
+	m, err := combineScans(inputs)
+	if err != nil {
+		return err
 	}
 	scans := make([]Scan, len(inputs))
 	paths := make([]string, len(inputs))
@@ -146,7 +89,7 @@ func MergeShards(ctx context.Context, out string, in []string, opts *MergeOption
 	if !mo.AllowPartial && check.problem != "" {
 		return fmt.Errorf("%w: %s; pass --allow-partial to merge it anyway (recorded in the merged scan)", ErrIncompleteShards, check.problem)
 	}
-	if info.Options, err = withMergeRecord(info.Options, check, mo.AllowPartial); err != nil {
+	if m.info.Options, err = withMergeRecord(m.info.Options, check, mo.AllowPartial); err != nil {
 		return err
 	}
 	if existed {
@@ -168,38 +111,129 @@ func MergeShards(ctx context.Context, out string, in []string, opts *MergeOption
 			}
 		}
 	}()
+	return dst.write(ctx, func(tx *sql.Tx) error { return writeMerged(ctx, tx, &dst.st, inputs, m) })
+}
 
-	return dst.write(ctx, func(tx *sql.Tx) error {
-		scanID, err := insertScan(ctx, tx, info, status, finished)
+// A mergeInput is one input database of a merge, opened read-only, and
+// its latest scan.
+type mergeInput struct {
+	path string
+	fi   fs.FileInfo
+	st   *Store
+	scan Scan
+}
+
+// openMergeInputs opens the inputs read-only, refusing the output (outFi,
+// nil when it does not exist) and the same file given twice. The inputs
+// opened so far are returned with an error too, for the caller to close.
+func openMergeInputs(ctx context.Context, in []string, outFi fs.FileInfo) ([]*mergeInput, error) {
+	inputs := make([]*mergeInput, 0, len(in))
+	for _, p := range in {
+		fi, err := os.Stat(p)
 		if err != nil {
-			return fmt.Errorf("creating the merged scan: %w", err)
+			return inputs, &OpenError{Path: p, Err: err, Reason: reasonOf(err)}
 		}
-		addTarget, err := tx.PrepareContext(ctx,
-			"INSERT INTO targets (scan_id, key, plan, status) VALUES (?, ?, ?, 'pending')")
+		if outFi != nil && os.SameFile(fi, outFi) {
+			return inputs, fmt.Errorf("input %q is the output database", p)
+		}
+		for _, x := range inputs {
+			if os.SameFile(fi, x.fi) {
+				return inputs, fmt.Errorf("input %q is given twice (also as %q)", p, x.path)
+			}
+		}
+		st, err := Open(ctx, p, &Options{ReadOnly: true})
 		if err != nil {
+			return inputs, err
+		}
+		x := &mergeInput{path: p, fi: fi, st: st}
+		inputs = append(inputs, x)
+		if x.scan, err = st.LatestScan(ctx); err != nil {
+			return inputs, fmt.Errorf("input %q: %w", p, err)
+		}
+	}
+	return inputs, nil
+}
+
+// mergedScan is the scan a merge creates.
+type mergedScan struct {
+	info     ScanInfo
+	status   string
+	finished time.Time
+}
+
+// combineScans checks that the inputs' scans are shards of one scan, each
+// shard once, and combines them: the first's options, the earliest start,
+// the latest finish (none if a shard is unfinished), and status done only
+// if every shard is done (failed if one failed, interrupted otherwise).
+func combineScans(inputs []*mergeInput) (mergedScan, error) {
+	first := inputs[0].scan
+	m := mergedScan{info: first.ScanInfo, status: ScanDone}
+	m.info.ShardIndex, m.info.ShardCount = 0, 0
+	shards := map[int]string{}
+	unfinished := false
+	for _, x := range inputs {
+		sc := x.scan
+		if err := sameScan(first, sc); err != nil {
+			return m, fmt.Errorf("input %q does not belong to the same scan as %q: %w", x.path, inputs[0].path, err)
+		}
+		if sc.ShardCount > 0 {
+			if prev, dup := shards[sc.ShardIndex]; dup {
+				return m, fmt.Errorf("inputs %q and %q are both shard %d/%d", prev, x.path, sc.ShardIndex, sc.ShardCount)
+			}
+			shards[sc.ShardIndex] = x.path
+		}
+		if sc.StartedAt.Before(m.info.StartedAt) {
+			m.info.StartedAt = sc.StartedAt
+		}
+		switch {
+		case sc.Status == ScanFailed:
+			m.status = ScanFailed
+		case sc.Status != ScanDone && m.status != ScanFailed:
+			m.status = ScanInterrupted
+		}
+		if sc.FinishedAt.After(m.finished) {
+			m.finished = sc.FinishedAt
+		}
+		unfinished = unfinished || sc.FinishedAt.IsZero()
+	}
+	if unfinished {
+		m.finished = time.Time{}
+	}
+	return m, nil
+}
+
+// writeMerged writes the merged scan, the union of the inputs' targets
+// and their runs, with every id remapped, in the transaction tx.
+func writeMerged(ctx context.Context, tx *sql.Tx, base *stmts, inputs []*mergeInput, m mergedScan) error {
+	scanID, err := insertScan(ctx, tx, m.info, m.status, m.finished)
+	if err != nil {
+		return fmt.Errorf("creating the merged scan: %w", err)
+	}
+	addTarget, err := tx.PrepareContext(ctx,
+		"INSERT INTO targets (scan_id, key, plan, status) VALUES (?, ?, ?, 'pending')")
+	if err != nil {
+		return err
+	}
+	defer addTarget.Close()
+	t := &txStmts{ctx: ctx, tx: tx, base: base}
+	owner := map[string]string{}
+	for _, x := range inputs {
+		if err := copyTargets(ctx, x.st, x.scan.ID, x.path, owner, func(key string, plan sql.NullString) error {
+			_, err := addTarget.ExecContext(ctx, scanID, key, plan)
+			return err
+		}); err != nil {
 			return err
 		}
-		defer addTarget.Close()
-		t := &txStmts{ctx: ctx, tx: tx, base: &dst.st}
-		owner := map[string]string{}
-		for _, x := range inputs {
-			if err := copyTargets(ctx, x.st, x.scan.ID, x.path, owner, func(key string, plan sql.NullString) error {
-				_, err := addTarget.ExecContext(ctx, scanID, key, plan)
-				return err
-			}); err != nil {
-				return err
+		for rec, err := range x.st.Runs(ctx, x.scan.ID) {
+			if err != nil {
+				return fmt.Errorf("input %q: %w", x.path, err)
 			}
-			for rec, err := range x.st.Runs(ctx, x.scan.ID) {
-				if err != nil {
-					return fmt.Errorf("input %q: %w", x.path, err)
-				}
-				if _, err := saveRun(t, scanID, rec.TargetKey, rec.Result, rec.CreatedAt, nil); err != nil {
-					return fmt.Errorf("input %q: run %d (%q): %w", x.path, rec.ID, rec.TargetKey, err)
-				}
+			if _, err := saveRun(t, scanID, rec.TargetKey, rec.Result, rec.CreatedAt, nil); err != nil {
+				return fmt.Errorf("input %q: run %d (%q): %w", x.path, rec.ID, rec.TargetKey, err)
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // sameScan says why two shard scans cannot be one scan.
