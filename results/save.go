@@ -209,61 +209,13 @@ func (r *rejection) Unwrap() error { return r.err }
 func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created time.Time, plan json.RawMessage) (int64, error) {
 	// Everything that can reject the run is checked before the first write,
 	// so a rejected run leaves the transaction as it was.
-	if res == nil {
-		return 0, &rejection{errors.New("nil result")}
-	}
-	if key == "" {
-		return 0, &rejection{errors.New("empty target key")}
-	}
-	for i, f := range res.Findings {
-		if f.Severity.Rank() == 0 {
-			return 0, &rejection{fmt.Errorf("finding %d (%s): unknown severity %q", i, f.Code, f.Severity)}
-		}
-	}
-	resultJSON, err := encodeJSON(res)
+	enc, err := encodeRun(key, res)
 	if err != nil {
-		return 0, &rejection{fmt.Errorf("encoding result: %w", err)}
+		return 0, err
 	}
-	summaryJSON, err := encodeJSON(summarize(res))
-	if err != nil {
-		return 0, &rejection{fmt.Errorf("encoding summary: %w", err)}
+	if err := markTargetDone(t, scanID, key, plan); err != nil {
+		return 0, err
 	}
-	var verdict, verdictJSON any
-	if res.Verdict != nil {
-		b, err := encodeJSON(res.Verdict)
-		if err != nil {
-			return 0, &rejection{fmt.Errorf("encoding verdict: %w", err)}
-		}
-		verdict, verdictJSON = res.Verdict.Decision, b
-	}
-	elements := make([]any, len(res.Probes))
-	for i, x := range res.Probes {
-		if x.Elements != nil {
-			b, err := encodeJSON(x.Elements)
-			if err != nil {
-				return 0, &rejection{fmt.Errorf("encoding probe %d elements: %w", i, err)}
-			}
-			elements[i] = b
-		}
-	}
-
-	// Target: pending -> done, missing -> inserted done, done -> duplicate.
-	var status string
-	switch err := t.stmt(stSelectTarget).QueryRowContext(t.ctx, scanID, key).Scan(&status); {
-	case errors.Is(err, sql.ErrNoRows):
-		if _, err := t.exec(stInsertTarget, scanID, key, nullRaw(plan)); err != nil {
-			return 0, fmt.Errorf("adding target: %w", err)
-		}
-	case err != nil:
-		return 0, fmt.Errorf("reading target: %w", err)
-	case status == TargetDone:
-		return 0, &rejection{ErrDuplicateRun}
-	default:
-		if _, err := t.exec(stMarkTarget, scanID, key); err != nil {
-			return 0, fmt.Errorf("marking target done: %w", err)
-		}
-	}
-
 	serverID, err := serverID(t, res.Target)
 	if err != nil {
 		return 0, fmt.Errorf("recording server: %w", err)
@@ -280,7 +232,7 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 		sName, sTitle, sVersion, nullRaw(lv.Capabilities), lv.InstructionsBytes,
 		lv.Timings.StartMs, lv.Timings.HandshakeMs, lv.Timings.ListMs, lv.Timings.ProbeMs, lv.Timings.TotalMs,
 		lv.StderrTail, lv.ExitCode, lv.StdoutNoise,
-		res.Score, verdict, verdictJSON, res.RubricVersion, resultJSON)
+		res.Score, enc.verdict, enc.verdictJSON, res.RubricVersion, enc.result)
 	if err != nil {
 		return 0, fmt.Errorf("inserting run: %w", err)
 	}
@@ -289,61 +241,149 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 		return 0, err
 	}
 	if t.base[stInsertSummary] != nil {
-		if _, err := t.exec(stInsertSummary, runID, summaryJSON); err != nil {
+		if _, err := t.exec(stInsertSummary, runID, enc.summary); err != nil {
 			return 0, fmt.Errorf("inserting summary: %w", err)
 		}
 	}
+	if err := insertListings(t, runID, res); err != nil {
+		return 0, err
+	}
+	if err := insertOutcomes(t, runID, res, enc.elements); err != nil {
+		return 0, err
+	}
+	return runID, nil
+}
 
+// encodedRun is a run's JSON, encoded before anything is written.
+type encodedRun struct {
+	result, summary      string
+	verdict, verdictJSON any
+	elements             []any // per probe: its rubric elements, or nil
+}
+
+// encodeRun checks res and encodes what saveRun stores as JSON; every
+// error is a *rejection.
+func encodeRun(key string, res *probe.Result) (encodedRun, error) {
+	var e encodedRun
+	if res == nil {
+		return e, &rejection{errors.New("nil result")}
+	}
+	if key == "" {
+		return e, &rejection{errors.New("empty target key")}
+	}
+	for i, f := range res.Findings {
+		if f.Severity.Rank() == 0 {
+			return e, &rejection{fmt.Errorf("finding %d (%s): unknown severity %q", i, f.Code, f.Severity)}
+		}
+	}
+	var err error
+	if e.result, err = encodeJSON(res); err != nil {
+		return e, &rejection{fmt.Errorf("encoding result: %w", err)}
+	}
+	if e.summary, err = encodeJSON(summarize(res)); err != nil {
+		return e, &rejection{fmt.Errorf("encoding summary: %w", err)}
+	}
+	if res.Verdict != nil {
+		b, err := encodeJSON(res.Verdict)
+		if err != nil {
+			return e, &rejection{fmt.Errorf("encoding verdict: %w", err)}
+		}
+		e.verdict, e.verdictJSON = res.Verdict.Decision, b
+	}
+	e.elements = make([]any, len(res.Probes))
+	for i, x := range res.Probes {
+		if x.Elements != nil {
+			b, err := encodeJSON(x.Elements)
+			if err != nil {
+				return e, &rejection{fmt.Errorf("encoding probe %d elements: %w", i, err)}
+			}
+			e.elements[i] = b
+		}
+	}
+	return e, nil
+}
+
+// markTargetDone moves the run's target from pending to done, inserting it
+// (with plan) when missing; a target already done rejects the run as a
+// duplicate.
+func markTargetDone(t *txStmts, scanID int64, key string, plan json.RawMessage) error {
+	var status string
+	switch err := t.stmt(stSelectTarget).QueryRowContext(t.ctx, scanID, key).Scan(&status); {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := t.exec(stInsertTarget, scanID, key, nullRaw(plan)); err != nil {
+			return fmt.Errorf("adding target: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("reading target: %w", err)
+	case status == TargetDone:
+		return &rejection{ErrDuplicateRun}
+	default:
+		if _, err := t.exec(stMarkTarget, scanID, key); err != nil {
+			return fmt.Errorf("marking target done: %w", err)
+		}
+	}
+	return nil
+}
+
+// insertListings inserts the run's tools, prompts, resources, resource
+// templates and the digests of their definitions.
+func insertListings(t *txStmts, runID int64, res *probe.Result) error {
 	for i, x := range res.Tools {
 		if _, err := t.exec(stInsertTool, runID, i, x.Name, x.Title, x.Description,
 			nullRaw(x.InputSchema), nullRaw(x.OutputSchema), nullRaw(x.Annotations), nullRaw(x.Raw)); err != nil {
-			return 0, fmt.Errorf("inserting tool %d: %w", i, err)
+			return fmt.Errorf("inserting tool %d: %w", i, err)
 		}
 	}
 	for i, x := range res.Prompts {
 		if _, err := t.exec(stInsertPrompt, runID, i, x.Name, x.Title, x.Description,
 			nullRaw(x.Arguments), nullRaw(x.Raw)); err != nil {
-			return 0, fmt.Errorf("inserting prompt %d: %w", i, err)
+			return fmt.Errorf("inserting prompt %d: %w", i, err)
 		}
 	}
 	for i, x := range res.Resources {
 		if _, err := t.exec(stInsertResource, runID, i, x.URI, x.Name, x.MIMEType, nullRaw(x.Raw)); err != nil {
-			return 0, fmt.Errorf("inserting resource %d: %w", i, err)
+			return fmt.Errorf("inserting resource %d: %w", i, err)
 		}
 	}
 	for i, x := range res.ResourceTemplates {
 		if _, err := t.exec(stInsertTemplate, runID, i, x.URITemplate, x.Name, nullRaw(x.Raw)); err != nil {
-			return 0, fmt.Errorf("inserting resource template %d: %w", i, err)
+			return fmt.Errorf("inserting resource template %d: %w", i, err)
 		}
+	}
+	if t.base[stInsertDigest] == nil {
+		return nil // a database before migration 0003
 	}
 	for _, d := range ItemDigests(res) {
-		if t.base[stInsertDigest] == nil {
-			break
-		}
 		if _, err := t.exec(stInsertDigest, runID, d.Kind, d.Key, d.Digest); err != nil {
-			return 0, fmt.Errorf("inserting digest of %s %q: %w", d.Kind, d.Key, err)
+			return fmt.Errorf("inserting digest of %s %q: %w", d.Kind, d.Key, err)
 		}
 	}
+	return nil
+}
+
+// insertOutcomes inserts the run's findings, calls and probes (with the
+// rubric elements encoded by [encodeRun]).
+func insertOutcomes(t *txStmts, runID int64, res *probe.Result, elements []any) error {
 	for i, x := range res.Findings {
 		if _, err := t.exec(stInsertFinding, runID, i, x.Code, string(x.Severity), x.Subject,
 			x.Pointer, x.Value, x.Message); err != nil {
-			return 0, fmt.Errorf("inserting finding %d: %w", i, err)
+			return fmt.Errorf("inserting finding %d: %w", i, err)
 		}
 	}
 	for i, x := range res.Calls {
 		if _, err := t.exec(stInsertCall, runID, i, x.Seq, x.Method, x.Tool, x.InputHash,
 			x.LatencyMs, x.OutputBytes, x.ErrorCode, x.IsError, x.Outcome); err != nil {
-			return 0, fmt.Errorf("inserting call %d: %w", i, err)
+			return fmt.Errorf("inserting call %d: %w", i, err)
 		}
 	}
 	for i, x := range res.Probes {
 		if _, err := t.exec(stInsertProbe, runID, i, x.Kind, x.Method, x.Tool, x.Param,
 			nullRaw(x.Sent), x.Class, x.LatencyMs, nullRaw(x.Response), x.Text, elements[i],
 			x.Score, x.Destructive, x.OpenWorld); err != nil {
-			return 0, fmt.Errorf("inserting probe %d: %w", i, err)
+			return fmt.Errorf("inserting probe %d: %w", i, err)
 		}
 	}
-	return runID, nil
+	return nil
 }
 
 // serverID returns the id of the server identity (name, version, source),
