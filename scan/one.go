@@ -80,29 +80,9 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
-	var mu sync.Mutex
-	var servers []*sandbox.Server
-	defer func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, s := range servers {
-			_ = s.Close()
-		}
-	}()
-	var current *sandbox.Server
-	launch := func(ctx context.Context) (mcp.Transport, error) {
-		srv, err := sandbox.Launch(ctx, plan, o.Sandbox)
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		servers = append(servers, srv)
-		current = srv
-		mu.Unlock()
-		return srv.Transport(), nil
-	}
-
-	t, err := launch(ctx)
+	ls := &launches{plan: plan, opts: o.Sandbox}
+	defer ls.close()
+	t, err := ls.launch(ctx)
 	if err != nil {
 		var le *sandbox.LaunchError
 		if errors.As(err, &le) {
@@ -110,7 +90,7 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 		}
 		return nil, err
 	}
-	first := current
+	first := ls.latest()
 	info := first.Info(0)
 	target.Sandbox = info.Backend
 	if v := info.InstalledVersion; v != "" && (plan.Package == nil || v != plan.Package.Version) {
@@ -120,53 +100,71 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 
 	po := o.Run
 	po.Target = target
-	po.Process = func(wait time.Duration) probe.ProcessInfo {
-		mu.Lock()
-		srv := current
-		mu.Unlock()
-		return processInfo(srv.Info(wait))
-	}
-	po.Relaunch = launch
+	po.Process = func(wait time.Duration) probe.ProcessInfo { return processInfo(ls.latest().Info(wait)) }
+	po.Relaunch = ls.launch
 	if c := first.HTTPClient(); c != nil {
 		po.HTTPClient = c
 	}
 	res := probe.Run(ctx, t, &po)
-	if info.Backend != "remote" {
-		// Read after the run: the mechanisms are known once the process
-		// has been started.
-		res.Target.Isolation = isolationOf(first.Info(0))
-	}
-	if len(plan.ServerJSON) > 0 {
-		res.Findings = append(res.Findings, probe.CheckDeclared(res, plan.ServerJSON)...)
-	}
-	if hint := fetcherHint(plan, res, o.Sandbox); hint != "" {
-		res.Liveness.Detail += "; " + hint
-	}
-	if last := current.Info(0); !res.Liveness.HandshakeCompleted && last.Backend != sandbox.BackendNone {
-		if hint := sandbox.UnexposedHint(last.StderrTail, last.Exposed); hint != "" {
-			res.Liveness.Detail += "; " + hint
-		}
-	}
-	if v := first.Info(0).InstalledVersion; v != "" && plan.Package != nil && v != plan.Package.Version {
-		// An unpinned package: record the version that ran.
-		res.Target.Version = v
-		if len(res.Target.Command) > 0 && plan.Launcher != "" {
-			res.Target.Command[0] = plan.Package.RegistryType + ":" + plan.Package.Identifier + "@" + v
-		}
-	}
-	withNotes(res, plan)
-	for _, w := range info.Warnings {
-		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
-	}
-	for _, r := range current.Info(0).Redirects {
-		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeCrossOriginRedirect, "server", "http", r, "%s", r))
-	}
+	addLaunchFindings(res, plan, first, ls.latest(), o.Sandbox)
 	// Every launch (relaunches included) had its own canaries; a leak of
 	// any of them counts.
-	canaries := map[string]string{}
-	var onStderr []string // secrets the sandbox found in all of stderr
-	mu.Lock()
-	for i, srv := range servers {
+	canaries, onStderr := ls.secrets()
+	// The user's own values: a server echoing one leaks a real secret,
+	// and none may be stored.
+	mask, detect := configuredSecrets(plan, o.Sandbox)
+	maps.Copy(canaries, detect)
+	// The sandbox searched all of stderr; the grader sees only its tail.
+	return maskResult(grade(res, &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}, policy), mask), nil
+}
+
+// launches are the sandboxed processes of one probe: the first launch and
+// every relaunch [probe.Run] asks for. launch and latest may be called
+// from the probe's goroutines.
+type launches struct {
+	plan *vocab.Plan
+	opts *sandbox.Options
+
+	mu      sync.Mutex
+	servers []*sandbox.Server
+}
+
+// launch starts a fresh copy of the server; it is [probe.Options.Relaunch].
+func (l *launches) launch(ctx context.Context) (mcp.Transport, error) {
+	srv, err := sandbox.Launch(ctx, l.plan, l.opts)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.servers = append(l.servers, srv)
+	l.mu.Unlock()
+	return srv.Transport(), nil
+}
+
+// latest is the newest launch, the one behind the transport in use.
+func (l *launches) latest() *sandbox.Server {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.servers[len(l.servers)-1]
+}
+
+// close tears every launch down.
+func (l *launches) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.servers {
+		_ = s.Close()
+	}
+}
+
+// secrets returns the canaries of every launch by name, and the secrets
+// the sandbox found in each launch's whole stderr; a relaunch's names say
+// which launch they belong to.
+func (l *launches) secrets() (canaries map[string]string, onStderr []string) {
+	canaries = map[string]string{}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, srv := range l.servers {
 		in := srv.Info(0)
 		for k, v := range in.Canaries {
 			if i > 0 {
@@ -181,13 +179,47 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 			onStderr = append(onStderr, name)
 		}
 	}
-	mu.Unlock()
-	// The user's own values: a server echoing one leaks a real secret,
-	// and none may be stored.
-	mask, detect := configuredSecrets(plan, o.Sandbox)
-	maps.Copy(canaries, detect)
-	// The sandbox searched all of stderr; the grader sees only its tail.
-	return maskResult(grade(res, &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}, policy), mask), nil
+	return canaries, onStderr
+}
+
+// addLaunchFindings adds to res what the launcher knows and the probe
+// does not: the isolation the first process ran under, declared-vs-observed
+// checks against the plan's server.json, hints for a failed handshake, the
+// version an unpinned package installed, the plan's notes, sandbox
+// warnings and refused redirects.
+func addLaunchFindings(res *probe.Result, plan *vocab.Plan, first, last *sandbox.Server, so *sandbox.Options) {
+	info := first.Info(0)
+	if info.Backend != "remote" {
+		// Read after the run: the mechanisms are known once the process
+		// has been started.
+		res.Target.Isolation = isolationOf(info)
+	}
+	if len(plan.ServerJSON) > 0 {
+		res.Findings = append(res.Findings, probe.CheckDeclared(res, plan.ServerJSON)...)
+	}
+	if hint := fetcherHint(plan, res, so); hint != "" {
+		res.Liveness.Detail += "; " + hint
+	}
+	lastInfo := last.Info(0)
+	if !res.Liveness.HandshakeCompleted && lastInfo.Backend != sandbox.BackendNone {
+		if hint := sandbox.UnexposedHint(lastInfo.StderrTail, lastInfo.Exposed); hint != "" {
+			res.Liveness.Detail += "; " + hint
+		}
+	}
+	if v := info.InstalledVersion; v != "" && plan.Package != nil && v != plan.Package.Version {
+		// An unpinned package: record the version that ran.
+		res.Target.Version = v
+		if len(res.Target.Command) > 0 && plan.Launcher != "" {
+			res.Target.Command[0] = plan.Package.RegistryType + ":" + plan.Package.Identifier + "@" + v
+		}
+	}
+	withNotes(res, plan)
+	for _, w := range info.Warnings {
+		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeSandboxWarning, "server", "sandbox", w, "%s", w))
+	}
+	for _, r := range lastInfo.Redirects {
+		res.Findings = append(res.Findings, probe.NewFinding(probe.CodeCrossOriginRedirect, "server", "http", r, "%s", r))
+	}
 }
 
 // grade scores the error responses of res and decides its verdict. Every
