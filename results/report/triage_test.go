@@ -2,11 +2,9 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,22 +12,11 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/internal/fixture"
 )
 
-func triageLoadFixture(t *testing.T) (*results.Triage, string) {
-	t.Helper()
-	dir := t.TempDir()
-	st, id := triageStore(t, filepath.Join(dir, "triage.db"),
-		results.ScanInfo{Kind: results.KindTriage, Source: triageSource, StartedAt: triageStart}, triageFixtures())
-	tr, err := results.LoadTriage(context.Background(), st, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr, dir
-}
-
 func TestTriageGolden(t *testing.T) {
-	tr, dir := triageLoadFixture(t)
+	tr, dir := fixture.LoadTriage(t)
 	// The SARIF region comes from the config; cmd fills Line in.
 	for i := range tr.Servers {
 		tr.Servers[i].Line = 3 + 4*i
@@ -49,7 +36,7 @@ func TestTriageGolden(t *testing.T) {
 }
 
 func TestTriageTableIsSafe(t *testing.T) {
-	tr, _ := triageLoadFixture(t)
+	tr, _ := fixture.LoadTriage(t)
 	out := string(triageWrite(t, func(b *bytes.Buffer) error { return WriteTriage(b, tr, "table", nil) }))
 	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
 		if strings.Contains(out, bad) {
@@ -78,7 +65,7 @@ func TestTriageTableIsSafe(t *testing.T) {
 }
 
 func TestTriageSARIFStructure(t *testing.T) {
-	tr, _ := triageLoadFixture(t)
+	tr, _ := fixture.LoadTriage(t)
 	out := triageWrite(t, func(b *bytes.Buffer) error { return WriteTriage(b, tr, "sarif", nil) })
 	var log struct {
 		Schema  string `json:"$schema"`
@@ -199,7 +186,7 @@ func TestTriageJUnitParses(t *testing.T) {
 }
 
 func testTriageJUnitParses(t *testing.T, failOn string) {
-	tr, _ := triageLoadFixture(t)
+	tr, _ := fixture.LoadTriage(t)
 	out := triageWrite(t, func(b *bytes.Buffer) error {
 		return WriteTriage(b, tr, "junit", &TriageOptions{FailOn: failOn})
 	})
