@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/internal/sariftest"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/internal/fixture"
@@ -57,21 +58,7 @@ func TestTriagePortfolioEveryFormat(t *testing.T) {
 	if len(ju.Suites) != 2 || len(ju.Suites[1].Cases) != 4 || ju.Suites[1].Failures != 4 || ju.Tests != len(ju.Suites[0].Cases)+4 {
 		t.Errorf("junit suites: %+v", ju.Suites)
 	}
-	var sarif struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ID string `json:"id"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				RuleIndex int    `json:"ruleIndex"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var sarif sariftest.Log
 	if err := json.Unmarshal(triageWrite(t, func(b *bytes.Buffer) error { return WriteTriage(b, tr, "sarif", nil) }), &sarif); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpvet/mcpvet/internal/sariftest"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/internal/fixture"
@@ -67,41 +68,7 @@ func TestTriageTableIsSafe(t *testing.T) {
 func TestTriageSARIFStructure(t *testing.T) {
 	tr, _ := fixture.LoadTriage(t)
 	out := triageWrite(t, func(b *bytes.Buffer) error { return WriteTriage(b, tr, "sarif", nil) })
-	var log struct {
-		Schema  string `json:"$schema"`
-		Version string `json:"version"`
-		Runs    []struct {
-			Tool struct {
-				Driver struct {
-					Name  string `json:"name"`
-					Rules []struct {
-						ID   string `json:"id"`
-						Help struct {
-							Text string `json:"text"`
-						} `json:"help"`
-						ShortDescription struct {
-							Text string `json:"text"`
-						} `json:"shortDescription"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				RuleIndex int    `json:"ruleIndex"`
-				Level     string `json:"level"`
-				Message   struct {
-					Text string `json:"text"`
-				} `json:"message"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var log sariftest.Log
 	if err := json.Unmarshal(out, &log); err != nil {
 		t.Fatalf("SARIF is not JSON: %v", err)
 	}
