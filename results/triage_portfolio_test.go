@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/mcpvet/mcpvet/results"
@@ -14,12 +13,7 @@ import (
 // TestLoadPortfolioMatchesTriage: the lean loader of `scan --config`
 // finds the same pairs, in the same order, as the triage of the scan.
 func TestLoadPortfolioMatchesTriage(t *testing.T) {
-	st, id := fixture.StoreKeyed(t, filepath.Join(t.TempDir(), "p.db"),
-		results.ScanInfo{Kind: results.KindTriage, Source: fixture.TriageSource, StartedAt: fixture.TriageStart}, fixture.PortfolioServers())
-	tr, err := results.LoadTriage(context.Background(), st, id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, id, tr := fixture.StoreTriage(t, t.TempDir(), fixture.PortfolioServers())
 	pf, err := results.LoadPortfolio(context.Background(), st, id)
 	if err != nil {
 		t.Fatal(err)

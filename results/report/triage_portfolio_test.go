@@ -2,16 +2,13 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcpvet/mcpvet/internal/sariftest"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/internal/fixture"
 )
 
@@ -19,12 +16,7 @@ import (
 // naming another server's tool are reported once per pair of servers,
 // in each of the four formats.
 func TestTriagePortfolioEveryFormat(t *testing.T) {
-	st, id := fixture.StoreKeyed(t, filepath.Join(t.TempDir(), "p.db"),
-		results.ScanInfo{Kind: results.KindTriage, Source: fixture.TriageSource, StartedAt: fixture.TriageStart}, fixture.PortfolioServers())
-	tr, err := results.LoadTriage(context.Background(), st, id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, tr := fixture.StoreTriage(t, t.TempDir(), fixture.PortfolioServers())
 	var got []string
 	for _, f := range tr.Portfolio {
 		got = append(got, f.Code+" "+f.Servers[0]+"+"+f.Servers[1]+" "+strings.Join(f.Names, ","))
