@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/internal/fixture"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
 func TestLoadTriage(t *testing.T) {
-	tr, _ := triageLoadFixture(t)
+	tr, _ := fixture.LoadTriage(t)
 	type row struct {
 		Name, Decision, Rule string
 		Status               vocab.Status
@@ -35,21 +37,21 @@ func TestLoadTriage(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
-	wantCounts := TriageCounts{Keep: 1, Fix: 1, Drop: 2, Ungraded: 1, Pending: 1}
+	wantCounts := results.TriageCounts{Keep: 1, Fix: 1, Drop: 2, Ungraded: 1, Pending: 1}
 	if diff := cmp.Diff(wantCounts, tr.Counts); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
-	if tr.Config != "testdata/claude_desktop_config.json" || tr.Status != ScanInterrupted || tr.ScanID == 0 {
+	if tr.Config != "testdata/claude_desktop_config.json" || tr.Status != results.ScanInterrupted || tr.ScanID == 0 {
 		t.Errorf("header = %q %q %d", tr.Config, tr.Status, tr.ScanID)
 	}
-	if _, err := LoadTriage(context.Background(), triageEmptyStore(t), 99); err == nil {
+	if _, err := results.LoadTriage(context.Background(), triageEmptyStore(t), 99); err == nil {
 		t.Error("LoadTriage of a missing scan: no error")
 	}
 }
 
-func triageEmptyStore(t *testing.T) *Store {
+func triageEmptyStore(t *testing.T) *results.Store {
 	t.Helper()
-	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "empty.db"), nil)
+	st, err := results.Open(context.Background(), filepath.Join(t.TempDir(), "empty.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +60,8 @@ func triageEmptyStore(t *testing.T) *Store {
 }
 
 func TestTriageFailing(t *testing.T) {
-	tr, _ := triageLoadFixture(t)
-	names := func(ss []TriageServer) []string {
+	tr, _ := fixture.LoadTriage(t)
+	names := func(ss []results.TriageServer) []string {
 		var out []string
 		for _, s := range ss {
 			out = append(out, s.Name)
@@ -97,32 +99,32 @@ func TestTriageAtOrBelow(t *testing.T) {
 		{"drop", "", false},
 		{"maybe", "fix", false},
 	} {
-		if got := TriageAtOrBelow(tc.decision, tc.threshold); got != tc.want {
+		if got := results.TriageAtOrBelow(tc.decision, tc.threshold); got != tc.want {
 			t.Errorf("TriageAtOrBelow(%q, %q) = %v, want %v", tc.decision, tc.threshold, got, tc.want)
 		}
 	}
 }
 
 func TestNewTriageServer(t *testing.T) {
-	lowScore := triageResult(triageTarget("vague"), triageAlive("1", 10))
-	lowScore.Score = triageFloat(40)
-	lowScore.Verdict = triageRules(map[string]probe.Rule{
+	lowScore := fixture.TriageResult(fixture.TriageTarget("vague"), fixture.TriageAlive("1", 10))
+	lowScore.Score = new(40.0)
+	lowScore.Verdict = fixture.TriageRules(map[string]probe.Rule{
 		"low_actionability_score": {Findings: []string{"element:param", "element:code"}, Detail: "actionability score 40.0 is below minScore 70"},
 	})
 
-	fatal := triageResult(triageTarget("badschema"), triageAlive("1", 10))
+	fatal := fixture.TriageResult(fixture.TriageTarget("badschema"), fixture.TriageAlive("1", 10))
 	fatal.Findings = []probe.Finding{
 		{Code: probe.CodeToolDescriptionMissing, Severity: probe.SeverityWarn, Subject: "tool:a", Message: "no description"},
 		{Code: probe.CodeInputUnsatisfiable, Severity: probe.SeverityFatal, Subject: "tool:a", Message: "no value satisfies the schema"},
 	}
-	fatal.Verdict = triageRules(map[string]probe.Rule{
+	fatal.Verdict = fixture.TriageRules(map[string]probe.Rule{
 		"fatal_finding":   {Findings: []string{probe.CodeInputUnsatisfiable}, Detail: "schema/input_unsatisfiable (fatal, tool:a)"},
 		"findings_to_fix": {Findings: []string{probe.CodeToolDescriptionMissing}, Detail: "tool/description_missing (warn, tool:a)"},
 	})
 
-	preLaunch := triageResult(triageTarget("unset"), probe.Liveness{Status: vocab.StatusNeedsConfiguration,
+	preLaunch := fixture.TriageResult(fixture.TriageTarget("unset"), probe.Liveness{Status: vocab.StatusNeedsConfiguration,
 		Detail: "unresolved references: ${input:token}"})
-	preLaunch.Verdict = triageRules(map[string]probe.Rule{
+	preLaunch.Verdict = fixture.TriageRules(map[string]probe.Rule{
 		"no_handshake": {Detail: "liveness status needs_configuration: unresolved references: ${input:token}"},
 	})
 
@@ -135,16 +137,16 @@ func TestNewTriageServer(t *testing.T) {
 	}{
 		{"low score names the weakest element", lowScore,
 			[]string{"low actionability score: actionability score 40.0 is below minScore 70"},
-			triageElementSteps["param"]},
+			results.TriageElementSteps["param"]},
 		{"fatal finding outranks the rest", fatal,
 			[]string{"schema/input_unsatisfiable on tool:a: no value satisfies the schema", "tool/description_missing on tool:a: no description"},
 			fix(probe.CodeInputUnsatisfiable)},
 		{"no handshake before launch", preLaunch,
 			[]string{"no handshake: liveness status needs_configuration: unresolved references: ${input:token}"},
-			triageStatusSteps[vocab.StatusNeedsConfiguration]},
+			results.TriageStatusSteps[vocab.StatusNeedsConfiguration]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := NewTriageServer("k", tc.res)
+			s := results.NewTriageServer("k", tc.res)
 			if diff := cmp.Diff(tc.reasons, s.Reasons); diff != "" {
 				t.Errorf("reasons (-want +got):\n%s", diff)
 			}

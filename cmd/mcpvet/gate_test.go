@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/internal/sariftest"
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/scan"
 )
@@ -130,24 +131,7 @@ func TestProbeSARIFRelative(t *testing.T) {
 	if code != exitFindings {
 		t.Fatalf("exit %d, %q", code, stderr)
 	}
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-				Suppressions []struct {
-					Kind, Justification string
-				} `json:"suppressions"`
-				Properties map[string]any `json:"properties"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var log sariftest.Log
 	readJSON(t, sarif, &log)
 	suppressed, open := 0, 0
 	for _, r := range log.Runs[0].Results {

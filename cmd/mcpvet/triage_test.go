@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpvet/mcpvet/internal/sariftest"
 	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 )
@@ -217,34 +218,7 @@ func TestTriageEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var log struct {
-			Version string `json:"version"`
-			Runs    []struct {
-				Tool struct {
-					Driver struct {
-						Rules []struct {
-							ID string `json:"id"`
-						} `json:"rules"`
-					} `json:"driver"`
-				} `json:"tool"`
-				Results []struct {
-					RuleID    string `json:"ruleId"`
-					Locations []struct {
-						PhysicalLocation struct {
-							ArtifactLocation struct {
-								URI string `json:"uri"`
-							} `json:"artifactLocation"`
-							Region struct {
-								StartLine int `json:"startLine"`
-							} `json:"region"`
-						} `json:"physicalLocation"`
-					} `json:"locations"`
-					Properties struct {
-						Server string `json:"server"`
-					} `json:"properties"`
-				} `json:"results"`
-			} `json:"runs"`
-		}
+		var log sariftest.Log
 		if err := json.Unmarshal(data, &log); err != nil || log.Version != "2.1.0" || len(log.Runs) != 1 {
 			t.Fatalf("SARIF: %v\n%s", err, data)
 		}
@@ -262,7 +236,7 @@ func TestTriageEndToEnd(t *testing.T) {
 			if loc.ArtifactLocation.URI != "claude_desktop_config.json" {
 				t.Errorf("artifact %q", loc.ArtifactLocation.URI)
 			}
-			if r.Properties.Server == "crash" {
+			if r.Properties["server"] == "crash" {
 				sawCrash = true
 				if loc.Region.StartLine != 6 {
 					t.Errorf("crash result at line %d, want 6", loc.Region.StartLine)

@@ -134,3 +134,20 @@ func eachJSON(ctx context.Context, r *results.Report, fn func(i int, row *result
 
 // sectionAnchor is the HTML id of row i's section.
 func sectionAnchor(i int) string { return fmt.Sprintf("s%d", i+1) }
+
+// breakdown is one breakdown table of the census under its heading.
+type breakdown struct {
+	Title string
+	Rows  []results.BreakdownRow
+}
+
+// breakdowns lists the census's breakdowns, in the order and under the
+// headings both the Markdown and the HTML report show them.
+func breakdowns(c *results.Census) []breakdown {
+	return []breakdown{
+		{"Package type", c.Breakdowns.PackageType},
+		{"Transport", c.Breakdowns.Transport},
+		{"Negotiated protocol version", c.Breakdowns.ProtocolVersion},
+		{"Server SDK (from an SDK's serverInfo default, the package's dependencies or an SDK's error format)", c.Breakdowns.SDK},
+	}
+}

@@ -275,16 +275,8 @@ func (HTMLReporter) Write(ctx context.Context, w io.Writer, r *results.Report) e
 		h.MoreFind = len(h.Findings) - maxShownFindings
 		h.Findings = h.Findings[:maxShownFindings]
 	}
-	for _, b := range []struct {
-		t    string
-		rows []results.BreakdownRow
-	}{
-		{"Package type", c.Breakdowns.PackageType},
-		{"Transport", c.Breakdowns.Transport},
-		{"Negotiated protocol version", c.Breakdowns.ProtocolVersion},
-		{"Server SDK (from an SDK's serverInfo default, the package's dependencies or an SDK's error format)", c.Breakdowns.SDK},
-	} {
-		hb := htmlBreakdown{Title: b.t, Rows: b.rows}
+	for _, b := range breakdowns(c) {
+		hb := htmlBreakdown{Title: b.Title, Rows: b.Rows}
 		if len(hb.Rows) > maxShownKeys {
 			hb.More = len(hb.Rows) - maxShownKeys
 			hb.Rows = hb.Rows[:maxShownKeys]

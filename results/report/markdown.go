@@ -196,19 +196,11 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 	}
 
 	e.str("\n## Breakdowns\n")
-	for _, b := range []struct {
-		title string
-		rows  []results.BreakdownRow
-	}{
-		{"Package type", c.Breakdowns.PackageType},
-		{"Transport", c.Breakdowns.Transport},
-		{"Negotiated protocol version", c.Breakdowns.ProtocolVersion},
-		{"Server SDK (from an SDK's serverInfo default, the package's dependencies or an SDK's error format)", c.Breakdowns.SDK},
-	} {
-		e.printf("\n### %s\n\n| Value | Servers | Handshake | Rate | 95%% CI | Tools | Median score | Keep | Fix | Drop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", b.title)
-		for i, row := range b.rows {
+	for _, b := range breakdowns(c) {
+		e.printf("\n### %s\n\n| Value | Servers | Handshake | Rate | 95%% CI | Tools | Median score | Keep | Fix | Drop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", b.Title)
+		for i, row := range b.Rows {
 			if i == maxShownKeys {
-				e.printf("\n%d more values in the JSON report.\n", len(b.rows)-maxShownKeys)
+				e.printf("\n%d more values in the JSON report.\n", len(b.Rows)-maxShownKeys)
 				break
 			}
 			e.printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mdText(row.Key, 100), fmtInt(row.Servers),

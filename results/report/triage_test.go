@@ -2,34 +2,22 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"encoding/xml"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpvet/mcpvet/internal/sariftest"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/results/internal/fixture"
 )
 
-func triageLoadFixture(t *testing.T) (*results.Triage, string) {
-	t.Helper()
-	dir := t.TempDir()
-	st, id := triageStore(t, filepath.Join(dir, "triage.db"),
-		results.ScanInfo{Kind: results.KindTriage, Source: triageSource, StartedAt: triageStart}, triageFixtures())
-	tr, err := results.LoadTriage(context.Background(), st, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr, dir
-}
-
 func TestTriageGolden(t *testing.T) {
-	tr, dir := triageLoadFixture(t)
+	tr, dir := fixture.LoadTriage(t)
 	// The SARIF region comes from the config; cmd fills Line in.
 	for i := range tr.Servers {
 		tr.Servers[i].Line = 3 + 4*i
@@ -49,7 +37,7 @@ func TestTriageGolden(t *testing.T) {
 }
 
 func TestTriageTableIsSafe(t *testing.T) {
-	tr, _ := triageLoadFixture(t)
+	tr, _ := fixture.LoadTriage(t)
 	out := string(triageWrite(t, func(b *bytes.Buffer) error { return WriteTriage(b, tr, "table", nil) }))
 	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
 		if strings.Contains(out, bad) {
@@ -78,43 +66,9 @@ func TestTriageTableIsSafe(t *testing.T) {
 }
 
 func TestTriageSARIFStructure(t *testing.T) {
-	tr, _ := triageLoadFixture(t)
+	tr, _ := fixture.LoadTriage(t)
 	out := triageWrite(t, func(b *bytes.Buffer) error { return WriteTriage(b, tr, "sarif", nil) })
-	var log struct {
-		Schema  string `json:"$schema"`
-		Version string `json:"version"`
-		Runs    []struct {
-			Tool struct {
-				Driver struct {
-					Name  string `json:"name"`
-					Rules []struct {
-						ID   string `json:"id"`
-						Help struct {
-							Text string `json:"text"`
-						} `json:"help"`
-						ShortDescription struct {
-							Text string `json:"text"`
-						} `json:"shortDescription"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				RuleIndex int    `json:"ruleIndex"`
-				Level     string `json:"level"`
-				Message   struct {
-					Text string `json:"text"`
-				} `json:"message"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var log sariftest.Log
 	if err := json.Unmarshal(out, &log); err != nil {
 		t.Fatalf("SARIF is not JSON: %v", err)
 	}
@@ -199,7 +153,7 @@ func TestTriageJUnitParses(t *testing.T) {
 }
 
 func testTriageJUnitParses(t *testing.T, failOn string) {
-	tr, _ := triageLoadFixture(t)
+	tr, _ := fixture.LoadTriage(t)
 	out := triageWrite(t, func(b *bytes.Buffer) error {
 		return WriteTriage(b, tr, "junit", &TriageOptions{FailOn: failOn})
 	})
