@@ -296,86 +296,112 @@ func mdServer(e *mdWriter, i int, row *results.ServerRow, res *probe.Result) {
 		e.str(mdFence(noise, "text"))
 	}
 
-	if len(res.Tools) > 0 {
-		e.str("\n### Tools\n\n| Tool | Description |\n|---|---|\n")
-		for j, t := range res.Tools {
-			if j == maxShownItems {
-				e.printf("\n%d more tools in the JSON report.\n", len(res.Tools)-maxShownItems)
-				break
-			}
-			e.printf("| %s | %s |\n", mdText(t.Name, 120), mdText(t.Description, maxShownLine))
-		}
+	mdTools(e, res)
+	mdFindings(e, res)
+	mdProbes(e, res)
+	mdVerdictRules(e, res)
+}
+
+// mdTools writes the server's tools, up to maxShownItems.
+func mdTools(e *mdWriter, res *probe.Result) {
+	if len(res.Tools) == 0 {
+		return
 	}
-	if len(res.Findings) > 0 {
-		e.str("\n### Findings\n\n| Severity | Code | Subject | Message | Evidence |\n|---|---|---|---|---|\n")
-		for j, f := range sortedFindings(res.Findings) {
-			if j == maxShownItems {
-				e.printf("\n%d more findings in the JSON report.\n", len(res.Findings)-maxShownItems)
-				break
-			}
-			subj := mdText(f.Subject, 120)
-			if f.Pointer != "" {
-				subj += " " + mdText(f.Pointer, 120)
-			}
-			e.printf("| %s | %s | %s | %s | %s |\n", mdText(string(f.Severity), 10), mdText(f.Code, 80), subj,
-				mdText(f.Message, maxShownLine), mdText(f.Value, maxShownLine))
+	e.str("\n### Tools\n\n| Tool | Description |\n|---|---|\n")
+	for j, t := range res.Tools {
+		if j == maxShownItems {
+			e.printf("\n%d more tools in the JSON report.\n", len(res.Tools)-maxShownItems)
+			break
 		}
+		e.printf("| %s | %s |\n", mdText(t.Name, 120), mdText(t.Description, maxShownLine))
 	}
-	if len(res.Probes) > 0 {
-		e.str("\n### Probes\n")
-		for j := range res.Probes {
-			if j == maxShownItems {
-				e.printf("\n%d more probes in the JSON report.\n", len(res.Probes)-maxShownItems)
-				break
-			}
-			p := &res.Probes[j]
-			e.printf("\n**%d. %s** %s", j+1, mdText(p.Kind, 60), mdText(p.Method, 60))
-			if p.Tool != "" {
-				e.printf(" tool %s", mdText(p.Tool, 120))
-			}
-			if p.Param != "" {
-				e.printf(" param %s", mdText(p.Param, 120))
-			}
-			e.printf(" → %s, %s", mdText(p.Class, 30), fmtMs(p.LatencyMs))
-			if p.Score != nil {
-				e.printf(", score %s", fmtScore(p.Score))
-			}
-			e.str("\n\nsent:\n\n")
-			e.str(mdFence(jsonBlock(p.Sent, maxShownText), "json"))
-			if resp := jsonBlock(p.Response, maxShownText); resp != "" {
-				e.str("\nreceived:\n\n")
-				e.str(mdFence(resp, "json"))
-			}
-			if txt := textBlock(p.Text, maxShownText); strings.TrimSpace(txt) != "" {
-				e.str("\ntext (as graded):\n\n")
-				e.str(mdFence(txt, "text"))
-			}
-			if len(p.Elements) > 0 {
-				e.str("\n")
-				for _, el := range p.Elements {
-					mark := "✗"
-					if el.Pass {
-						mark = "✓"
-					}
-					e.printf("- %s %s", mark, mdText(el.Name, 40))
-					if el.Evidence != "" {
-						e.printf(": %s", mdText(el.Evidence, maxShownLine))
-					}
-					e.str("\n")
+}
+
+// mdFindings writes the findings, worst first, up to maxShownItems.
+func mdFindings(e *mdWriter, res *probe.Result) {
+	if len(res.Findings) == 0 {
+		return
+	}
+	e.str("\n### Findings\n\n| Severity | Code | Subject | Message | Evidence |\n|---|---|---|---|---|\n")
+	for j, f := range sortedFindings(res.Findings) {
+		if j == maxShownItems {
+			e.printf("\n%d more findings in the JSON report.\n", len(res.Findings)-maxShownItems)
+			break
+		}
+		subj := mdText(f.Subject, 120)
+		if f.Pointer != "" {
+			subj += " " + mdText(f.Pointer, 120)
+		}
+		e.printf("| %s | %s | %s | %s | %s |\n", mdText(string(f.Severity), 10), mdText(f.Code, 80), subj,
+			mdText(f.Message, maxShownLine), mdText(f.Value, maxShownLine))
+	}
+}
+
+// mdProbes writes each injected failure with what came back and its
+// grade, up to maxShownItems.
+func mdProbes(e *mdWriter, res *probe.Result) {
+	if len(res.Probes) == 0 {
+		return
+	}
+	e.str("\n### Probes\n")
+	for j := range res.Probes {
+		if j == maxShownItems {
+			e.printf("\n%d more probes in the JSON report.\n", len(res.Probes)-maxShownItems)
+			break
+		}
+		p := &res.Probes[j]
+		e.printf("\n**%d. %s** %s", j+1, mdText(p.Kind, 60), mdText(p.Method, 60))
+		if p.Tool != "" {
+			e.printf(" tool %s", mdText(p.Tool, 120))
+		}
+		if p.Param != "" {
+			e.printf(" param %s", mdText(p.Param, 120))
+		}
+		e.printf(" → %s, %s", mdText(p.Class, 30), fmtMs(p.LatencyMs))
+		if p.Score != nil {
+			e.printf(", score %s", fmtScore(p.Score))
+		}
+		e.str("\n\nsent:\n\n")
+		e.str(mdFence(jsonBlock(p.Sent, maxShownText), "json"))
+		if resp := jsonBlock(p.Response, maxShownText); resp != "" {
+			e.str("\nreceived:\n\n")
+			e.str(mdFence(resp, "json"))
+		}
+		if txt := textBlock(p.Text, maxShownText); strings.TrimSpace(txt) != "" {
+			e.str("\ntext (as graded):\n\n")
+			e.str(mdFence(txt, "text"))
+		}
+		if len(p.Elements) > 0 {
+			e.str("\n")
+			for _, el := range p.Elements {
+				mark := "✗"
+				if el.Pass {
+					mark = "✓"
 				}
+				e.printf("- %s %s", mark, mdText(el.Name, 40))
+				if el.Evidence != "" {
+					e.printf(": %s", mdText(el.Evidence, maxShownLine))
+				}
+				e.str("\n")
 			}
 		}
 	}
-	if v := res.Verdict; v != nil && len(v.Rules) > 0 {
-		e.str("\n### Verdict rules\n\n| Rule | Fired | Decision | Detail | Findings |\n|---|---|---|---|---|\n")
-		for _, ru := range v.Rules {
-			fired := "no"
-			if ru.Fired {
-				fired = "**yes**"
-			}
-			e.printf("| %s | %s | %s | %s | %s |\n", mdText(ru.Name, 80), fired, mdText(ru.Decision, 10),
-				mdText(ru.Detail, maxShownLine), mdText(strings.Join(ru.Findings, ", "), maxShownLine))
+}
+
+// mdVerdictRules writes the verdict's rule trace.
+func mdVerdictRules(e *mdWriter, res *probe.Result) {
+	if res.Verdict == nil || len(res.Verdict.Rules) == 0 {
+		return
+	}
+	v := res.Verdict
+	e.str("\n### Verdict rules\n\n| Rule | Fired | Decision | Detail | Findings |\n|---|---|---|---|---|\n")
+	for _, ru := range v.Rules {
+		fired := "no"
+		if ru.Fired {
+			fired = "**yes**"
 		}
+		e.printf("| %s | %s | %s | %s | %s |\n", mdText(ru.Name, 80), fired, mdText(ru.Decision, 10),
+			mdText(ru.Detail, maxShownLine), mdText(strings.Join(ru.Findings, ", "), maxShownLine))
 	}
 }
 
