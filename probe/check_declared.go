@@ -86,92 +86,115 @@ func CheckDeclared(res *Result, serverJSON json.RawMessage) []Finding {
 			"the server.json given for the target could not be read: %v", err)}
 	}
 	pkgs := matchingPackages(doc, res.Target)
-	var out []Finding
-	l := res.Liveness
-
-	// Version: the registry's version or the package's, against serverInfo.
-	if l.HandshakeCompleted && l.ServerInfo != nil && l.ServerInfo.Version != "" {
-		declared := map[string]bool{}
-		var list []string
-		add := func(v string) {
-			if v != "" && !declared[normalVersion(v)] {
-				declared[normalVersion(v)] = true
-				list = append(list, v)
-			}
-		}
-		// A dist-tag such as "latest" is not a version: what it meant is
-		// the version the sandbox installed.
-		addVersion := func(v string) {
-			if isVersionTag(v) {
-				v = res.Target.InstalledVersion
-			}
-			add(v)
-		}
-		addVersion(doc.Version)
-		for _, i := range pkgs {
-			addVersion(doc.Packages[i].Version)
-		}
-		if len(list) > 0 && !declared[normalVersion(l.ServerInfo.Version)] {
-			out = append(out, NewFinding(CodeDeclaredVersion, declaredSubject, declaredVersionPointer, l.ServerInfo.Version,
-				"server.json declares version %s but the server reports serverInfo.version %q; report the released version",
-				strings.Join(list, " / "), l.ServerInfo.Version))
-		}
-	}
-
-	// Transport: the one the handshake completed on must be declared.
-	if l.HandshakeCompleted && res.Target.Transport != "" {
-		var declared []string
-		for _, i := range pkgs {
-			if t := doc.Packages[i].Transport.Type; t != "" {
-				declared = append(declared, t)
-			}
-		}
-		if res.Target.Transport != "stdio" {
-			matched := false
-			for _, r := range doc.Remotes {
-				if r.URL != "" && r.URL == res.Target.URL {
-					declared, matched = append(declared, r.Type), true
-				}
-			}
-			if !matched {
-				for _, r := range doc.Remotes {
-					declared = append(declared, r.Type)
-				}
-			}
-		}
-		slices.Sort(declared)
-		declared = slices.Compact(declared)
-		if len(declared) > 0 && !slices.Contains(declared, res.Target.Transport) {
-			out = append(out, NewFinding(CodeDeclaredTransport, declaredSubject, declaredTransportPointer, res.Target.Transport,
-				"server.json declares transport %s but the server completed the handshake over %s; declare the transport it speaks",
-				strings.Join(declared, ", "), res.Target.Transport))
-		}
-	}
-
-	// Environment: variables the server asked for as it died.
-	if !l.HandshakeCompleted {
-		declared := map[string]bool{} // name -> isRequired
-		for _, i := range pkgs {
-			for _, e := range doc.Packages[i].EnvironmentVariables {
-				declared[e.Name] = declared[e.Name] || e.IsRequired
-			}
-		}
-		for i, name := range askedEnvVars(l.Evidence + "\n" + l.StderrTail) {
-			if i == maxEnvVarFindings {
-				break
-			}
-			req, ok := declared[name]
-			switch {
-			case !ok:
-				out = append(out, NewFinding(CodeEnvVarUndeclared, declaredSubject, declaredEnvPointer, name,
-					"the server stopped asking for %s, which server.json does not declare; add it under environmentVariables with \"isRequired\": true", name))
-			case !req:
-				out = append(out, NewFinding(CodeEnvVarNotRequired, declaredSubject, declaredEnvPointer, name,
-					"the server stopped asking for %s, which server.json declares as optional; mark it \"isRequired\": true", name))
-			}
-		}
-	}
+	out := declaredVersionFindings(res, doc, pkgs)
+	out = append(out, declaredTransportFindings(res, doc, pkgs)...)
+	out = append(out, declaredEnvFindings(res, doc, pkgs)...)
 	return sortUniqueFindings(out)
+}
+
+// declaredVersionFindings compares the registry's version, or the
+// package's, with the serverInfo.version of a completed handshake.
+func declaredVersionFindings(res *Result, doc *serverJSONDoc, pkgs []int) []Finding {
+	l := res.Liveness
+	if !l.HandshakeCompleted || l.ServerInfo == nil || l.ServerInfo.Version == "" {
+		return nil
+	}
+	var out []Finding
+	declared := map[string]bool{}
+	var list []string
+	add := func(v string) {
+		if v != "" && !declared[normalVersion(v)] {
+			declared[normalVersion(v)] = true
+			list = append(list, v)
+		}
+	}
+	// A dist-tag such as "latest" is not a version: what it meant is
+	// the version the sandbox installed.
+	addVersion := func(v string) {
+		if isVersionTag(v) {
+			v = res.Target.InstalledVersion
+		}
+		add(v)
+	}
+	addVersion(doc.Version)
+	for _, i := range pkgs {
+		addVersion(doc.Packages[i].Version)
+	}
+	if len(list) > 0 && !declared[normalVersion(l.ServerInfo.Version)] {
+		out = append(out, NewFinding(CodeDeclaredVersion, declaredSubject, declaredVersionPointer, l.ServerInfo.Version,
+			"server.json declares version %s but the server reports serverInfo.version %q; report the released version",
+			strings.Join(list, " / "), l.ServerInfo.Version))
+	}
+	return out
+}
+
+// declaredTransportFindings checks that the transport the handshake
+// completed on is declared.
+func declaredTransportFindings(res *Result, doc *serverJSONDoc, pkgs []int) []Finding {
+	l := res.Liveness
+	if !l.HandshakeCompleted || res.Target.Transport == "" {
+		return nil
+	}
+	var out []Finding
+	var declared []string
+	for _, i := range pkgs {
+		if t := doc.Packages[i].Transport.Type; t != "" {
+			declared = append(declared, t)
+		}
+	}
+	if res.Target.Transport != "stdio" {
+		matched := false
+		for _, r := range doc.Remotes {
+			if r.URL != "" && r.URL == res.Target.URL {
+				declared, matched = append(declared, r.Type), true
+			}
+		}
+		if !matched {
+			for _, r := range doc.Remotes {
+				declared = append(declared, r.Type)
+			}
+		}
+	}
+	slices.Sort(declared)
+	declared = slices.Compact(declared)
+	if len(declared) > 0 && !slices.Contains(declared, res.Target.Transport) {
+		out = append(out, NewFinding(CodeDeclaredTransport, declaredSubject, declaredTransportPointer, res.Target.Transport,
+			"server.json declares transport %s but the server completed the handshake over %s; declare the transport it speaks",
+			strings.Join(declared, ", "), res.Target.Transport))
+	}
+	return out
+}
+
+// declaredEnvFindings reports the environment variables a server that
+// died before the handshake asked for, when server.json does not declare
+// them, or declares them optional.
+func declaredEnvFindings(res *Result, doc *serverJSONDoc, pkgs []int) []Finding {
+	l := res.Liveness
+	if l.HandshakeCompleted {
+		return nil
+	}
+	var out []Finding
+	declared := map[string]bool{} // name -> isRequired
+	for _, i := range pkgs {
+		for _, e := range doc.Packages[i].EnvironmentVariables {
+			declared[e.Name] = declared[e.Name] || e.IsRequired
+		}
+	}
+	for i, name := range askedEnvVars(l.Evidence + "\n" + l.StderrTail) {
+		if i == maxEnvVarFindings {
+			break
+		}
+		req, ok := declared[name]
+		switch {
+		case !ok:
+			out = append(out, NewFinding(CodeEnvVarUndeclared, declaredSubject, declaredEnvPointer, name,
+				"the server stopped asking for %s, which server.json does not declare; add it under environmentVariables with \"isRequired\": true", name))
+		case !req:
+			out = append(out, NewFinding(CodeEnvVarNotRequired, declaredSubject, declaredEnvPointer, name,
+				"the server stopped asking for %s, which server.json declares as optional; mark it \"isRequired\": true", name))
+		}
+	}
+	return out
 }
 
 func parseServerJSON(data json.RawMessage) (*serverJSONDoc, error) {
