@@ -260,60 +260,88 @@ func (h *httpChecks) session(ctx context.Context) {
 		return
 	}
 	sid := r.header.Get("Mcp-Session-Id")
-	withSession := func(id string, version string) func(http.Header) {
-		return func(hd http.Header) {
-			if id != "" {
-				hd.Set("Mcp-Session-Id", id)
-			}
-			if version != "" {
-				hd.Set("Mcp-Protocol-Version", version)
-			}
-		}
-	}
 	if sid != "" && !visibleASCII(sid) {
 		h.add(NewFinding(CodeHTTPSessionCharset, "server", "http:Mcp-Session-Id", sid,
 			"the session id %q has characters outside 0x21-0x7E; the spec says %s", sid, specSessionCharset))
 		// The id cannot be sent back in a header; nothing else to check.
 		return
 	}
-	r, err = h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "", withSession(sid, h.version), "")
+	h.initialized(ctx, sid)
+	h.listBaseTools(ctx, sid)
+	h.getStream(ctx, sid)
+	if sid == "" {
+		// A server without sessions: the session checks do not apply.
+		return
+	}
+	h.sessionRules(ctx, sid)
+}
+
+// withSession sets the Mcp-Session-Id and Mcp-Protocol-Version headers
+// of a request, each when not empty.
+func withSession(id string, version string) func(http.Header) {
+	return func(hd http.Header) {
+		if id != "" {
+			hd.Set("Mcp-Session-Id", id)
+		}
+		if version != "" {
+			hd.Set("Mcp-Protocol-Version", version)
+		}
+	}
+}
+
+// initialized sends notifications/initialized, which is answered 202.
+func (h *httpChecks) initialized(ctx context.Context, sid string) {
+	r, err := h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "", withSession(sid, h.version), "")
 	if err == nil && r.status != http.StatusAccepted && r.status >= 200 && r.status < 300 {
 		h.add(NewFinding(CodeHTTPNotification, "server", "http:POST notifications/initialized", fmt.Sprint(r.status),
 			"notifications/initialized was accepted with %d instead of 202; the spec says %s", r.status, specNotification))
 	}
-	r, err = h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), "2", withSession(sid, h.version), "")
-	if err == nil && r.msg != nil {
-		var tl struct {
-			Result *struct {
-				Tools []struct {
-					Name string `json:"name"`
-				} `json:"tools"`
-				NextCursor string `json:"nextCursor"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(r.msg, &tl) == nil && tl.Result != nil && tl.Result.NextCursor == "" {
-			base := map[string]bool{}
-			for _, t := range tl.Result.Tools {
-				base[t.Name] = true
-			}
-			h.mu.Lock()
-			h.baseTools = base
-			h.mu.Unlock()
-		}
+}
+
+// listBaseTools records the tools of a one-page tools/list on the
+// session, the baseline later listings are compared with.
+func (h *httpChecks) listBaseTools(ctx context.Context, sid string) {
+	r, err := h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), "2", withSession(sid, h.version), "")
+	if err != nil || r.msg == nil {
+		return
 	}
-	r, err = h.send(ctx, http.MethodGet, nil, "", withSession(sid, h.version), "")
+	var tl struct {
+		Result *struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(r.msg, &tl) != nil || tl.Result == nil || tl.Result.NextCursor != "" {
+		return
+	}
+	base := map[string]bool{}
+	for _, t := range tl.Result.Tools {
+		base[t.Name] = true
+	}
+	h.mu.Lock()
+	h.baseTools = base
+	h.mu.Unlock()
+}
+
+// getStream checks GET on the endpoint: an event stream, or 405.
+func (h *httpChecks) getStream(ctx context.Context, sid string) {
+	r, err := h.send(ctx, http.MethodGet, nil, "", withSession(sid, h.version), "")
 	if err == nil && r.status != http.StatusMethodNotAllowed &&
 		!(r.status == http.StatusOK && strings.HasPrefix(r.header.Get("Content-Type"), "text/event-stream")) {
 		h.add(NewFinding(CodeHTTPGet, "server", "http:GET", fmt.Sprintf("%d %s", r.status, r.header.Get("Content-Type")),
 			"GET on the endpoint was answered %d with Content-Type %q; the spec says %s", r.status, r.header.Get("Content-Type"), specGet))
 	}
-	if sid == "" {
-		// A server without sessions: the session checks do not apply.
-		return
-	}
+}
+
+// sessionRules checks what the spec requires of a server that issued the
+// session id sid: a request without it is refused with 400, a bad protocol
+// version header with 400, and a deleted session answers 404.
+func (h *httpChecks) sessionRules(ctx context.Context, sid string) {
 	ping := func(id string) []byte { return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"ping"}`, id) }
 	// tools/list rather than ping: ping is allowed before initialization.
-	r, err = h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), "3", withSession("", h.version), "")
+	r, err := h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), "3", withSession("", h.version), "")
 	if err == nil && r.status != http.StatusBadRequest {
 		h.add(NewFinding(CodeHTTPMissingSession, "server", "http:POST tools/list (no Mcp-Session-Id)", fmt.Sprint(r.status),
 			"tools/list without the Mcp-Session-Id the server issued was answered %d; the spec says %s", r.status, specMissingSession))
