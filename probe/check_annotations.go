@@ -116,45 +116,79 @@ func checkAnnotations(version string, v toolView) []Finding {
 		return []Finding{NewFinding(CodeAnnotationsNotObject, subj, "/annotations", safe.Truncate(string(v.annotations), MaxEvidence, safe.Ellipsis),
 			"annotations is %s; it must be an object of hints", jsonKindOf(v.annotations))}
 	}
+	out, hs := readHints(subj, ann)
+	legacy := version == vocab.Protocol20241105
+	if !legacy {
+		out = append(out, missingHints(subj, hs)...)
+	}
+	readOnly := hs.isTrue("readOnlyHint")
+	if readOnly && hs.isTrue("destructiveHint") {
+		out = append(out, NewFinding(CodeReadOnlyAndDestructive, subj, "/annotations", safe.Truncate(string(v.annotations), MaxEvidence, safe.Ellipsis),
+			"readOnlyHint and destructiveHint are both true; a read-only tool changes nothing, so set one of them to false"))
+	}
+	return append(out, intentFindings(subj, v, hs, legacy)...)
+}
+
+// toolHints are the hints a tool's annotations carry.
+type toolHints struct {
+	value   map[string]bool // hint values that are booleans
+	present map[string]bool // hints sent at all (not null)
+}
+
+// isTrue reports whether the hint is the boolean true.
+func (hs toolHints) isTrue(key string) bool { b, ok := hs.value[key]; return ok && b }
+
+// readHints reads the hints of ann, with a finding for each that is not a
+// boolean.
+func readHints(subj string, ann map[string]json.RawMessage) ([]Finding, toolHints) {
 	var out []Finding
-	hints := map[string]bool{}   // hint values that are booleans
-	present := map[string]bool{} // hints sent at all
+	hs := toolHints{value: map[string]bool{}, present: map[string]bool{}}
 	for _, h := range hintSpecs {
 		raw, ok := ann[h.key]
 		if !ok || isJSONNull(raw) {
 			continue
 		}
-		present[h.key] = true
+		hs.present[h.key] = true
 		var b bool
 		if json.Unmarshal(raw, &b) != nil {
 			out = append(out, NewFinding(CodeHintNotBoolean, subj, "/annotations/"+h.key, safe.Truncate(string(raw), MaxEvidence, safe.Ellipsis),
 				"annotations.%s is %s; it must be true or false", h.key, jsonKindOf(raw)))
 			continue
 		}
-		hints[h.key] = b
+		hs.value[h.key] = b
 	}
-	legacy := version == vocab.Protocol20241105
-	readOnly, roKnown := hints["readOnlyHint"]
-	if !legacy {
-		for _, h := range hintSpecs {
-			if present[h.key] || (h.writeOnly && roKnown && readOnly) {
-				continue
-			}
-			out = append(out, NewFinding(h.code, subj, "/annotations/"+h.key, "",
-				"the tool does not set annotations.%s, so clients cannot tell %s", h.key, h.what))
+	return out, hs
+}
+
+// missingHints reports each hint the tool does not set; the hints about
+// writing do not apply to a tool that says it is read-only.
+func missingHints(subj string, hs toolHints) []Finding {
+	var out []Finding
+	readOnly := hs.isTrue("readOnlyHint")
+	for _, h := range hintSpecs {
+		if hs.present[h.key] || (h.writeOnly && readOnly) {
+			continue
 		}
+		out = append(out, NewFinding(h.code, subj, "/annotations/"+h.key, "",
+			"the tool does not set annotations.%s, so clients cannot tell %s", h.key, h.what))
 	}
-	destructive, dKnown := hints["destructiveHint"]
-	if roKnown && readOnly && dKnown && destructive {
-		out = append(out, NewFinding(CodeReadOnlyAndDestructive, subj, "/annotations", safe.Truncate(string(v.annotations), MaxEvidence, safe.Ellipsis),
-			"readOnlyHint and destructiveHint are both true; a read-only tool changes nothing, so set one of them to false"))
-	}
+	return out
+}
+
+// intentFindings compares the hints with what the tool's name and
+// description say it does: a read-only hint on a tool that writes, a
+// reader without the read-only hint (not before 2025-03-26), a tool that
+// deletes marked not destructive.
+func intentFindings(subj string, v toolView, hs toolHints, legacy bool) []Finding {
+	var out []Finding
+	readOnly := hs.isTrue("readOnlyHint")
+	_, roKnown := hs.value["readOnlyHint"]
 	mutating, deleting, reader := nameIntent(v.name, v.description)
 	switch {
-	case roKnown && readOnly && mutating != "":
+	case readOnly && mutating != "":
 		out = append(out, NewFinding(CodeReadOnlyOnMutatingTool, subj, "/annotations/readOnlyHint", mutating,
 			"readOnlyHint is true but the tool's %s; set readOnlyHint: false if the tool changes anything", mutating))
-	case reader != "" && mutating == "" && !(roKnown && readOnly) && !legacy:
+	case reader != "" && mutating == "" && !readOnly && !legacy:
 		state := "is not set"
 		if roKnown {
 			state = "is false"
@@ -162,7 +196,7 @@ func checkAnnotations(version string, v toolView) []Finding {
 		out = append(out, NewFinding(CodeReaderWithoutReadOnly, subj, "/annotations/readOnlyHint", reader,
 			"the tool's %s, but readOnlyHint %s; set readOnlyHint: true if it only reads", reader, state))
 	}
-	if dKnown && !destructive && deleting != "" && !(roKnown && readOnly) {
+	if destructive, dKnown := hs.value["destructiveHint"]; dKnown && !destructive && deleting != "" && !readOnly {
 		out = append(out, NewFinding(CodeNotDestructiveOnDeleting, subj, "/annotations/destructiveHint", deleting,
 			"destructiveHint is false but the tool's %s; set destructiveHint: true if it deletes or overwrites data", deleting))
 	}
