@@ -109,104 +109,145 @@ func ScanLeaks(label, text string, c *Context) []Leak {
 // scanLeaks finds leaks in seg; anything contained in echo (the raw value
 // the caller sent) is an echo, not a leak.
 func scanLeaks(seg segment, c *Context, echo string) []Leak {
-	var out []Leak
+	x := &leakScan{seg: seg, echo: echo}
+	x.canaries(c.Canaries)
 	s := seg.s
-	add := func(k LeakKind, i, j int, ev string) {
-		out = append(out, Leak{Kind: k, Where: fmt.Sprintf("%s[%d:%d]", seg.label, i, j), Evidence: ev})
-	}
-	names := slices.Sorted(maps.Keys(c.Canaries))
-	for _, name := range names {
-		v := c.Canaries[name]
-		if len(v) < 6 {
-			continue
-		}
-		if i := strings.Index(s, v); i >= 0 {
-			add(LeakSecret, i, i+len(v), "canary value of "+name)
-		}
-	}
 	if len(s) > maxScanBytes {
 		s = s[:maxScanBytes]
 	}
 	if len(seg.lower) != len(seg.s) {
 		seg.lower = asciiLower(seg.s)
 	}
-	lower := seg.lower[:len(s)]
-	hl := seg.hints // the mask of seg.lower, when the input computed it
+	x.s, x.lower = s, seg.lower[:len(s)]
+	x.hl = seg.hints // the mask of seg.lower, when the input computed it
 	if !seg.hinted || len(s) != len(seg.s) {
-		hl = hintMask(lower)
+		x.hl = hintMask(x.lower)
 	}
-	hs := hl
-	if s != lower {
-		hs = hintMask(s)
+	x.hs = x.hl
+	if s != x.lower {
+		x.hs = hintMask(s)
 	}
+	x.credentials()
+	x.connectionStrings()
+	x.internalHosts()
+	x.stackTrace()
+	x.hostPath(c.PublicPaths)
+	return x.out
+}
+
+// leakScan is one run of [scanLeaks]: the text, its lowercase form and
+// their hint masks (bounded to maxScanBytes; canaries are searched in all
+// of seg), and the leaks found so far.
+type leakScan struct {
+	seg       segment
+	echo      string
+	s, lower  string
+	hs, hl    uint64
+	out       []Leak
+	connSpans [][]int // connection strings found, which hide what they contain
+}
+
+func (x *leakScan) add(k LeakKind, i, j int, ev string) {
+	x.out = append(x.out, Leak{Kind: k, Where: fmt.Sprintf("%s[%d:%d]", x.seg.label, i, j), Evidence: ev})
+}
+
+// echoed reports whether m is part of the value the caller sent.
+func (x *leakScan) echoed(m string) bool { return x.echo != "" && strings.Contains(x.echo, m) }
+
+// canaries finds the canary values (6 bytes or longer) anywhere in the
+// text, past maxScanBytes too.
+func (x *leakScan) canaries(canaries map[string]string) {
+	for _, name := range slices.Sorted(maps.Keys(canaries)) {
+		v := canaries[name]
+		if len(v) < 6 {
+			continue
+		}
+		if i := strings.Index(x.seg.s, v); i >= 0 {
+			x.add(LeakSecret, i, i+len(v), "canary value of "+name)
+		}
+	}
+}
+
+func (x *leakScan) credentials() {
 	for _, g := range reCred {
-		if !g.hit(s, hs) {
+		if !g.hit(x.s, x.hs) {
 			continue
 		}
-		for _, loc := range g.re.FindAllStringIndex(s, 4) {
-			if echo != "" && strings.Contains(echo, s[loc[0]:loc[1]]) {
+		for _, loc := range g.re.FindAllStringIndex(x.s, 4) {
+			if x.echoed(x.s[loc[0]:loc[1]]) {
 				continue
 			}
-			add(LeakCredential, loc[0], loc[1], "credential-shaped token "+redact(s[loc[0]:loc[1]]))
+			x.add(LeakCredential, loc[0], loc[1], "credential-shaped token "+redact(x.s[loc[0]:loc[1]]))
 		}
 	}
-	var connRanges [][]int
+}
+
+func (x *leakScan) connectionStrings() {
 	for _, g := range reConnStr {
-		if !g.hit(s, hs) {
+		if !g.hit(x.s, x.hs) {
 			continue
 		}
-		for _, loc := range g.re.FindAllStringIndex(s, 4) {
-			m := s[loc[0]:loc[1]]
-			if inRanges(loc, connRanges) || echo != "" && strings.Contains(echo, m) {
+		for _, loc := range g.re.FindAllStringIndex(x.s, 4) {
+			m := x.s[loc[0]:loc[1]]
+			if inRanges(loc, x.connSpans) || x.echoed(m) {
 				continue
 			}
-			connRanges = append(connRanges, loc)
-			add(LeakConnectionString, loc[0], loc[1], "connection string "+redactURL(m))
+			x.connSpans = append(x.connSpans, loc)
+			x.add(LeakConnectionString, loc[0], loc[1], "connection string "+redactURL(m))
 		}
 	}
+}
+
+func (x *leakScan) internalHosts() {
 	for _, g := range reInternal {
-		if !g.hit(lower, hl) {
+		if !g.hit(x.lower, x.hl) {
 			continue
 		}
-		for _, loc := range g.re.FindAllStringIndex(lower, 4) {
-			if inRanges(loc, connRanges) {
+		for _, loc := range g.re.FindAllStringIndex(x.lower, 4) {
+			if inRanges(loc, x.connSpans) {
 				continue
 			}
-			m := s[loc[0]:loc[1]]
-			if echo != "" && strings.Contains(echo, m) {
+			m := x.s[loc[0]:loc[1]]
+			if x.echoed(m) {
 				continue
 			}
-			add(LeakInternalHost, loc[0], loc[1], "internal host "+m)
+			x.add(LeakInternalHost, loc[0], loc[1], "internal host "+m)
 		}
 	}
+}
+
+// stackTrace reports the first stack frame, of the first kind found.
+func (x *leakScan) stackTrace() {
 	for _, g := range reStack {
-		if !g.hit(s, hs) {
+		if !g.hit(x.s, x.hs) {
 			continue
 		}
-		if loc := g.re.FindStringIndex(s); loc != nil {
-			add(LeakStackTrace, loc[0], loc[1], "stack frame "+fmt.Sprintf("%q", safe.Truncate(s[loc[0]:loc[1]], 100, safe.Ellipsis)))
-			break
+		if loc := g.re.FindStringIndex(x.s); loc != nil {
+			x.add(LeakStackTrace, loc[0], loc[1], "stack frame "+fmt.Sprintf("%q", safe.Truncate(x.s[loc[0]:loc[1]], 100, safe.Ellipsis)))
+			return
 		}
 	}
-	if reHostPath.hit(s, hs) {
-		for _, m := range reHostPath.re.FindAllStringSubmatchIndex(s, 8) {
-			i, j := m[2], m[3]
-			if i < 0 {
-				i, j = m[4], m[5]
-			}
-			p := strings.TrimRight(s[i:j], ".")
-			j = i + len(p)
-			if inRanges([]int{i, j}, connRanges) || isPublicPath(p, c.PublicPaths) {
-				continue
-			}
-			if echo != "" && strings.Contains(echo, p) {
-				continue
-			}
-			add(LeakHostPath, i, j, "host path "+fmt.Sprintf("%q", safe.Truncate(p, 100, safe.Ellipsis)))
-			break
-		}
+}
+
+// hostPath reports the first host path outside the public paths that is
+// not part of a connection string or the echo.
+func (x *leakScan) hostPath(public []string) {
+	if !reHostPath.hit(x.s, x.hs) {
+		return
 	}
-	return out
+	for _, m := range reHostPath.re.FindAllStringSubmatchIndex(x.s, 8) {
+		i, j := m[2], m[3]
+		if i < 0 {
+			i, j = m[4], m[5]
+		}
+		p := strings.TrimRight(x.s[i:j], ".")
+		j = i + len(p)
+		if inRanges([]int{i, j}, x.connSpans) || isPublicPath(p, public) || x.echoed(p) {
+			continue
+		}
+		x.add(LeakHostPath, i, j, "host path "+fmt.Sprintf("%q", safe.Truncate(p, 100, safe.Ellipsis)))
+		return
+	}
 }
 
 // hasLineCol reports whether s holds ":<digits>:<digits>", the line and
