@@ -109,10 +109,26 @@ type configReader struct {
 	inputs map[string]configInput
 }
 
+// parseConfig reads the plans of a config of at most MaxBytes.
 func parseConfig(data []byte, o *ConfigOptions) ([]vocab.Plan, error) {
+	top, err := configTop(data, o.File)
+	if err != nil {
+		return nil, err
+	}
+	cr := &configReader{opts: o, inputs: map[string]configInput{}}
+	groups, err := cr.serverGroups(top)
+	if err != nil {
+		return nil, err
+	}
+	return cr.plans(groups)
+}
+
+// configTop decodes a config (JSON with comments, or TOML when file ends in
+// .toml) and returns the members of its top-level object.
+func configTop(data []byte, file string) ([]member, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	clean := stripJSONC(data)
-	if strings.HasSuffix(strings.ToLower(o.File), ".toml") {
+	if strings.HasSuffix(strings.ToLower(file), ".toml") {
 		// Codex CLI's config.toml: [mcp_servers.NAME] tables.
 		j, err := tomlToJSON(data)
 		if err != nil {
@@ -129,98 +145,135 @@ func parseConfig(data []byte, o *ConfigOptions) ([]vocab.Plan, error) {
 	if err != nil {
 		return nil, &ConfigError{Msg: fmt.Sprintf(`want a JSON object with "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code), got %s`, describeJSON(clean))}
 	}
-	cr := &configReader{opts: o, inputs: map[string]configInput{}}
-	type group struct {
-		path    string // field path in messages
-		scope   string // key prefix, "" for the top level
-		dir     string // default working directory
-		members []member
-	}
-	var servers []group
-	addServers := func(path string, raw json.RawMessage) error {
-		if isNull(raw) {
-			return nil
-		}
-		ms, err := objectMembers(raw)
-		if err != nil {
-			return &ConfigError{Path: path, Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(raw))}
-		}
-		servers = append(servers, group{path: path, members: ms})
-		return nil
-	}
+	return top, nil
+}
+
+// A serverGroup is one object of named servers in a config.
+type serverGroup struct {
+	path    string // field path in messages
+	scope   string // key prefix, "" for the top level
+	dir     string // default working directory
+	members []member
+}
+
+// serverGroups collects the config's server objects in file order and
+// reads its VS Code inputs on the way.
+func (cr *configReader) serverGroups(top []member) ([]serverGroup, error) {
+	var groups []serverGroup
 	found := false
 	for _, m := range top {
+		var more []serverGroup
+		var err error
 		switch m.Key {
 		case "mcpServers", "servers", "context_servers", "mcp_servers":
 			// Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf;
 			// VS Code; Zed; Codex CLI.
 			found = true
-			if err := addServers(m.Key, m.Value); err != nil {
-				return nil, err
-			}
+			more, err = namedServers(m.Key, m.Value)
 		case "projects":
-			// Claude Code's ~/.claude.json: per-project servers, run in
-			// the project's folder.
-			projects, err := objectMembers(m.Value)
-			if err != nil {
-				continue // Codex has [projects."/path"] trust tables
-			}
-			for _, pm := range projects {
-				fields, err := objectMembers(pm.Value)
-				if err != nil {
-					continue
-				}
-				for _, f := range fields {
-					if f.Key != "mcpServers" || isNull(f.Value) {
-						continue
-					}
-					ms, err := objectMembers(f.Value)
-					if err != nil {
-						return nil, &ConfigError{Path: "projects." + pm.Key + ".mcpServers", Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(f.Value))}
-					}
-					if len(ms) > 0 {
-						found = true
-						servers = append(servers, group{path: "projects." + pm.Key + ".mcpServers", scope: pm.Key, dir: pm.Key, members: ms})
-					}
-				}
-			}
+			more, err = projectServers(m.Value)
+			found = found || len(more) > 0
 		case "inputs":
-			if err := cr.readInputs("inputs", m.Value); err != nil {
-				return nil, err
-			}
+			err = cr.readInputs("inputs", m.Value)
 		case "mcp":
-			// VS Code settings.json: {"mcp": {"servers": ..., "inputs": ...}}.
-			inner, err := objectMembers(m.Value)
-			if err != nil {
-				continue
-			}
-			for _, im := range inner {
-				switch im.Key {
-				case "servers":
-					found = true
-					if err := addServers("mcp.servers", im.Value); err != nil {
-						return nil, err
-					}
-				case "inputs":
-					if err := cr.readInputs("mcp.inputs", im.Value); err != nil {
-						return nil, err
-					}
-				}
-			}
+			var hasServers bool
+			more, hasServers, err = cr.settingsServers(m.Value)
+			found = found || hasServers
 		}
+		if err != nil {
+			return nil, err
+		}
+		groups = append(groups, more...)
 	}
 	if !found {
 		return nil, &ConfigError{Msg: `no "mcpServers" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf), "servers" (VS Code), "context_servers" (Zed) or [mcp_servers] (Codex CLI); this does not look like an MCP client config`}
 	}
+	return groups, nil
+}
+
+// namedServers returns the group of servers at path; none when raw is null.
+func namedServers(path string, raw json.RawMessage) ([]serverGroup, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	ms, err := objectMembers(raw)
+	if err != nil {
+		return nil, notServersError(path, raw)
+	}
+	return []serverGroup{{path: path, members: ms}}, nil
+}
+
+func notServersError(path string, raw json.RawMessage) error {
+	return &ConfigError{Path: path, Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(raw))}
+}
+
+// projectServers returns the per-project servers of Claude Code's
+// ~/.claude.json ({"projects": {DIR: {"mcpServers": ...}}}), which run in
+// the project's folder. Projects without servers have no group.
+func projectServers(raw json.RawMessage) ([]serverGroup, error) {
+	projects, err := objectMembers(raw)
+	if err != nil {
+		return nil, nil // Codex has [projects."/path"] trust tables
+	}
+	var groups []serverGroup
+	for _, pm := range projects {
+		fields, err := objectMembers(pm.Value)
+		if err != nil {
+			continue
+		}
+		for _, f := range fields {
+			if f.Key != "mcpServers" || isNull(f.Value) {
+				continue
+			}
+			path := "projects." + pm.Key + ".mcpServers"
+			ms, err := objectMembers(f.Value)
+			if err != nil {
+				return nil, notServersError(path, f.Value)
+			}
+			if len(ms) > 0 {
+				groups = append(groups, serverGroup{path: path, scope: pm.Key, dir: pm.Key, members: ms})
+			}
+		}
+	}
+	return groups, nil
+}
+
+// settingsServers reads VS Code's settings.json form, {"mcp": {"servers":
+// ..., "inputs": ...}}. found reports a "servers" member.
+func (cr *configReader) settingsServers(raw json.RawMessage) (groups []serverGroup, found bool, err error) {
+	inner, err := objectMembers(raw)
+	if err != nil {
+		return nil, false, nil
+	}
+	for _, im := range inner {
+		var more []serverGroup
+		switch im.Key {
+		case "servers":
+			found = true
+			more, err = namedServers("mcp.servers", im.Value)
+		case "inputs":
+			err = cr.readInputs("mcp.inputs", im.Value)
+		}
+		if err != nil {
+			return nil, found, err
+		}
+		groups = append(groups, more...)
+	}
+	return groups, found, nil
+}
+
+// plans reads the servers of groups in order, skipping those their client
+// does not run. Names must be unique within a scope.
+func (cr *configReader) plans(groups []serverGroup) ([]vocab.Plan, error) {
 	var plans []vocab.Plan
 	seen := map[string]string{}
-	for _, s := range servers {
-		for _, m := range s.members {
-			path := s.path + "." + m.Key
+	for _, g := range groups {
+		for _, m := range g.members {
+			path := g.path + "." + m.Key
 			if m.Key == "" {
 				return nil, &ConfigError{Path: path, Msg: "a server has an empty name; give it one"}
 			}
-			id := s.scope + "\x00" + m.Key
+			id := g.scope + "\x00" + m.Key
 			if prev, dup := seen[id]; dup {
 				return nil, &ConfigError{Path: path, Msg: fmt.Sprintf("the name is used twice (also %s); rename one", prev)}
 			}
@@ -232,10 +285,10 @@ func parseConfig(data []byte, o *ConfigOptions) ([]vocab.Plan, error) {
 			if err != nil {
 				return nil, err
 			}
-			if s.scope != "" {
-				pl.Key = "config:" + cr.opts.File + "#" + s.scope + "#" + m.Key
+			if g.scope != "" {
+				pl.Key = "config:" + cr.opts.File + "#" + g.scope + "#" + m.Key
 				if pl.Dir == "" {
-					pl.Dir = s.dir
+					pl.Dir = g.dir
 				}
 			}
 			plans = append(plans, pl)
