@@ -326,3 +326,59 @@ func TestEnvFile(t *testing.T) {
 		})
 	}
 }
+
+func TestSkipServer(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`{"command": "npx"}`, false},
+		{`{"disabled": true}`, true},
+		{`{"disabled": false}`, false},
+		{`{"enabled": false}`, true},
+		{`{"enabled": true}`, false},
+		{`{"source": "extension"}`, true},
+		{`{"source": "custom"}`, false},
+		{`"npx"`, false},
+	}
+	for _, tt := range tests {
+		if got := skipServer(json.RawMessage(tt.in)); got != tt.want {
+			t.Errorf("skipServer(%s) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	tests := []struct {
+		name, in    string
+		want        string
+		wantMissing []string
+		wantHints   []string
+	}{
+		{name: "no reference", in: "plain", want: "plain"},
+		{name: "default used", in: "${NOPE:-x}/${HOME:-y}", want: "x//h"},
+		{name: "unterminated", in: "a ${HOME", want: "a ${HOME"},
+		{name: "client-only variable", in: "${config:editor.x}", want: "${config:editor.x}",
+			wantMissing: []string{"${config:editor.x} in f"}},
+		{name: "lower-case name is no environment variable", in: "${userHome}", want: "${userHome}",
+			wantMissing: []string{"${userHome} in f"}},
+		{name: "each reference once", in: "${input:a}${input:a}${env:B}", want: "${input:a}${input:a}${env:B}",
+			wantMissing: []string{"${input:a} in f", "${env:B} in f"}, wantHints: []string{"--input a=VALUE", "--pass-env B"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cr := &configReader{opts: &ConfigOptions{LookupEnv: func(k string) (string, bool) { return "/h", k == "HOME" }}, inputs: map[string]configInput{}}
+			var st planState
+			got, secret := cr.expand(tt.in, "f", &st, true)
+			if got != tt.want || secret {
+				t.Errorf("expand(%q) = %q, %v, want %q", tt.in, got, secret, tt.want)
+			}
+			if diff := cmp.Diff(tt.wantMissing, st.missing); diff != "" {
+				t.Errorf("missing (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantHints, st.hints); diff != "" {
+				t.Errorf("hints (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
