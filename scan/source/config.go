@@ -109,10 +109,26 @@ type configReader struct {
 	inputs map[string]configInput
 }
 
+// parseConfig reads the plans of a config of at most MaxBytes.
 func parseConfig(data []byte, o *ConfigOptions) ([]vocab.Plan, error) {
+	top, err := configTop(data, o.File)
+	if err != nil {
+		return nil, err
+	}
+	cr := &configReader{opts: o, inputs: map[string]configInput{}}
+	groups, err := cr.serverGroups(top)
+	if err != nil {
+		return nil, err
+	}
+	return cr.plans(groups)
+}
+
+// configTop decodes a config (JSON with comments, or TOML when file ends in
+// .toml) and returns the members of its top-level object.
+func configTop(data []byte, file string) ([]member, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	clean := stripJSONC(data)
-	if strings.HasSuffix(strings.ToLower(o.File), ".toml") {
+	if strings.HasSuffix(strings.ToLower(file), ".toml") {
 		// Codex CLI's config.toml: [mcp_servers.NAME] tables.
 		j, err := tomlToJSON(data)
 		if err != nil {
@@ -129,98 +145,135 @@ func parseConfig(data []byte, o *ConfigOptions) ([]vocab.Plan, error) {
 	if err != nil {
 		return nil, &ConfigError{Msg: fmt.Sprintf(`want a JSON object with "mcpServers" (Claude Desktop, Cursor) or "servers" (VS Code), got %s`, describeJSON(clean))}
 	}
-	cr := &configReader{opts: o, inputs: map[string]configInput{}}
-	type group struct {
-		path    string // field path in messages
-		scope   string // key prefix, "" for the top level
-		dir     string // default working directory
-		members []member
-	}
-	var servers []group
-	addServers := func(path string, raw json.RawMessage) error {
-		if isNull(raw) {
-			return nil
-		}
-		ms, err := objectMembers(raw)
-		if err != nil {
-			return &ConfigError{Path: path, Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(raw))}
-		}
-		servers = append(servers, group{path: path, members: ms})
-		return nil
-	}
+	return top, nil
+}
+
+// A serverGroup is one object of named servers in a config.
+type serverGroup struct {
+	path    string // field path in messages
+	scope   string // key prefix, "" for the top level
+	dir     string // default working directory
+	members []member
+}
+
+// serverGroups collects the config's server objects in file order and
+// reads its VS Code inputs on the way.
+func (cr *configReader) serverGroups(top []member) ([]serverGroup, error) {
+	var groups []serverGroup
 	found := false
 	for _, m := range top {
+		var more []serverGroup
+		var err error
 		switch m.Key {
 		case "mcpServers", "servers", "context_servers", "mcp_servers":
 			// Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf;
 			// VS Code; Zed; Codex CLI.
 			found = true
-			if err := addServers(m.Key, m.Value); err != nil {
-				return nil, err
-			}
+			more, err = namedServers(m.Key, m.Value)
 		case "projects":
-			// Claude Code's ~/.claude.json: per-project servers, run in
-			// the project's folder.
-			projects, err := objectMembers(m.Value)
-			if err != nil {
-				continue // Codex has [projects."/path"] trust tables
-			}
-			for _, pm := range projects {
-				fields, err := objectMembers(pm.Value)
-				if err != nil {
-					continue
-				}
-				for _, f := range fields {
-					if f.Key != "mcpServers" || isNull(f.Value) {
-						continue
-					}
-					ms, err := objectMembers(f.Value)
-					if err != nil {
-						return nil, &ConfigError{Path: "projects." + pm.Key + ".mcpServers", Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(f.Value))}
-					}
-					if len(ms) > 0 {
-						found = true
-						servers = append(servers, group{path: "projects." + pm.Key + ".mcpServers", scope: pm.Key, dir: pm.Key, members: ms})
-					}
-				}
-			}
+			more, err = projectServers(m.Value)
+			found = found || len(more) > 0
 		case "inputs":
-			if err := cr.readInputs("inputs", m.Value); err != nil {
-				return nil, err
-			}
+			err = cr.readInputs("inputs", m.Value)
 		case "mcp":
-			// VS Code settings.json: {"mcp": {"servers": ..., "inputs": ...}}.
-			inner, err := objectMembers(m.Value)
-			if err != nil {
-				continue
-			}
-			for _, im := range inner {
-				switch im.Key {
-				case "servers":
-					found = true
-					if err := addServers("mcp.servers", im.Value); err != nil {
-						return nil, err
-					}
-				case "inputs":
-					if err := cr.readInputs("mcp.inputs", im.Value); err != nil {
-						return nil, err
-					}
-				}
-			}
+			var hasServers bool
+			more, hasServers, err = cr.settingsServers(m.Value)
+			found = found || hasServers
 		}
+		if err != nil {
+			return nil, err
+		}
+		groups = append(groups, more...)
 	}
 	if !found {
 		return nil, &ConfigError{Msg: `no "mcpServers" (Claude Desktop, Cursor, Claude Code, Gemini CLI, Windsurf), "servers" (VS Code), "context_servers" (Zed) or [mcp_servers] (Codex CLI); this does not look like an MCP client config`}
 	}
+	return groups, nil
+}
+
+// namedServers returns the group of servers at path; none when raw is null.
+func namedServers(path string, raw json.RawMessage) ([]serverGroup, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	ms, err := objectMembers(raw)
+	if err != nil {
+		return nil, notServersError(path, raw)
+	}
+	return []serverGroup{{path: path, members: ms}}, nil
+}
+
+func notServersError(path string, raw json.RawMessage) error {
+	return &ConfigError{Path: path, Msg: fmt.Sprintf("want an object of named servers, got %s", describeJSON(raw))}
+}
+
+// projectServers returns the per-project servers of Claude Code's
+// ~/.claude.json ({"projects": {DIR: {"mcpServers": ...}}}), which run in
+// the project's folder. Projects without servers have no group.
+func projectServers(raw json.RawMessage) ([]serverGroup, error) {
+	projects, err := objectMembers(raw)
+	if err != nil {
+		return nil, nil // Codex has [projects."/path"] trust tables
+	}
+	var groups []serverGroup
+	for _, pm := range projects {
+		fields, err := objectMembers(pm.Value)
+		if err != nil {
+			continue
+		}
+		for _, f := range fields {
+			if f.Key != "mcpServers" || isNull(f.Value) {
+				continue
+			}
+			path := "projects." + pm.Key + ".mcpServers"
+			ms, err := objectMembers(f.Value)
+			if err != nil {
+				return nil, notServersError(path, f.Value)
+			}
+			if len(ms) > 0 {
+				groups = append(groups, serverGroup{path: path, scope: pm.Key, dir: pm.Key, members: ms})
+			}
+		}
+	}
+	return groups, nil
+}
+
+// settingsServers reads VS Code's settings.json form, {"mcp": {"servers":
+// ..., "inputs": ...}}. found reports a "servers" member.
+func (cr *configReader) settingsServers(raw json.RawMessage) (groups []serverGroup, found bool, err error) {
+	inner, err := objectMembers(raw)
+	if err != nil {
+		return nil, false, nil
+	}
+	for _, im := range inner {
+		var more []serverGroup
+		switch im.Key {
+		case "servers":
+			found = true
+			more, err = namedServers("mcp.servers", im.Value)
+		case "inputs":
+			err = cr.readInputs("mcp.inputs", im.Value)
+		}
+		if err != nil {
+			return nil, found, err
+		}
+		groups = append(groups, more...)
+	}
+	return groups, found, nil
+}
+
+// plans reads the servers of groups in order, skipping those their client
+// does not run. Names must be unique within a scope.
+func (cr *configReader) plans(groups []serverGroup) ([]vocab.Plan, error) {
 	var plans []vocab.Plan
 	seen := map[string]string{}
-	for _, s := range servers {
-		for _, m := range s.members {
-			path := s.path + "." + m.Key
+	for _, g := range groups {
+		for _, m := range g.members {
+			path := g.path + "." + m.Key
 			if m.Key == "" {
 				return nil, &ConfigError{Path: path, Msg: "a server has an empty name; give it one"}
 			}
-			id := s.scope + "\x00" + m.Key
+			id := g.scope + "\x00" + m.Key
 			if prev, dup := seen[id]; dup {
 				return nil, &ConfigError{Path: path, Msg: fmt.Sprintf("the name is used twice (also %s); rename one", prev)}
 			}
@@ -232,10 +285,10 @@ func parseConfig(data []byte, o *ConfigOptions) ([]vocab.Plan, error) {
 			if err != nil {
 				return nil, err
 			}
-			if s.scope != "" {
-				pl.Key = "config:" + cr.opts.File + "#" + s.scope + "#" + m.Key
+			if g.scope != "" {
+				pl.Key = "config:" + cr.opts.File + "#" + g.scope + "#" + m.Key
 				if pl.Dir == "" {
-					pl.Dir = s.dir
+					pl.Dir = g.dir
 				}
 			}
 			plans = append(plans, pl)
@@ -293,204 +346,332 @@ type planState struct {
 	hints   []string // the flags that would resolve the references
 }
 
+// serverFields are the members of one server's object.
+type serverFields []member
+
+// get returns the first non-null value of key, or nil.
+func (fs serverFields) get(key string) json.RawMessage {
+	for _, f := range fs {
+		if f.Key == key && !isNull(f.Value) {
+			return f.Value
+		}
+	}
+	return nil
+}
+
+// server reads the server name at path into a plan.
 func (cr *configReader) server(path, name string, raw json.RawMessage) (vocab.Plan, error) {
-	fields, err := objectMembers(raw)
+	members, err := objectMembers(raw)
 	if err != nil {
 		return vocab.Plan{}, &ConfigError{Path: path, Msg: fmt.Sprintf(`want an object like {"command": "npx", "args": [...]} or {"url": "https://..."}, got %s`, describeJSON(raw))}
 	}
-	get := func(key string) json.RawMessage {
-		for _, f := range fields {
-			if f.Key == key && !isNull(f.Value) {
-				return f.Value
-			}
-		}
-		return nil
-	}
+	fields := serverFields(members)
 	pl := vocab.Plan{
 		Key:    "config:" + cr.opts.File + "#" + name,
 		Name:   name,
 		Source: "config:" + cr.opts.File,
 	}
+	// "type" is read before Zed's command object is unfolded: a "type"
+	// inside that object is not the server's.
+	typ, err := configTransport(path, fields.get("type"))
+	if err != nil {
+		return pl, err
+	}
+	fields = unfoldZedCommand(fields)
+	ep, err := readEndpoint(path, fields, typ)
+	if err != nil {
+		return pl, err
+	}
+	pl.Transport = ep.transport
+
 	var st planState
-
-	typ := ""
-	if v := get("type"); v != nil {
-		s, err := stringField(path, "type", v, "use stdio, http or sse")
-		if err != nil {
-			return pl, err
-		}
-		t, ok := configTransports[s]
-		if !ok {
-			return pl, &ConfigError{Path: path, Msg: fmt.Sprintf(`"type": %s is not a transport; use stdio, http or sse`, quoteValue(v))}
-		}
-		typ = t
-	}
-	if c := get("command"); isObject(c) {
-		// Zed's older form: "command": {"path", "args", "env"}.
-		inner, _ := objectMembers(c)
-		for _, f := range inner {
-			key := f.Key
-			if key == "path" {
-				key = "command"
-			}
-			fields = append(fields, member{Key: key, Value: f.Value})
-		}
-		fields = slices.DeleteFunc(fields, func(m member) bool { return m.Key == "command" && isObject(m.Value) })
-	}
-	command, err := optString(path, "command", get("command"), `give the program to run, e.g. "npx"`)
-	if err != nil {
-		return pl, err
-	}
-	urlKey := "url"
-	rawURL := get("url")
-	for _, k := range []string{"serverUrl", "httpUrl"} {
-		// Windsurf's serverUrl; Gemini CLI's httpUrl (streamable HTTP).
-		if rawURL == nil && get(k) != nil {
-			urlKey, rawURL = k, get(k)
-		}
-	}
-	u, err := optString(path, urlKey, rawURL, `give the server's address, e.g. "https://example.com/mcp"`)
-	if err != nil {
-		return pl, err
-	}
-	if typ == "" {
-		switch {
-		case command != nil && u != nil:
-			return pl, &ConfigError{Path: path, Msg: `has both "command" and "url"; keep "command" for a local server or "url" for a remote one, or set "type"`}
-		case command != nil:
-			typ = vocab.TransportStdio
-		case u != nil:
-			typ = vocab.TransportStreamable
-			// Cursor and Claude pick SSE for URLs that name it.
-			if strings.HasSuffix(strings.TrimRight(*u, "/"), "/sse") {
-				typ = vocab.TransportSSE
-			}
-		default:
-			return pl, &ConfigError{Path: path, Msg: `no "command" or "url"; set "command" to run a local server or "url" to reach a remote one`}
-		}
-	}
-	pl.Transport = typ
-
-	if typ == vocab.TransportStdio {
-		if command == nil || strings.TrimSpace(*command) == "" {
-			return pl, &ConfigError{Path: path, Msg: `"command" is missing or empty; a stdio server needs the program to run, e.g. "npx"`}
-		}
-		pl.Command, _ = cr.expand(*command, "command", &st, false)
-		args, err := stringList(path, "args", get("args"))
-		if err != nil {
-			return pl, err
-		}
-		for i, a := range args {
-			v, _ := cr.expand(a, fmt.Sprintf("args[%d]", i), &st, false)
-			pl.Args = append(pl.Args, v)
-		}
-		env, err := stringMap(path, "env", get("env"))
-		if err != nil {
-			return pl, err
-		}
-		if raw := get("envFile"); raw != nil {
-			// VS Code: variables from a file, under those of "env".
-			fileEnv, err := cr.envFile(path, raw, &st)
-			if err != nil {
-				return pl, err
-			}
-			env = append(fileEnv, env...)
-		}
-		if raw := get("cwd"); raw != nil {
-			dir, err := stringField(path, "cwd", raw, `give the folder the server starts in, e.g. "${workspaceFolder}"`)
-			if err != nil {
-				return pl, err
-			}
-			pl.Dir, _ = cr.expand(dir, "cwd", &st, false)
-			if pl.Dir != "" && !filepath.IsAbs(pl.Dir) && cr.opts.Dir != "" {
-				pl.Dir = filepath.Join(cr.opts.Dir, pl.Dir)
-			}
-		}
-		names, err := stringList(path, "env_vars", get("env_vars"))
-		if err != nil {
-			return pl, err
-		}
-		for _, name := range names {
-			// Codex forwards these from the user's environment: only
-			// what --pass-env allows, else a canary.
-			if v, ok := cr.lookupRef("env:" + name); ok {
-				env = append(env, keyValue{name, v})
-			} else {
-				st.addSecret(name)
-			}
-		}
-		for _, kv := range env {
-			v, secret := cr.expand(kv.value, "env."+kv.key, &st, true)
-			if secret {
-				st.addSecret(kv.key)
-				continue
-			}
-			if pl.Env == nil {
-				pl.Env = map[string]string{}
-			}
-			pl.Env[kv.key] = v
-		}
+	if ep.transport == vocab.TransportStdio {
+		err = cr.stdioServer(&pl, &st, path, fields, ep.command)
 	} else {
-		if u == nil || strings.TrimSpace(*u) == "" {
-			return pl, &ConfigError{Path: path, Msg: fmt.Sprintf(`"url" is missing or empty; a %s server needs its address, e.g. "https://example.com/mcp"`, typ)}
-		}
-		pl.URL, _ = cr.expand(*u, urlKey, &st, false)
-		if !strings.Contains(pl.URL, "${") {
-			pu, err := url.Parse(pl.URL)
-			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-				return pl, &ConfigError{Path: path, Msg: fmt.Sprintf(`%q: %s is not an http or https URL; use e.g. "https://example.com/mcp"`, urlKey, quoteValue(rawURL))}
-			}
-		}
-		headers, err := stringMap(path, "headers", get("headers"))
-		if err != nil {
-			return pl, err
-		}
-		more, err := stringMap(path, "http_headers", get("http_headers"))
-		if err != nil {
-			return pl, err
-		}
-		headers = append(headers, more...)
-		if raw := get("bearer_token_env_var"); raw != nil {
-			// Codex: Authorization from an environment variable.
-			name, err := stringField(path, "bearer_token_env_var", raw, "give an environment variable name")
-			if err != nil {
-				return pl, err
-			}
-			if v, ok := cr.lookupRef("env:" + name); ok {
-				headers = append(headers, keyValue{"Authorization", "Bearer " + v})
-			} else {
-				st.addSecret(SecretHeaderPrefix + "Authorization")
-			}
-		}
-		for _, kv := range headers {
-			v, secret := cr.expand(kv.value, "headers."+kv.key, &st, true)
-			if secret {
-				st.addSecret(SecretHeaderPrefix + kv.key)
-				continue
-			}
-			if pl.Headers == nil {
-				pl.Headers = map[string]string{}
-			}
-			pl.Headers[kv.key] = v
-		}
+		err = cr.remoteServer(&pl, &st, path, fields, ep)
 	}
-	pl.Secrets = st.secrets
-	if len(st.missing) > 0 {
-		pl.Status = StatusNeedsConfiguration
-		pl.StatusDetail = "unresolved references: " + strings.Join(st.missing, ", ")
-		if len(st.hints) > 0 {
-			pl.StatusDetail += "; give " + strings.Join(st.hints, " ")
-		}
+	if err != nil {
+		return pl, err
 	}
+	st.apply(&pl)
 	if cr.opts.Translate {
-		_, notes, err := Translate(&pl)
-		var te *TranslateError
-		if errors.As(err, &te) {
-			notes = append(notes, te.Error())
-		}
-		pl.Notes = append(pl.Notes, notes...)
+		translateInPlace(&pl)
 	}
 	return pl, nil
+}
+
+// configTransport reads a "type" field: a transport name of
+// configTransports, or "" when raw is nil.
+func configTransport(path string, raw json.RawMessage) (string, error) {
+	if raw == nil {
+		return "", nil
+	}
+	s, err := stringField(path, "type", raw, "use stdio, http or sse")
+	if err != nil {
+		return "", err
+	}
+	t, ok := configTransports[s]
+	if !ok {
+		return "", &ConfigError{Path: path, Msg: fmt.Sprintf(`"type": %s is not a transport; use stdio, http or sse`, quoteValue(raw))}
+	}
+	return t, nil
+}
+
+// unfoldZedCommand turns Zed's older form, "command": {"path", "args",
+// "env"}, into the usual "command", "args" and "env" fields. Those of the
+// object come after the server's own, so the server's win.
+func unfoldZedCommand(fields serverFields) serverFields {
+	c := fields.get("command")
+	if !isObject(c) {
+		return fields
+	}
+	inner, _ := objectMembers(c)
+	for _, f := range inner {
+		key := f.Key
+		if key == "path" {
+			key = "command"
+		}
+		fields = append(fields, member{Key: key, Value: f.Value})
+	}
+	return slices.DeleteFunc(fields, func(m member) bool { return m.Key == "command" && isObject(m.Value) })
+}
+
+// An endpoint is how a config server is reached: its transport, and the
+// command or URL as written (nil when absent).
+type endpoint struct {
+	transport string
+	command   *string
+	url       *string
+	urlKey    string          // the field url came from
+	rawURL    json.RawMessage // url's JSON, for messages
+}
+
+// readEndpoint reads "command" and the URL fields; typ is the "type"
+// field's transport, inferred from them when "".
+func readEndpoint(path string, fields serverFields, typ string) (endpoint, error) {
+	ep := endpoint{transport: typ, urlKey: "url", rawURL: fields.get("url")}
+	var err error
+	ep.command, err = optString(path, "command", fields.get("command"), `give the program to run, e.g. "npx"`)
+	if err != nil {
+		return ep, err
+	}
+	for _, k := range []string{"serverUrl", "httpUrl"} {
+		// Windsurf's serverUrl; Gemini CLI's httpUrl (streamable HTTP).
+		if ep.rawURL == nil && fields.get(k) != nil {
+			ep.urlKey, ep.rawURL = k, fields.get(k)
+		}
+	}
+	ep.url, err = optString(path, ep.urlKey, ep.rawURL, `give the server's address, e.g. "https://example.com/mcp"`)
+	if err != nil {
+		return ep, err
+	}
+	if ep.transport == "" {
+		ep.transport, err = inferTransport(path, ep.command, ep.url)
+	}
+	return ep, err
+}
+
+// inferTransport picks the transport of a server without "type": stdio
+// for a command, streamable HTTP or SSE for a URL.
+func inferTransport(path string, command, u *string) (string, error) {
+	switch {
+	case command != nil && u != nil:
+		return "", &ConfigError{Path: path, Msg: `has both "command" and "url"; keep "command" for a local server or "url" for a remote one, or set "type"`}
+	case command != nil:
+		return vocab.TransportStdio, nil
+	case u != nil:
+		// Cursor and Claude pick SSE for URLs that name it.
+		if strings.HasSuffix(strings.TrimRight(*u, "/"), "/sse") {
+			return vocab.TransportSSE, nil
+		}
+		return vocab.TransportStreamable, nil
+	default:
+		return "", &ConfigError{Path: path, Msg: `no "command" or "url"; set "command" to run a local server or "url" to reach a remote one`}
+	}
+}
+
+// stdioServer fills the command, arguments, folder and environment of a
+// local server. The steps run in this order so that unresolved references
+// and secrets are listed in it.
+func (cr *configReader) stdioServer(pl *vocab.Plan, st *planState, path string, fields serverFields, command *string) error {
+	if command == nil || strings.TrimSpace(*command) == "" {
+		return &ConfigError{Path: path, Msg: `"command" is missing or empty; a stdio server needs the program to run, e.g. "npx"`}
+	}
+	pl.Command, _ = cr.expand(*command, "command", st, false)
+	args, err := stringList(path, "args", fields.get("args"))
+	if err != nil {
+		return err
+	}
+	for i, a := range args {
+		v, _ := cr.expand(a, fmt.Sprintf("args[%d]", i), st, false)
+		pl.Args = append(pl.Args, v)
+	}
+	env, err := cr.declaredEnv(path, fields, st)
+	if err != nil {
+		return err
+	}
+	if raw := fields.get("cwd"); raw != nil {
+		if pl.Dir, err = cr.workDir(path, raw, st); err != nil {
+			return err
+		}
+	}
+	env, err = cr.forwardedEnv(path, fields.get("env_vars"), env, st)
+	if err != nil {
+		return err
+	}
+	pl.Env = cr.resolveValues(env, "env.", "", st)
+	return nil
+}
+
+// declaredEnv returns the variables of "env", after those of VS Code's
+// "envFile" so that "env" wins.
+func (cr *configReader) declaredEnv(path string, fields serverFields, st *planState) ([]keyValue, error) {
+	env, err := stringMap(path, "env", fields.get("env"))
+	if err != nil {
+		return nil, err
+	}
+	if raw := fields.get("envFile"); raw != nil {
+		fileEnv, err := cr.envFile(path, raw, st)
+		if err != nil {
+			return nil, err
+		}
+		env = append(fileEnv, env...)
+	}
+	return env, nil
+}
+
+// workDir reads "cwd": relative folders start at [ConfigOptions.Dir].
+func (cr *configReader) workDir(path string, raw json.RawMessage, st *planState) (string, error) {
+	dir, err := stringField(path, "cwd", raw, `give the folder the server starts in, e.g. "${workspaceFolder}"`)
+	if err != nil {
+		return "", err
+	}
+	dir, _ = cr.expand(dir, "cwd", st, false)
+	if dir != "" && !filepath.IsAbs(dir) && cr.opts.Dir != "" {
+		dir = filepath.Join(cr.opts.Dir, dir)
+	}
+	return dir, nil
+}
+
+// forwardedEnv appends Codex's "env_vars" to env. Codex forwards these from
+// the user's environment: mcpvet only what --pass-env allows, and a canary
+// for the others.
+func (cr *configReader) forwardedEnv(path string, raw json.RawMessage, env []keyValue, st *planState) ([]keyValue, error) {
+	names, err := stringList(path, "env_vars", raw)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		if v, ok := cr.lookupRef("env:" + name); ok {
+			env = append(env, keyValue{name, v})
+		} else {
+			st.addSecret(name)
+		}
+	}
+	return env, nil
+}
+
+// remoteServer fills the URL and headers of a streamable HTTP or SSE
+// server.
+func (cr *configReader) remoteServer(pl *vocab.Plan, st *planState, path string, fields serverFields, ep endpoint) error {
+	if ep.url == nil || strings.TrimSpace(*ep.url) == "" {
+		return &ConfigError{Path: path, Msg: fmt.Sprintf(`"url" is missing or empty; a %s server needs its address, e.g. "https://example.com/mcp"`, ep.transport)}
+	}
+	pl.URL, _ = cr.expand(*ep.url, ep.urlKey, st, false)
+	if err := checkURL(path, ep.urlKey, pl.URL, ep.rawURL); err != nil {
+		return err
+	}
+	headers, err := cr.headers(path, fields, st)
+	if err != nil {
+		return err
+	}
+	pl.Headers = cr.resolveValues(headers, "headers.", SecretHeaderPrefix, st)
+	return nil
+}
+
+// checkURL rejects an expanded URL that is not http or https. One with an
+// unresolved reference is left for the plan's status to report.
+func checkURL(path, key, expanded string, raw json.RawMessage) error {
+	if strings.Contains(expanded, "${") {
+		return nil
+	}
+	pu, err := url.Parse(expanded)
+	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		return &ConfigError{Path: path, Msg: fmt.Sprintf(`%q: %s is not an http or https URL; use e.g. "https://example.com/mcp"`, key, quoteValue(raw))}
+	}
+	return nil
+}
+
+// headers returns "headers", then Codex's "http_headers" and the
+// Authorization header of its "bearer_token_env_var".
+func (cr *configReader) headers(path string, fields serverFields, st *planState) ([]keyValue, error) {
+	headers, err := stringMap(path, "headers", fields.get("headers"))
+	if err != nil {
+		return nil, err
+	}
+	more, err := stringMap(path, "http_headers", fields.get("http_headers"))
+	if err != nil {
+		return nil, err
+	}
+	headers = append(headers, more...)
+	raw := fields.get("bearer_token_env_var")
+	if raw == nil {
+		return headers, nil
+	}
+	name, err := stringField(path, "bearer_token_env_var", raw, "give an environment variable name")
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := cr.lookupRef("env:" + name); ok {
+		headers = append(headers, keyValue{"Authorization", "Bearer " + v})
+	} else {
+		st.addSecret(SecretHeaderPrefix + "Authorization")
+	}
+	return headers, nil
+}
+
+// resolveValues expands the values of kvs, named field+key in messages,
+// into a map that is nil when empty. A value that is a whole password input
+// becomes the secret secretPrefix+key instead.
+func (cr *configReader) resolveValues(kvs []keyValue, field, secretPrefix string, st *planState) map[string]string {
+	var out map[string]string
+	for _, kv := range kvs {
+		v, secret := cr.expand(kv.value, field+kv.key, st, true)
+		if secret {
+			st.addSecret(secretPrefix + kv.key)
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[kv.key] = v
+	}
+	return out
+}
+
+// apply records st's secrets in pl, and its unresolved references as the
+// needs_configuration status.
+func (st *planState) apply(pl *vocab.Plan) {
+	pl.Secrets = st.secrets
+	if len(st.missing) == 0 {
+		return
+	}
+	pl.Status = StatusNeedsConfiguration
+	pl.StatusDetail = "unresolved references: " + strings.Join(st.missing, ", ")
+	if len(st.hints) > 0 {
+		pl.StatusDetail += "; give " + strings.Join(st.hints, " ")
+	}
+}
+
+// translateInPlace applies [Translate] to pl; a launcher it cannot
+// translate becomes a note, and pl runs as written.
+func translateInPlace(pl *vocab.Plan) {
+	_, notes, err := Translate(pl)
+	var te *TranslateError
+	if errors.As(err, &te) {
+		notes = append(notes, te.Error())
+	}
+	pl.Notes = append(pl.Notes, notes...)
 }
 
 func (st *planState) addSecret(name string) {

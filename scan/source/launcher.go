@@ -26,6 +26,27 @@ type TranslateError struct {
 
 func (e *TranslateError) Error() string { return e.Launcher + ": " + e.Msg }
 
+// launchers are the commands that fetch and run a package, with the
+// subcommand words that make them one ("npm exec") and their name.
+var launchers = []struct {
+	base string
+	sub  []string
+	name string
+}{
+	{"npx", nil, "npx"},
+	{"bunx", nil, "bunx"},
+	{"uvx", nil, "uvx"},
+	{"npm", []string{"exec"}, "npm exec"},
+	{"pnpm", []string{"dlx"}, "pnpm dlx"},
+	{"yarn", []string{"dlx"}, "yarn dlx"},
+	{"bun", []string{"x"}, "bunx"},
+	{"uv", []string{"tool", "run"}, "uv tool run"},
+	{"uv", []string{"x"}, "uvx"},
+	{"pipx", []string{"run"}, "pipx run"},
+	{"docker", []string{"run"}, "docker run"},
+	{"podman", []string{"run"}, "podman run"},
+}
+
 // launcherOf names the launcher of command and args ("npx", "npm exec",
 // "uv tool run", ...) and returns the arguments after it, or "".
 func launcherOf(command string, args []string) (string, []string) {
@@ -35,36 +56,10 @@ func launcherOf(command string, args []string) (string, []string) {
 		// Windows configs: "cmd" "/c" "npx" "-y" "pkg".
 		return launcherOf(args[1], args[2:])
 	}
-	sub := func(words ...string) bool {
-		if len(args) < len(words) {
-			return false
+	for _, l := range launchers {
+		if l.base == base && len(args) >= len(l.sub) && slices.Equal(args[:len(l.sub)], l.sub) {
+			return l.name, args[len(l.sub):]
 		}
-		for i, w := range words {
-			if args[i] != w {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case base == "npx", base == "bunx", base == "uvx":
-		return base, args
-	case base == "npm" && sub("exec"):
-		return "npm exec", args[1:]
-	case base == "pnpm" && sub("dlx"):
-		return "pnpm dlx", args[1:]
-	case base == "yarn" && sub("dlx"):
-		return "yarn dlx", args[1:]
-	case base == "bun" && sub("x"):
-		return "bunx", args[1:]
-	case base == "uv" && sub("tool", "run"):
-		return "uv tool run", args[2:]
-	case base == "uv" && sub("x"):
-		return "uvx", args[1:]
-	case base == "pipx" && sub("run"):
-		return "pipx run", args[1:]
-	case (base == "docker" || base == "podman") && sub("run"):
-		return base + " run", args[1:]
 	}
 	return "", nil
 }

@@ -104,3 +104,46 @@ func TestTranslate(t *testing.T) {
 		})
 	}
 }
+
+func TestLauncherOf(t *testing.T) {
+	tests := []struct {
+		command  string
+		args     []string
+		want     string
+		wantRest []string
+	}{
+		{"npx", []string{"-y", "pkg"}, "npx", []string{"-y", "pkg"}},
+		{"/usr/local/bin/bunx", []string{"pkg"}, "bunx", []string{"pkg"}},
+		{"uvx", nil, "uvx", nil},
+		{`C:\Program Files\nodejs\npx.cmd`, []string{"pkg"}, "npx", []string{"pkg"}},
+		{"uvx.exe", []string{"pkg"}, "uvx", []string{"pkg"}},
+		{"npm", []string{"exec", "pkg"}, "npm exec", []string{"pkg"}},
+		{"npm", []string{"install", "pkg"}, "", nil},
+		{"pnpm", []string{"dlx", "pkg"}, "pnpm dlx", []string{"pkg"}},
+		{"yarn", []string{"dlx", "pkg"}, "yarn dlx", []string{"pkg"}},
+		{"bun", []string{"x", "pkg"}, "bunx", []string{"pkg"}},
+		{"uv", []string{"tool", "run", "pkg"}, "uv tool run", []string{"pkg"}},
+		{"uv", []string{"tool"}, "", nil},
+		{"uv", []string{"x", "pkg"}, "uvx", []string{"pkg"}},
+		{"pipx", []string{"run", "pkg"}, "pipx run", []string{"pkg"}},
+		{"docker", []string{"run", "-i", "img"}, "docker run", []string{"-i", "img"}},
+		{"podman", []string{"run", "img"}, "podman run", []string{"img"}},
+		{"docker", []string{"exec", "c"}, "", nil},
+		{"cmd", []string{"/c", "npx", "-y", "pkg"}, "npx", []string{"-y", "pkg"}},
+		{"cmd.exe", []string{"/C", "uv", "x", "pkg"}, "uvx", []string{"pkg"}},
+		{"cmd", []string{"/c"}, "", nil},
+		{"cmd", []string{"/k", "npx", "pkg"}, "", nil},
+		{"node", []string{"index.js"}, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+			got, rest := launcherOf(tt.command, tt.args)
+			if got != tt.want {
+				t.Errorf("launcher %q, want %q", got, tt.want)
+			}
+			if diff := cmp.Diff(tt.wantRest, rest); diff != "" {
+				t.Errorf("rest (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -217,40 +217,9 @@ func TestCensusServersJSON(t *testing.T) {
 	}
 
 	// An independent count, from generic JSON.
-	var generic []struct {
-		Server map[string]any `json:"server"`
-		Meta   map[string]any `json:"_meta"`
-	}
+	var generic []rawEntry
 	if err := json.Unmarshal(bytes.TrimPrefix(raw, utf8BOM), &generic); err != nil {
 		t.Fatal(err)
-	}
-	type counts struct {
-		byType, byTransport map[string]int
-		latest              int
-	}
-	count := func(latestOnly bool) counts {
-		c := counts{byType: map[string]int{}, byTransport: map[string]int{}}
-		for _, g := range generic {
-			official, _ := g.Meta[OfficialMetaKey].(map[string]any)
-			if official["isLatest"] == true {
-				c.latest++
-			} else if latestOnly {
-				continue
-			}
-			pkgs, _ := g.Server["packages"].([]any)
-			for _, p := range pkgs {
-				pm := p.(map[string]any)
-				c.byType[pm["registryType"].(string)]++
-				tr := pm["transport"].(map[string]any)
-				c.byTransport[tr["type"].(string)]++
-			}
-			rems, _ := g.Server["remotes"].([]any)
-			for _, r := range rems {
-				c.byType[RegistryRemote]++
-				c.byTransport[r.(map[string]any)["type"].(string)]++
-			}
-		}
-		return c
 	}
 
 	for _, tc := range []struct {
@@ -262,7 +231,7 @@ func TestCensusServersJSON(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plans, st := Plans(entries, tc.opts)
-			want := count(tc.opts == nil)
+			want := countRawEntries(generic, tc.opts == nil)
 			t.Logf("entries: total %d, kept %d, skipped: not latest %d, deprecated %d, deleted %d; kept without packages or remotes %d",
 				st.Total, st.Kept, st.SkippedNotLatest, st.SkippedDeprecated, st.SkippedDeleted, st.NoTargets)
 			t.Logf("plans: %d; by registry type %v; by transport %v", st.Plans, st.PlansByRegistryType, st.PlansByTransport)
@@ -287,38 +256,7 @@ func TestCensusServersJSON(t *testing.T) {
 			if diff := cmp.Diff(want.byTransport, st.PlansByTransport); diff != "" {
 				t.Errorf("plans by transport (-raw JSON count +Stats):\n%s", diff)
 			}
-			needs, invalid := 0, 0
-			keys := map[string]bool{}
-			for _, p := range plans {
-				switch p.Status {
-				case StatusNeedsConfiguration:
-					needs++
-					if !strings.HasPrefix(p.StatusDetail, "required inputs without a value: ") {
-						t.Errorf("%s: StatusDetail %q does not name the inputs", p.Key, p.StatusDetail)
-					}
-				case StatusInvalidPlan:
-					invalid++
-					t.Logf("invalid plan %s: %s", p.Key, p.StatusDetail)
-				case "":
-				default:
-					t.Errorf("%s: unexpected status %q", p.Key, p.Status)
-				}
-				if keys[p.Key] {
-					t.Errorf("duplicate plan key %s", p.Key)
-				}
-				keys[p.Key] = true
-				if p.Transport != vocab.TransportStdio && p.Status == "" && p.URL == "" {
-					t.Errorf("%s: %s plan without a URL", p.Key, p.Transport)
-				}
-				if p.Package == nil && p.URL == "" && p.Status == "" {
-					t.Errorf("%s: neither a package nor a URL", p.Key)
-				}
-				for k := range p.Env {
-					if slices.Contains(p.Secrets, k) && p.Env[k] == "" {
-						t.Errorf("%s: secret %s has an empty value in Env", p.Key, k)
-					}
-				}
-			}
+			needs, invalid := checkCensusPlans(t, plans)
 			if needs != st.NeedsConfiguration || invalid != st.Invalid {
 				t.Errorf("Stats say %d needs_configuration and %d invalid, plans say %d and %d",
 					st.NeedsConfiguration, st.Invalid, needs, invalid)
@@ -331,6 +269,84 @@ func TestCensusServersJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rawEntry is a registry entry decoded as generic JSON.
+type rawEntry struct {
+	Server map[string]any `json:"server"`
+	Meta   map[string]any `json:"_meta"`
+}
+
+// rawCounts are counts made from generic JSON, independently of Plans.
+type rawCounts struct {
+	byType, byTransport map[string]int
+	latest              int
+}
+
+// countRawEntries counts the packages and remotes of entries by registry
+// type and transport, of the latest versions only when latestOnly.
+func countRawEntries(entries []rawEntry, latestOnly bool) rawCounts {
+	c := rawCounts{byType: map[string]int{}, byTransport: map[string]int{}}
+	for _, g := range entries {
+		official, _ := g.Meta[OfficialMetaKey].(map[string]any)
+		if official["isLatest"] == true {
+			c.latest++
+		} else if latestOnly {
+			continue
+		}
+		pkgs, _ := g.Server["packages"].([]any)
+		for _, p := range pkgs {
+			pm := p.(map[string]any)
+			c.byType[pm["registryType"].(string)]++
+			tr := pm["transport"].(map[string]any)
+			c.byTransport[tr["type"].(string)]++
+		}
+		rems, _ := g.Server["remotes"].([]any)
+		for _, r := range rems {
+			c.byType[RegistryRemote]++
+			c.byTransport[r.(map[string]any)["type"].(string)]++
+		}
+	}
+	return c
+}
+
+// checkCensusPlans checks each plan of the census (status detail, unique
+// key, a package or URL, no empty secrets) and counts the plans needing
+// configuration and the invalid ones.
+func checkCensusPlans(t *testing.T, plans []vocab.Plan) (needs, invalid int) {
+	t.Helper()
+	keys := map[string]bool{}
+	for _, p := range plans {
+		switch p.Status {
+		case StatusNeedsConfiguration:
+			needs++
+			if !strings.HasPrefix(p.StatusDetail, "required inputs without a value: ") {
+				t.Errorf("%s: StatusDetail %q does not name the inputs", p.Key, p.StatusDetail)
+			}
+		case StatusInvalidPlan:
+			invalid++
+			t.Logf("invalid plan %s: %s", p.Key, p.StatusDetail)
+		case "":
+		default:
+			t.Errorf("%s: unexpected status %q", p.Key, p.Status)
+		}
+		if keys[p.Key] {
+			t.Errorf("duplicate plan key %s", p.Key)
+		}
+		keys[p.Key] = true
+		if p.Transport != vocab.TransportStdio && p.Status == "" && p.URL == "" {
+			t.Errorf("%s: %s plan without a URL", p.Key, p.Transport)
+		}
+		if p.Package == nil && p.URL == "" && p.Status == "" {
+			t.Errorf("%s: neither a package nor a URL", p.Key)
+		}
+		for k := range p.Env {
+			if slices.Contains(p.Secrets, k) && p.Env[k] == "" {
+				t.Errorf("%s: secret %s has an empty value in Env", p.Key, k)
+			}
+		}
+	}
+	return needs, invalid
 }
 
 func sumValues(m map[string]int) int {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +71,60 @@ func parseFakeCursor(c string) (int, bool) {
 	return n, err == nil
 }
 
+// fakePage reads the limit and cursor of a list request, or the body of a
+// 400 response when one is not valid.
+func fakePage(q url.Values) (limit, offset int, bad string) {
+	limit = 30
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > 100 {
+			return 0, 0, `{"error":"limit must be 1..100"}`
+		}
+		limit = n
+	}
+	if c := q.Get("cursor"); c != "" {
+		n, ok := parseFakeCursor(c)
+		if !ok {
+			return 0, 0, `{"error":"invalid cursor"}`
+		}
+		offset = n
+	}
+	return limit, offset, ""
+}
+
+// takeFault returns the fault of page, using up a one-time fault.
+func (f *fakeRegistry) takeFault(page int) fault {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ft fault
+	if a, ok := f.always[page]; ok {
+		ft = a
+	} else if fs := f.faults[page]; len(fs) > 0 {
+		ft, f.faults[page] = fs[0], fs[1:]
+	}
+	return ft
+}
+
+// fakePageBody is the JSON of a page of servers.
+func fakePageBody(servers []json.RawMessage, next string) []byte {
+	// The entries are valid JSON already: join them rather than marshal.
+	var buf bytes.Buffer
+	buf.WriteString(`{"servers":[`)
+	for i, s := range servers {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(s)
+	}
+	buf.WriteString(`],"metadata":{`)
+	if next != "" {
+		// The real API omits nextCursor on the last page.
+		fmt.Fprintf(&buf, `"nextCursor":%q,`, next)
+	}
+	fmt.Fprintf(&buf, `"count":%d}}`, len(servers))
+	return buf.Bytes()
+}
+
 func (f *fakeRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, r)
@@ -91,35 +146,12 @@ func (f *fakeRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
 		return
 	}
-	q := r.URL.Query()
-	limit := 30
-	if l := q.Get("limit"); l != "" {
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > 100 {
-			http.Error(w, `{"error":"limit must be 1..100"}`, http.StatusBadRequest)
-			return
-		}
-		limit = n
+	limit, offset, bad := fakePage(r.URL.Query())
+	if bad != "" {
+		http.Error(w, bad, http.StatusBadRequest)
+		return
 	}
-	offset := 0
-	if c := q.Get("cursor"); c != "" {
-		n, ok := parseFakeCursor(c)
-		if !ok {
-			http.Error(w, `{"error":"invalid cursor"}`, http.StatusBadRequest)
-			return
-		}
-		offset = n
-	}
-	page := offset / limit
-
-	f.mu.Lock()
-	var ft fault
-	if a, ok := f.always[page]; ok {
-		ft = a
-	} else if fs := f.faults[page]; len(fs) > 0 {
-		ft, f.faults[page] = fs[0], fs[1:]
-	}
-	f.mu.Unlock()
+	ft := f.takeFault(offset / limit)
 
 	end := min(offset+limit, len(f.entries))
 	servers := f.entries[min(offset, len(f.entries)):end]
@@ -148,22 +180,7 @@ func (f *fakeRegistry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "overlap":
 		servers = f.entries[max(offset-10, 0):end]
 	}
-	// The entries are valid JSON already: join them rather than marshal.
-	var buf bytes.Buffer
-	buf.WriteString(`{"servers":[`)
-	for i, s := range servers {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(s)
-	}
-	buf.WriteString(`],"metadata":{`)
-	if next != "" {
-		// The real API omits nextCursor on the last page.
-		fmt.Fprintf(&buf, `"nextCursor":%q,`, next)
-	}
-	fmt.Fprintf(&buf, `"count":%d}}`, len(servers))
-	body := buf.Bytes()
+	body := fakePageBody(servers, next)
 	w.Header().Set("Content-Type", "application/json")
 	switch ft.kind {
 	case "truncate":
