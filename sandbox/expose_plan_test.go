@@ -262,3 +262,68 @@ func TestPlanExposure(t *testing.T) {
 		})
 	}
 }
+
+func TestScriptArg(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want int
+	}{
+		{"empty", nil, -1},
+		{"not an interpreter", []string{"mytool", "server.js"}, -1},
+		{"script first", []string{"node", "server.js", "--port=1"}, 1},
+		{"flags before the script", []string{"/usr/bin/python3.12", "-u", "-X", "server.py"}, 3},
+		{"python -m", []string{"python3", "-m", "pkg.server"}, -1},
+		{"python -c", []string{"python", "-c", "print(1)", "x.py"}, -1},
+		{"node -e", []string{"node", "-e", "1", "x.js"}, -1},
+		{"flags only", []string{"bash", "-x"}, -1},
+	}
+	for _, tc := range tests {
+		if got := scriptArg(tc.argv); got != tc.want {
+			t.Errorf("%s: scriptArg(%q) = %d, want %d", tc.name, tc.argv, got, tc.want)
+		}
+	}
+}
+
+func TestHostArgPath(t *testing.T) {
+	tests := []struct {
+		name   string
+		p      string
+		cmd    bool
+		cwd    string
+		want   string
+		wantOK bool
+	}{
+		{"absolute", "/srv/data", false, "", "/srv/data", true},
+		{"absolute command", "/opt/tool/bin/tool", true, "/w", "/opt/tool/bin/tool", true},
+		{"command on PATH", "node", true, "/w", "", false},
+		{"relative command", "./bin/tool", true, "/w", "/w/bin/tool", true},
+		{"relative argument", "data", false, "/w", "/w/data", true},
+		{"relative argument, no working directory", "data", false, "", "", false},
+		{"URL", "http://example.com/x", false, "/w", "", false},
+	}
+	for _, tc := range tests {
+		got, ok := hostArgPath(tc.p, tc.cmd, tc.cwd)
+		if got != tc.want || ok != tc.wantOK {
+			t.Errorf("%s: hostArgPath(%q, %v, %q) = %q, %v, want %q, %v", tc.name, tc.p, tc.cmd, tc.cwd, got, ok, tc.want, tc.wantOK)
+		}
+	}
+}
+
+func TestInstallPrefix(t *testing.T) {
+	tests := []struct {
+		name, prog, home, want string
+	}{
+		{"venv bin", "/w/.venv/bin/python", "/home/u", "/w/.venv"},
+		{"pyenv shims", "/home/u/.pyenv/shims/python3", "/home/u", "/home/u/.pyenv"},
+		{"windows venv Scripts", "/w/venv/Scripts/tool", "/home/u", "/w/venv"},
+		{"not in a bin folder", "/w/tools/tool", "/home/u", ""},
+		{"~/bin: the prefix would be $HOME", "/home/u/bin/tool", "/home/u", ""},
+		{"/bin: the prefix would be /", "/bin/sh", "/home/u", ""},
+	}
+	for _, tc := range tests {
+		if got := installPrefix(tc.prog, tc.home); got != tc.want {
+			t.Errorf("%s: installPrefix(%q, %q) = %q, want %q", tc.name, tc.prog, tc.home, got, tc.want)
+		}
+	}
+}
