@@ -121,3 +121,36 @@ func TestBwrapCommandExecErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestBwrapNamespaceArgs(t *testing.T) {
+	nobody := strconv.Itoa(sandboxUID)
+	base := []string{"--unshare-all", "--die-with-parent", "--new-session", "--hostname", "mcpvet-sandbox"}
+	user := []string{"--unshare-user", "--cap-drop", "ALL"}
+	ns := []string{"bwrap", "mountns", "pidns", "ipcns", "utsns"}
+	cat := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name          string
+		network, root bool
+		wantArgs      []string
+		wantMech      []string
+	}{
+		{"user, no network", false, false, cat(base, user), cat(ns, []string{"netns", "userns"})},
+		{"user, network", true, false, cat(base, []string{"--share-net"}, user), cat(ns, []string{"userns"})},
+		{"root, no network", false, true, cat(base, user, []string{"--uid", nobody, "--gid", nobody}), cat(ns, []string{"netns", "userns", "uid:nobody"})},
+		{"root, network", true, true, cat(base, []string{"--share-net"}, user, []string{"--uid", nobody, "--gid", nobody}), cat(ns, []string{"userns", "uid:nobody"})},
+	} {
+		args, mech := bwrapNamespaceArgs(tc.network, tc.root)
+		if diff := cmp.Diff(tc.wantArgs, args); diff != "" {
+			t.Errorf("%s: args (-want +got):\n%s", tc.name, diff)
+		}
+		if diff := cmp.Diff(tc.wantMech, mech); diff != "" {
+			t.Errorf("%s: mechanisms (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
