@@ -44,42 +44,104 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	// bwrap reports an exec failure only on stderr: check on the host (the
-	// sandbox sees the same paths) to return a proper spawn error.
-	path, err := lookPath(s.argv[0], lookEnv(s.env, "PATH"))
+	if err := checkHostExec(s); err != nil {
+		return nil, err
+	}
+	args, mechanisms := bwrapNamespaceArgs(b.allowNetwork, os.Geteuid() == 0)
+	args = append(args, bwrapLayoutArgs(s)...)
+	prog, err := seccompBPF()
 	if err != nil {
 		return nil, err
 	}
+	fds, err := newBwrapFDs(prog)
+	if err != nil {
+		return nil, err
+	}
+	// The environment is bwrap's own, which it hands to the server through
+	// execve: --setenv would put every value (secrets, canaries) on bwrap's
+	// command line, readable by anyone in /proc. bwrap execvp()s argv[0]
+	// with that PATH, like the other backends; argv[0] stays what the plan
+	// says.
+	args = append(args, "--json-status-fd", "3", "--block-fd", "4", "--seccomp", "5", "--")
+	args = append(args, s.argv...)
+	p := &process{mechanisms: mechanisms}
+	p.childFiles = []*os.File{fds.statusW, fds.blockR, fds.seccompR}
+	p.parentFiles = []*os.File{fds.blockW}
+	p.cmd = &exec.Cmd{
+		Path:       bwrap,
+		Args:       append([]string{"bwrap"}, args...),
+		Env:        append([]string{}, s.env...),
+		Dir:        "/",
+		ExtraFiles: p.childFiles,
+	}
+	st := newBwrapStatus(fds.statusR)
+	p.release = bwrapRelease(p, st, fds.blockW, bwrap)
+	p.exitStatus = st.exitStatus
+	p.noGroupSignal = true
+	p.signal = func(sig syscall.Signal) {
+		if pid := st.childPid(); pid > 0 {
+			// bwrap's pid 1 reaper ignores signals: signal its children,
+			// the server first among them.
+			for _, d := range descendants(pid) {
+				_ = syscall.Kill(d, sig)
+			}
+		}
+	}
+	return p, nil
+}
+
+// checkHostExec returns the spawn error execve would give for the server's
+// command. bwrap reports an exec failure only on stderr: check on the host
+// (the sandbox sees the same paths) to return a proper spawn error.
+func checkHostExec(s *Server) error {
+	path, err := lookPath(s.argv[0], lookEnv(s.env, "PATH"))
+	if err != nil {
+		return err
+	}
 	if err := unix.Access(path, unix.X_OK); err != nil {
-		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+		return &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
 	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
 		if err == nil {
 			err = syscall.EACCES
 		}
-		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+		return &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
+	return nil
+}
 
-	args := []string{"--unshare-all", "--die-with-parent", "--new-session", "--hostname", "mcpvet-sandbox"}
-	p := &process{mechanisms: []string{"bwrap", "mountns", "pidns", "ipcns", "utsns"}}
-	if b.allowNetwork {
+// bwrapNamespaceArgs returns bwrap's namespace and privilege flags, and
+// the mechanisms they stand for. root: mcpvet runs as root, and the
+// server as nobody.
+func bwrapNamespaceArgs(allowNetwork, root bool) (args, mechanisms []string) {
+	args = []string{"--unshare-all", "--die-with-parent", "--new-session", "--hostname", "mcpvet-sandbox"}
+	mechanisms = []string{"bwrap", "mountns", "pidns", "ipcns", "utsns"}
+	if allowNetwork {
 		args = append(args, "--share-net")
 	} else {
-		p.mechanisms = append(p.mechanisms, "netns")
+		mechanisms = append(mechanisms, "netns")
 	}
 	// bwrap always sets no_new_privs; --cap-drop ALL empties every
 	// capability set (as root bwrap would keep them). What took effect is
 	// read back after start.
 	args = append(args, "--unshare-user", "--cap-drop", "ALL")
-	if os.Geteuid() == 0 {
+	if root {
 		args = append(args, "--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID))
-		p.mechanisms = append(p.mechanisms, "userns", "uid:nobody")
+		mechanisms = append(mechanisms, "userns", "uid:nobody")
 	} else {
-		p.mechanisms = append(p.mechanisms, "userns")
+		mechanisms = append(mechanisms, "userns")
 	}
+	return args, mechanisms
+}
+
+// bwrapLayoutArgs returns bwrap's flags for the server's file system: the
+// same root as builtin (see [rootLayout]), the writable exposures, the
+// masked files and a /dev of its own, read-only but for /tmp, HOME and
+// /dev/shm, starting in [Server.sandboxDir].
+func bwrapLayoutArgs(s *Server) []string {
 	size := strconv.Itoa(sandboxTmpfsSize)
 	// Writable directories first, so binds below them stay visible.
-	args = append(args, "--size", size, "--tmpfs", "/tmp", "--size", size, "--perms", "0700", "--tmpfs", sandboxHome)
+	args := []string{"--size", size, "--tmpfs", "/tmp", "--size", size, "--perms", "0700", "--tmpfs", sandboxHome}
 	binds, links := rootLayout(s)
 	for _, bd := range binds {
 		args = append(args, "--ro-bind", bd.Path, bd.Path)
@@ -101,17 +163,20 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 	for _, l := range [][2]string{{"/proc/self/fd", "/dev/fd"}, {"/proc/self/fd/0", "/dev/stdin"}, {"/proc/self/fd/1", "/dev/stdout"}, {"/proc/self/fd/2", "/dev/stderr"}} {
 		args = append(args, "--symlink", l[0], l[1])
 	}
-	args = append(args, "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/", "--chdir", s.sandboxDir())
-	prog, err := seccompBPF()
-	if err != nil {
-		return nil, err
-	}
+	return append(args, "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/", "--chdir", s.sandboxDir())
+}
+
+// bwrapFDs are the pipes bwrap starts with: its --json-status-fd stream,
+// the --block-fd that holds the sandbox before exec until released, and
+// the --seccomp program, already written and its write end closed.
+type bwrapFDs struct {
+	statusR, statusW, blockR, blockW, seccompR *os.File
+}
+
+// newBwrapFDs opens bwrap's pipes and writes the seccomp program prog; on
+// error it closes what it opened.
+func newBwrapFDs(prog []byte) (*bwrapFDs, error) {
 	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
 	pipe := func() (*os.File, *os.File, error) {
 		r, w, err := os.Pipe()
 		if err == nil {
@@ -119,44 +184,40 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 		}
 		return r, w, err
 	}
-	statusR, statusW, err := pipe()
+	fds, err := func() (*bwrapFDs, error) {
+		var fds bwrapFDs
+		var err error
+		if fds.statusR, fds.statusW, err = pipe(); err != nil {
+			return nil, err
+		}
+		if fds.blockR, fds.blockW, err = pipe(); err != nil {
+			return nil, err
+		}
+		var seccompW *os.File
+		if fds.seccompR, seccompW, err = pipe(); err != nil {
+			return nil, err
+		}
+		// The program is a few hundred bytes: it fits in the pipe at once.
+		if _, err := seccompW.Write(prog); err != nil {
+			return nil, fmt.Errorf("writing seccomp filter: %w", err)
+		}
+		seccompW.Close()
+		return &fds, nil
+	}()
 	if err != nil {
-		return nil, err
+		for _, f := range files {
+			f.Close()
+		}
 	}
-	blockR, blockW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	seccompR, seccompW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	// The program is a few hundred bytes: it fits in the pipe at once.
-	if _, err := seccompW.Write(prog); err != nil {
-		closeAll()
-		return nil, fmt.Errorf("writing seccomp filter: %w", err)
-	}
-	seccompW.Close()
-	// The environment is bwrap's own, which it hands to the server through
-	// execve: --setenv would put every value (secrets, canaries) on bwrap's
-	// command line, readable by anyone in /proc. bwrap execvp()s argv[0]
-	// with that PATH, like the other backends; argv[0] stays what the plan
-	// says.
-	args = append(args, "--json-status-fd", "3", "--block-fd", "4", "--seccomp", "5", "--")
-	args = append(args, s.argv...)
-	p.childFiles = []*os.File{statusW, blockR, seccompR}
-	p.parentFiles = []*os.File{blockW}
-	p.cmd = &exec.Cmd{
-		Path:       bwrap,
-		Args:       append([]string{"bwrap"}, args...),
-		Env:        append([]string{}, s.env...),
-		Dir:        "/",
-		ExtraFiles: p.childFiles,
-	}
-	st := newBwrapStatus(statusR)
-	p.release = func(ctx context.Context, s *Server) error {
+	return fds, err
+}
+
+// bwrapRelease returns p's release: once bwrap reports the sandbox's pid
+// 1 (blocked before exec), it moves the sandbox into the server's cgroups,
+// sets the rlimit fallbacks, arms p.kill, lets the sandbox proceed through
+// blockW and reads back what took effect.
+func bwrapRelease(p *process, st *bwrapStatus, blockW *os.File, bwrap string) func(context.Context, *Server) error {
+	return func(ctx context.Context, s *Server) error {
 		pid, err := st.waitChild(ctx)
 		if err != nil {
 			return err
@@ -171,20 +232,7 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 			}
 		}
 		p.mechanisms = append(p.mechanisms, prlimitChild(pid, s.opts.Limits, s.cg)...)
-		// Killing bwrap kills the sandbox only asynchronously (through
-		// --die-with-parent); kill its pid 1 directly, by pidfd so that
-		// a reused pid is never hit, and wait for the namespace to empty.
-		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-			pidfd := os.NewFile(uintptr(fd), "pidfd")
-			p.parentFiles = append(p.parentFiles, pidfd)
-			p.kill = func() {
-				_ = unix.PidfdSendSignal(int(pidfd.Fd()), unix.SIGKILL, nil, 0)
-				// A pidfd polls readable once the process has exited; pid
-				// 1 of a namespace exits after all the others.
-				fds := []unix.PollFd{{Fd: int32(pidfd.Fd()), Events: unix.POLLIN}}
-				_, _ = unix.Poll(fds, 2000)
-			}
-		}
+		armPidfdKill(p, pid)
 		if _, err := blockW.Write([]byte{1}); err != nil {
 			return fmt.Errorf("releasing bwrap: %w", err)
 		}
@@ -192,18 +240,26 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 		p.mechanisms = append(p.mechanisms, readBack(s, pid, bwrap)...)
 		return nil
 	}
-	p.exitStatus = st.exitStatus
-	p.noGroupSignal = true
-	p.signal = func(sig syscall.Signal) {
-		if pid := st.childPid(); pid > 0 {
-			// bwrap's pid 1 reaper ignores signals: signal its children,
-			// the server first among them.
-			for _, d := range descendants(pid) {
-				_ = syscall.Kill(d, sig)
-			}
-		}
+}
+
+// armPidfdKill sets p.kill to kill the sandbox's pid 1 and wait for its
+// namespace to empty. Killing bwrap kills the sandbox only asynchronously
+// (through --die-with-parent); the kill goes through a pidfd so that a
+// reused pid is never hit. p.kill stays unset when no pidfd can be opened.
+func armPidfdKill(p *process, pid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return
 	}
-	return p, nil
+	pidfd := os.NewFile(uintptr(fd), "pidfd")
+	p.parentFiles = append(p.parentFiles, pidfd)
+	p.kill = func() {
+		_ = unix.PidfdSendSignal(int(pidfd.Fd()), unix.SIGKILL, nil, 0)
+		// A pidfd polls readable once the process has exited; pid
+		// 1 of a namespace exits after all the others.
+		fds := []unix.PollFd{{Fd: int32(pidfd.Fd()), Events: unix.POLLIN}}
+		_, _ = unix.Poll(fds, 2000)
+	}
 }
 
 func cutEnv(kv string) (string, string, bool) {

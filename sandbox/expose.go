@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -227,144 +226,221 @@ func argPaths(argv []string) []string {
 // where it starts; each refusal is one line in s.refused. It fills
 // s.exposed, s.masked and s.workDir.
 func (s *Server) planExposure() {
-	home := hostHome()
-	cwd := workDirOf(s.plan, &s.opts)
-	seen := map[string]bool{}
-	add := func(p, why string, rw bool) bool {
-		p = filepath.Clean(p)
-		if seen[p] {
-			return true
-		}
-		if underSystemDir(p) || slices.Contains(systemDirs, p) {
-			return true
-		}
-		if err := CheckExpose(p, s.opts.Hidden); err != nil {
-			s.refused = append(s.refused, fmt.Sprintf("not exposed (%s): %v", why, err))
-			return false
-		}
-		if _, err := os.Stat(p); err != nil {
-			return false
-		}
-		seen[p] = true
-		s.exposed = append(s.exposed, Exposure{Path: p, Writable: rw, Why: why})
+	x := &exposer{s: s, home: hostHome(), cwd: workDirOf(s.plan, &s.opts), seen: map[string]bool{}}
+	x.userPaths()
+	x.workingDir()
+	if s.opts.WorkDir != WorkDirNone {
+		x.argvPaths()
+		x.installPrefixes()
+	}
+	s.maskHidden()
+}
+
+// An exposer adds a server's exposures one rule at a time, in the order
+// planExposure applies them: the first rule to add a path names why.
+type exposer struct {
+	s    *Server
+	home string // hostHome()
+	cwd  string // workDirOf the plan, "" for none
+	seen map[string]bool
+}
+
+// add exposes p unless it is a system folder (always visible), refused
+// (one line in s.refused) or missing. It reports whether p is exposed or
+// visible anyway.
+func (x *exposer) add(p, why string, rw bool) bool {
+	p = filepath.Clean(p)
+	if x.seen[p] {
 		return true
 	}
-	for _, p := range s.opts.ExposeRW {
+	if underSystemDir(p) || slices.Contains(systemDirs, p) {
+		return true
+	}
+	if !x.allowed(p, why) {
+		return false
+	}
+	if _, err := os.Stat(p); err != nil {
+		return false
+	}
+	x.seen[p] = true
+	x.s.exposed = append(x.s.exposed, Exposure{Path: p, Writable: rw, Why: why})
+	return true
+}
+
+// allowed applies [CheckExpose] to p, recording a refusal in s.refused.
+func (x *exposer) allowed(p, why string) bool {
+	if err := CheckExpose(p, x.s.opts.Hidden); err != nil {
+		x.s.refused = append(x.s.refused, fmt.Sprintf("not exposed (%s): %v", why, err))
+		return false
+	}
+	return true
+}
+
+// userPaths exposes [Options.ExposeRW] writable, then [Options.Expose].
+func (x *exposer) userPaths() {
+	for _, p := range x.s.opts.ExposeRW {
 		if abs, err := filepath.Abs(p); err == nil {
-			add(abs, ExposeUserRW, true)
+			x.add(abs, ExposeUserRW, true)
 		}
 	}
-	for _, p := range s.opts.Expose {
+	for _, p := range x.s.opts.Expose {
 		if abs, err := filepath.Abs(p); err == nil {
-			add(abs, ExposeUser, false)
+			x.add(abs, ExposeUser, false)
 		}
 	}
-	if cwd != "" {
-		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() && add(cwd, ExposeCwd, false) {
-			s.workDir = cwd
-		}
-	}
-	if s.opts.WorkDir == WorkDirNone {
-		s.maskHidden()
+}
+
+// workingDir exposes the working directory, and starts the server there
+// when it is an allowed folder.
+func (x *exposer) workingDir() {
+	if x.cwd == "" {
 		return
 	}
+	if fi, err := os.Stat(x.cwd); err == nil && fi.IsDir() && x.add(x.cwd, ExposeCwd, false) {
+		x.s.workDir = x.cwd
+	}
+}
+
+// argvPaths exposes the folders named in argv, and the files with their
+// project roots (see [exposer.argvFile]).
+func (x *exposer) argvPaths() {
+	argv := x.s.argv
 	// An installed package is exposed by the installer: of its argv only
 	// the plan's arguments (a folder given to server-filesystem) are the
 	// user's.
-	first := 0
-	if s.plan.Package != nil {
-		first = max(0, len(s.argv)-len(s.plan.Args))
+	first, script := 0, -1
+	if x.s.plan.Package != nil {
+		first = max(0, len(argv)-len(x.s.plan.Args))
+	} else {
+		script = scriptArg(argv)
 	}
-	{
-		script := -1 // the index of the script an interpreter runs
-		if s.plan.Package == nil && isInterpreter(s.argv[0]) {
-			for i := 1; i < len(s.argv); i++ {
-				if !strings.HasPrefix(s.argv[i], "-") {
-					script = i
-					break
-				}
-				if s.argv[i] == "-m" || s.argv[i] == "-c" || s.argv[i] == "-e" {
-					break
-				}
-			}
-		}
-		for i, a := range s.argv {
-			if i < first {
+	for i := first; i < len(argv); i++ {
+		for _, p := range argPaths([]string{argv[i]}) {
+			p, ok := hostArgPath(p, i == 0, x.cwd)
+			if !ok {
 				continue
 			}
-			for _, p := range argPaths([]string{a}) {
-				if !filepath.IsAbs(p) {
-					if i == 0 && !strings.Contains(p, "/") {
-						continue // a command looked up on PATH
-					}
-					if cwd == "" || strings.Contains(p, "://") {
-						continue
-					}
-					p = filepath.Join(cwd, p)
-				}
-				fi, err := os.Stat(p)
-				if err != nil {
-					continue
-				}
-				if fi.IsDir() {
-					add(p, ExposeArgv, false)
-					continue
-				}
-				real := p
-				if r, err := filepath.EvalSymlinks(p); err == nil {
-					real = r
-				}
-				root := projectRoot(real, home)
-				if root == "" && i != 0 && i != script {
-					continue // a lone data file: --expose it
-				}
-				if err := CheckExpose(p, s.opts.Hidden); err != nil {
-					s.refused = append(s.refused, fmt.Sprintf("not exposed (%s): %v", ExposeArgv, err))
-					continue
-				}
-				if root != "" {
-					add(root, ExposeProject, false)
-				}
-				if i != 0 && (root == "" || !within(real, root)) {
-					// The command itself is bound by the layout.
-					add(p, ExposeArgv, false)
-				}
+			fi, err := os.Stat(p)
+			if err != nil {
+				continue
 			}
-		}
-		cmd, err := lookPath(s.argv[0], lookEnv(s.env, "PATH"))
-		if s.plan.Package != nil {
-			err = errPackage
-		}
-		if err == nil {
-			progs := []string{cmd}
-			if interp := shebang(cmd, lookEnv(s.env, "PATH")); interp != "" {
-				// A console script runs its venv's python, which links
-				// to an installation elsewhere (pyenv, /usr).
-				progs = append(progs, interp)
+			if fi.IsDir() {
+				x.add(p, ExposeArgv, false)
+				continue
 			}
-			for _, prog := range progs {
-				abs, err := filepath.Abs(prog)
-				if err != nil {
-					continue
-				}
-				if prog != cmd && !underSystemDir(abs) {
-					add(abs, ExposeArgv, false)
-				}
-				cands := []string{abs}
-				if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-					cands = append(cands, real)
-				}
-				for _, c := range cands {
-					if d := filepath.Dir(c); slices.Contains(prefixDirs, filepath.Base(d)) {
-						if prefix := filepath.Dir(d); prefix != home && prefix != "/" {
-							add(prefix, ExposePrefix, false)
-						}
-					}
-				}
+			x.argvFile(p, i == 0, i == script)
+		}
+	}
+}
+
+// scriptArg returns the index in argv of the script an interpreter runs
+// (its first non-flag argument), or -1: when argv[0] is no interpreter, or
+// it runs code given by -m, -c or -e.
+func scriptArg(argv []string) int {
+	if len(argv) == 0 || !isInterpreter(argv[0]) {
+		return -1
+	}
+	for i := 1; i < len(argv); i++ {
+		if !strings.HasPrefix(argv[i], "-") {
+			return i
+		}
+		if argv[i] == "-m" || argv[i] == "-c" || argv[i] == "-e" {
+			break
+		}
+	}
+	return -1
+}
+
+// hostArgPath returns the host path an argv path names: an absolute path
+// as is, a relative one joined to the working directory cwd. It reports
+// false for a command looked up on PATH (cmd: p is argv[0]), a relative
+// path with no working directory, and a URL.
+func hostArgPath(p string, cmd bool, cwd string) (string, bool) {
+	if filepath.IsAbs(p) {
+		return p, true
+	}
+	if cmd && !strings.Contains(p, "/") {
+		return "", false // a command looked up on PATH
+	}
+	if cwd == "" || strings.Contains(p, "://") {
+		return "", false
+	}
+	return filepath.Join(cwd, p), true
+}
+
+// argvFile exposes a file named in argv: its project root, and the file
+// itself when it is outside that root. A file outside any project is
+// exposed only when it is the program run (cmd: the command, script: the
+// script an interpreter runs); the command itself is bound by the layout.
+func (x *exposer) argvFile(p string, cmd, script bool) {
+	real := p
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		real = r
+	}
+	root := projectRoot(real, x.home)
+	if root == "" && !cmd && !script {
+		return // a lone data file: --expose it
+	}
+	if !x.allowed(p, ExposeArgv) {
+		return
+	}
+	if root != "" {
+		x.add(root, ExposeProject, false)
+	}
+	if !cmd && (root == "" || !within(real, root)) {
+		x.add(p, ExposeArgv, false)
+	}
+}
+
+// installPrefixes exposes the installation prefix of a local command, and
+// the interpreter its #! line names with that one's prefix: a console
+// script runs its venv's python, which links to an installation elsewhere
+// (pyenv, /usr). An installed package is exposed by the installer.
+func (x *exposer) installPrefixes() {
+	if x.s.plan.Package != nil {
+		return
+	}
+	path := lookEnv(x.s.env, "PATH")
+	cmd, err := lookPath(x.s.argv[0], path)
+	if err != nil {
+		return
+	}
+	progs := []string{cmd}
+	if interp := shebang(cmd, path); interp != "" {
+		progs = append(progs, interp)
+	}
+	for _, prog := range progs {
+		abs, err := filepath.Abs(prog)
+		if err != nil {
+			continue
+		}
+		if prog != cmd && !underSystemDir(abs) {
+			x.add(abs, ExposeArgv, false)
+		}
+		cands := []string{abs}
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			cands = append(cands, real)
+		}
+		for _, c := range cands {
+			if prefix := installPrefix(c, x.home); prefix != "" {
+				x.add(prefix, ExposePrefix, false)
 			}
 		}
 	}
-	s.maskHidden()
+}
+
+// installPrefix returns the installation prefix of a program: the folder
+// above the bin/, shims/ or Scripts/ it is in, "" when it is in none or
+// the prefix is home or /.
+func installPrefix(prog, home string) string {
+	d := filepath.Dir(prog)
+	if !slices.Contains(prefixDirs, filepath.Base(d)) {
+		return ""
+	}
+	if prefix := filepath.Dir(d); prefix != home && prefix != "/" {
+		return prefix
+	}
+	return ""
 }
 
 // maskHidden masks the hidden files (the results database) that lie in
@@ -442,9 +518,6 @@ func shebang(path, pathEnv string) string {
 	}
 	return ""
 }
-
-// errPackage skips the prefix rules for an installed package.
-var errPackage = errors.New("an installed package")
 
 // writableBinds returns the exposed folders the server may write to.
 func (s *Server) writableBinds() []string {

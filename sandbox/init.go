@@ -294,24 +294,64 @@ func setupRoot(cfg *initConfig) error {
 	if err := unix.Mount("tmpfs", newRoot, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=16m"); err != nil {
 		return fmt.Errorf("mounting root tmpfs: %w", err)
 	}
-	under := func(p string) string { return filepath.Join(newRoot, p) }
 	// The writable directories come first, so that binds below them (a
-	// command under /tmp) are not hidden. /tmp is shared sticky; HOME
-	// belongs to the server's user.
+	// command under /tmp) are not hidden.
+	if err := mountTmpfs(newRoot, cfg); err != nil {
+		return err
+	}
+	if err := mountBinds(newRoot, cfg.Binds); err != nil {
+		return err
+	}
+	if err := makeSymlinks(newRoot, cfg.Symlinks); err != nil {
+		return err
+	}
+	if err := setupDev(filepath.Join(newRoot, "/dev"), cfg.Devices); err != nil {
+		return err
+	}
+	if err := mountProc(newRoot); err != nil {
+		return err
+	}
+	if err := pivotInto(newRoot); err != nil {
+		return err
+	}
+	_ = unix.Sethostname([]byte("mcpvet-sandbox"))
+	if cfg.LoopbackUp {
+		if err := loopbackUp(); err != nil {
+			return err
+		}
+	}
+	if cfg.Dir != "" {
+		if err := unix.Chdir(cfg.Dir); err != nil {
+			return fmt.Errorf("entering %s: %w", cfg.Dir, err)
+		}
+	}
+	return nil
+}
+
+// mountTmpfs mounts the writable directories of cfg under newRoot: /tmp
+// shared sticky, the others (HOME) the server user's own.
+func mountTmpfs(newRoot string, cfg *initConfig) error {
 	for _, d := range cfg.Tmpfs {
-		if err := os.MkdirAll(under(d), 0o755); err != nil {
+		target := filepath.Join(newRoot, d)
+		if err := os.MkdirAll(target, 0o755); err != nil {
 			return err
 		}
 		opts := fmt.Sprintf("mode=1777,size=%d", cfg.TmpfsSize)
 		if d != "/tmp" {
 			opts = fmt.Sprintf("mode=0700,uid=%d,gid=%d,size=%d", cfg.UID, cfg.GID, cfg.TmpfsSize)
 		}
-		if err := unix.Mount("tmpfs", under(d), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		if err := unix.Mount("tmpfs", target, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 			return fmt.Errorf("mounting tmpfs on %s: %w", d, err)
 		}
 	}
-	for _, b := range cfg.Binds {
-		target := under(b.Path)
+	return nil
+}
+
+// mountBinds binds each host path (or its Source) at the same path under
+// newRoot, read-only unless Writable.
+func mountBinds(newRoot string, binds []initBind) error {
+	for _, b := range binds {
+		target := filepath.Join(newRoot, b.Path)
 		if err := makeMountpoint(target, b.Dir); err != nil {
 			return err
 		}
@@ -329,27 +369,43 @@ func setupRoot(cfg *initConfig) error {
 			return fmt.Errorf("binding %s read-only: %w", b.Path, err)
 		}
 	}
-	for _, l := range cfg.Symlinks {
-		if err := os.MkdirAll(filepath.Dir(under(l.Path)), 0o755); err != nil {
+	return nil
+}
+
+// makeSymlinks creates the layout's symlinks under newRoot.
+func makeSymlinks(newRoot string, links []initSymlink) error {
+	for _, l := range links {
+		path := filepath.Join(newRoot, l.Path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := os.Symlink(l.Target, under(l.Path)); err != nil {
+		if err := os.Symlink(l.Target, path); err != nil {
 			return fmt.Errorf("creating symlink %s: %w", l.Path, err)
 		}
 	}
-	if err := setupDev(under("/dev"), cfg.Devices); err != nil {
+	return nil
+}
+
+// mountProc mounts the sandbox's own /proc under newRoot.
+func mountProc(newRoot string) error {
+	proc := filepath.Join(newRoot, "/proc")
+	if err := os.MkdirAll(proc, 0o555); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(under("/proc"), 0o555); err != nil {
-		return err
-	}
-	if err := unix.Mount("proc", under("/proc"), "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+	if err := unix.Mount("proc", proc, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mounting /proc: %w", err)
 	}
-	if err := os.Mkdir(under(".oldroot"), 0o700); err != nil {
+	return nil
+}
+
+// pivotInto makes newRoot the root, detaches the old root and makes the
+// new one read-only.
+func pivotInto(newRoot string) error {
+	oldRoot := filepath.Join(newRoot, ".oldroot")
+	if err := os.Mkdir(oldRoot, 0o700); err != nil {
 		return err
 	}
-	if err := unix.PivotRoot(newRoot, under(".oldroot")); err != nil {
+	if err := unix.PivotRoot(newRoot, oldRoot); err != nil {
 		return fmt.Errorf("pivot_root: %w", err)
 	}
 	if err := unix.Chdir("/"); err != nil {
@@ -363,17 +419,6 @@ func setupRoot(cfg *initConfig) error {
 	}
 	if err := remountReadOnly("/"); err != nil {
 		return fmt.Errorf("making the root read-only: %w", err)
-	}
-	_ = unix.Sethostname([]byte("mcpvet-sandbox"))
-	if cfg.LoopbackUp {
-		if err := loopbackUp(); err != nil {
-			return err
-		}
-	}
-	if cfg.Dir != "" {
-		if err := unix.Chdir(cfg.Dir); err != nil {
-			return fmt.Errorf("entering %s: %w", cfg.Dir, err)
-		}
 	}
 	return nil
 }

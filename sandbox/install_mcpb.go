@@ -210,6 +210,43 @@ var mcpbVar = lazyRegexp(`\$\{([^}]*)\}`)
 // ${pathSeparator} "/", ${user_config.X} the option's default; an option
 // without a default needs configuration.
 func mcpbEntryPoint(bundle string) (*entryPoint, error) {
+	m, err := readMCPBManifest(bundle)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := m.linuxConfig()
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	expand := func(s string) string {
+		return mcpbVar().ReplaceAllStringFunc(s, func(v string) string {
+			val, ok := m.variable(v[2:len(v)-1], bundle)
+			if !ok {
+				missing = append(missing, v[2:len(v)-1])
+			}
+			return val
+		})
+	}
+	argv := []string{expand(cfg.Command)}
+	for _, a := range cfg.Args {
+		argv = append(argv, expand(a))
+	}
+	env := map[string]string{}
+	for k, v := range cfg.Env {
+		env[k] = expand(v)
+	}
+	if len(missing) > 0 {
+		return nil, &LaunchError{Status: vocab.StatusNeedsConfiguration, Detail: "mcpb bundle needs configuration: " + strings.Join(missing, ", ")}
+	}
+	if err := checkMCPBCommand(argv[0], cfg.Command, bundle); err != nil {
+		return nil, err
+	}
+	return &entryPoint{argv: argv, env: env}, nil
+}
+
+// readMCPBManifest reads and decodes a bundle's manifest.json.
+func readMCPBManifest(bundle string) (*mcpbManifest, error) {
 	f, err := os.Open(filepath.Join(bundle, "manifest.json"))
 	if err != nil {
 		return nil, launchErrorf(vocab.StatusInstallFailed, "mcpb bundle has no manifest.json")
@@ -223,6 +260,13 @@ func mcpbEntryPoint(bundle string) (*entryPoint, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, launchErrorf(vocab.StatusInstallFailed, "decoding manifest.json: %v", err)
 	}
+	return &m, nil
+}
+
+// linuxConfig returns the manifest's mcp_config, derived from the server
+// type and entry point when there is none, with its linux override
+// applied.
+func (m *mcpbManifest) linuxConfig() (*mcpbMCPConfig, error) {
 	cfg := m.Server.MCPConfig
 	if cfg == nil {
 		// No mcp_config: derive it from the type and entry point.
@@ -239,76 +283,80 @@ func mcpbEntryPoint(bundle string) (*entryPoint, error) {
 		}
 	}
 	if o := cfg.PlatformOverrides["linux"]; o != nil {
-		merged := *cfg
-		if o.Command != "" {
-			merged.Command = o.Command
-		}
-		if o.Args != nil {
-			merged.Args = o.Args
-		}
-		for k, v := range o.Env {
-			if merged.Env == nil {
-				merged.Env = map[string]string{}
-			}
-			merged.Env[k] = v
-		}
-		cfg = &merged
+		cfg = cfg.override(o)
 	}
 	if cfg.Command == "" {
 		return nil, launchErrorf(vocab.StatusInstallFailed, "manifest.json: mcp_config has no command")
 	}
-	var missing []string
-	expand := func(s string) string {
-		return mcpbVar().ReplaceAllStringFunc(s, func(v string) string {
-			name := v[2 : len(v)-1]
-			switch {
-			case name == "__dirname":
-				return bundle
-			case name == "HOME":
-				return sandboxHome
-			case name == "/" || name == "pathSeparator":
-				return "/"
-			case strings.HasPrefix(name, "user_config."):
-				opt, ok := m.UserConfig[strings.TrimPrefix(name, "user_config.")]
-				if ok && opt.Default != nil {
-					switch d := opt.Default.(type) {
-					case string:
-						return d
-					case []any:
-						var parts []string
-						for _, p := range d {
-							parts = append(parts, fmt.Sprint(p))
-						}
-						return strings.Join(parts, ",")
-					default:
-						return fmt.Sprint(d)
-					}
-				}
-				missing = append(missing, name)
-				return ""
-			}
-			missing = append(missing, name)
-			return ""
-		})
+	return cfg, nil
+}
+
+// override returns a copy of cfg with o's command, args and env over its
+// own; env is merged key by key.
+func (cfg *mcpbMCPConfig) override(o *mcpbMCPConfig) *mcpbMCPConfig {
+	merged := *cfg
+	if o.Command != "" {
+		merged.Command = o.Command
 	}
-	argv := []string{expand(cfg.Command)}
-	for _, a := range cfg.Args {
-		argv = append(argv, expand(a))
+	if o.Args != nil {
+		merged.Args = o.Args
 	}
-	env := map[string]string{}
-	for k, v := range cfg.Env {
-		env[k] = expand(v)
-	}
-	if len(missing) > 0 {
-		return nil, &LaunchError{Status: vocab.StatusNeedsConfiguration, Detail: "mcpb bundle needs configuration: " + strings.Join(missing, ", ")}
-	}
-	if filepath.IsAbs(argv[0]) {
-		rel, err := filepath.Rel(bundle, argv[0])
-		if err != nil || strings.HasPrefix(rel, "..") {
-			return nil, launchErrorf(vocab.StatusInstallFailed, "manifest.json: command %q is outside the bundle", cfg.Command)
+	for k, v := range o.Env {
+		if merged.Env == nil {
+			merged.Env = map[string]string{}
 		}
-	} else if _, err := requireTool(argv[0], argv[0]); err != nil {
-		return nil, err
+		merged.Env[k] = v
 	}
-	return &entryPoint{argv: argv, env: env}, nil
+	return &merged
+}
+
+// variable returns the value of the manifest variable ${name} in bundle,
+// false when it is unknown or a user_config option without a default.
+func (m *mcpbManifest) variable(name, bundle string) (string, bool) {
+	switch {
+	case name == "__dirname":
+		return bundle, true
+	case name == "HOME":
+		return sandboxHome, true
+	case name == "/" || name == "pathSeparator":
+		return "/", true
+	case strings.HasPrefix(name, "user_config."):
+		opt, ok := m.UserConfig[strings.TrimPrefix(name, "user_config.")]
+		if ok && opt.Default != nil {
+			return mcpbDefault(opt.Default), true
+		}
+	}
+	return "", false
+}
+
+// mcpbDefault formats a user_config default: a list as its items joined
+// by commas.
+func mcpbDefault(d any) string {
+	switch d := d.(type) {
+	case string:
+		return d
+	case []any:
+		var parts []string
+		for _, p := range d {
+			parts = append(parts, fmt.Sprint(p))
+		}
+		return strings.Join(parts, ",")
+	default:
+		return fmt.Sprint(d)
+	}
+}
+
+// checkMCPBCommand refuses a bundle's command (cmd, expanded from the
+// manifest's command) that is a path outside the bundle, or a runtime
+// that is not on PATH.
+func checkMCPBCommand(cmd, manifestCmd, bundle string) error {
+	if filepath.IsAbs(cmd) {
+		rel, err := filepath.Rel(bundle, cmd)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return launchErrorf(vocab.StatusInstallFailed, "manifest.json: command %q is outside the bundle", manifestCmd)
+		}
+		return nil
+	}
+	_, err := requireTool(cmd, cmd)
+	return err
 }

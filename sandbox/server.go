@@ -457,26 +457,93 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := p.cmd
-	inR, inW, err := os.Pipe()
+	pipes, err := newStdioPipes()
 	if err != nil {
+		return nil, err
+	}
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = pipes.inR, pipes.outW, pipes.errW
+	err = startProcess(p, s.cg)
+	pipes.closeChildEnds()
+	for _, f := range p.childFiles {
+		f.Close()
+	}
+	if err != nil {
+		pipes.closeParentEnds()
+		p.closeParentFiles()
+		return nil, err
+	}
+	s.adopt(p, pipes)
+
+	stderrDone := make(chan struct{})
+	s.wg.Go(func() {
+		defer close(stderrDone)
+		s.readStderr(pipes.errR)
+	})
+
+	if p.release != nil {
+		if err := p.release(ctx, s); err != nil {
+			s.abortSpawn(p, pipes, stderrDone)
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	s.mechanisms = append(p.mechanisms, s.mechanisms...)
+	s.mu.Unlock()
+	s.wg.Go(func() {
+		s.waitExit(p, stderrDone)
+	})
+	return p, nil
+}
+
+// stdioPipes are a server's stdin, stdout and stderr: the child's ends
+// (inR, outW, errW), closed in the parent once it started, and the
+// parent's.
+type stdioPipes struct {
+	inR, inW, outR, outW, errR, errW *os.File
+}
+
+// newStdioPipes opens the three pipes; on error it closes what it opened.
+func newStdioPipes() (*stdioPipes, error) {
+	var sp stdioPipes
+	var err error
+	if sp.inR, sp.inW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("creating stdin pipe: %w", err)
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
+	if sp.outR, sp.outW, err = os.Pipe(); err != nil {
+		sp.inR.Close()
+		sp.inW.Close()
 		return nil, fmt.Errorf("creating stdout pipe: %w", err)
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
+	if sp.errR, sp.errW, err = os.Pipe(); err != nil {
+		sp.inR.Close()
+		sp.inW.Close()
+		sp.outR.Close()
+		sp.outW.Close()
 		return nil, fmt.Errorf("creating stderr pipe: %w", err)
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	return &sp, nil
+}
+
+// closeChildEnds closes the ends the child inherited.
+func (sp *stdioPipes) closeChildEnds() {
+	sp.inR.Close()
+	sp.outW.Close()
+	sp.errW.Close()
+}
+
+// closeParentEnds closes mcpvet's ends.
+func (sp *stdioPipes) closeParentEnds() {
+	sp.inW.Close()
+	sp.outR.Close()
+	sp.errR.Close()
+}
+
+// startProcess starts p.cmd in a session of its own, killed when mcpvet
+// dies, and straight into cg when the kernel allows it. When it does not,
+// p.cmd is replaced by a copy started without the cgroup (it is attached
+// after start).
+func startProcess(p *process, cg *cgroupSet) error {
+	cmd := p.cmd
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -486,11 +553,11 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	cmd.SysProcAttr.Setsid = true
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	markInheritedCloseOnExec()
-	if fd := s.cg.cloneFD(); fd >= 0 {
+	if fd := cg.cloneFD(); fd >= 0 {
 		cmd.SysProcAttr.UseCgroupFD = true
 		cmd.SysProcAttr.CgroupFD = fd
 	}
-	err = cmd.Start()
+	err := cmd.Start()
 	if err != nil && cmd.SysProcAttr.UseCgroupFD && !isExecError(err) {
 		// Kernels before 5.7 (or seccomp profiles) refuse clone3 with
 		// CLONE_INTO_CGROUP: attach after start instead.
@@ -501,20 +568,14 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 		p.cmd = cmd
 		err = cmd.Start()
 	}
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	for _, f := range p.childFiles {
-		f.Close()
-	}
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
-		p.closeParentFiles()
-		return nil, err
-	}
-	s.stdin, s.stdout, s.stderrR = inW, outR, errR
+	return err
+}
+
+// adopt makes a started process the server's: its stdio, the cgroup
+// mechanisms (or a warning that there are none), and the cgroups it was
+// not cloned into.
+func (s *Server) adopt(p *process, pipes *stdioPipes) {
+	s.stdin, s.stdout, s.stderrR = pipes.inW, pipes.outR, pipes.errR
 	s.mu.Lock()
 	s.proc = p
 	s.mechanisms = append(s.mechanisms, s.cg.mechanisms...)
@@ -522,63 +583,58 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 		s.warnings = append(s.warnings, "no cgroup available: processes that leave the process group may outlive the run")
 	}
 	s.mu.Unlock()
-	if err := s.cg.attach(cmd.Process.Pid, cmd.SysProcAttr.UseCgroupFD); err != nil && s.cg.tracks() {
+	if err := s.cg.attach(p.cmd.Process.Pid, p.cmd.SysProcAttr.UseCgroupFD); err != nil && s.cg.tracks() {
 		s.warn(err.Error())
 	}
+}
 
-	stderrDone := make(chan struct{})
-	s.wg.Go(func() {
-		defer close(stderrDone)
-		buf := make([]byte, 32<<10)
-		var carry []byte // end of the previous chunk, for signs split across reads
-		for {
-			n, err := errR.Read(buf)
-			s.stderr.Write(buf[:n])
-			s.stderrWatch.Write(buf[:n])
-			if n > 0 && !s.sawOOM.Load() {
-				window := append(carry, buf[:n]...)
-				if outOfMemory(string(window)) {
-					s.sawOOM.Store(true)
-				}
-				carry = append(carry[:0], window[max(0, len(window)-64):]...)
+// readStderr copies the server's stderr into s.stderr and the canary
+// watch until EOF, and notes an allocation failure in s.sawOOM.
+func (s *Server) readStderr(r *os.File) {
+	buf := make([]byte, 32<<10)
+	var carry []byte // end of the previous chunk, for signs split across reads
+	for {
+		n, err := r.Read(buf)
+		s.stderr.Write(buf[:n])
+		s.stderrWatch.Write(buf[:n])
+		if n > 0 && !s.sawOOM.Load() {
+			window := append(carry, buf[:n]...)
+			if outOfMemory(string(window)) {
+				s.sawOOM.Store(true)
 			}
-			if err != nil {
-				return
-			}
+			carry = append(carry[:0], window[max(0, len(window)-64):]...)
 		}
-	})
-
-	if p.release != nil {
-		if err := p.release(ctx, s); err != nil {
-			s.killTree()
-			s.mu.Lock()
-			s.proc = nil
-			s.mu.Unlock()
-			_ = cmd.Wait()
-			inW.Close()
-			outR.Close()
-			errR.Close()
-			p.closeParentFiles()
-			<-stderrDone
-			return nil, err
+		if err != nil {
+			return
 		}
 	}
+}
+
+// abortSpawn undoes a start whose release failed: it kills and reaps the
+// process, closes mcpvet's files and waits for stderr to be read.
+func (s *Server) abortSpawn(p *process, pipes *stdioPipes, stderrDone <-chan struct{}) {
+	s.killTree()
 	s.mu.Lock()
-	s.mechanisms = append(p.mechanisms, s.mechanisms...)
+	s.proc = nil
 	s.mu.Unlock()
-	s.wg.Go(func() {
-		werr := cmd.Wait()
-		// Give stderr a moment to drain so Info sees the last words.
-		t := time.NewTimer(200 * time.Millisecond)
-		select {
-		case <-stderrDone:
-		case <-t.C:
-		}
-		t.Stop()
-		s.recordExit(p, werr)
-		close(s.exitedCh)
-	})
-	return p, nil
+	_ = p.cmd.Wait()
+	pipes.closeParentEnds()
+	p.closeParentFiles()
+	<-stderrDone
+}
+
+// waitExit waits for the process, gives stderr a moment to drain so Info
+// sees the last words, records the exit and closes s.exitedCh.
+func (s *Server) waitExit(p *process, stderrDone <-chan struct{}) {
+	werr := p.cmd.Wait()
+	t := time.NewTimer(200 * time.Millisecond)
+	select {
+	case <-stderrDone:
+	case <-t.C:
+	}
+	t.Stop()
+	s.recordExit(p, werr)
+	close(s.exitedCh)
 }
 
 // isExecError reports whether err is the child's execve failing (the
