@@ -65,6 +65,8 @@ func (e *mdWriter) str(s string) {
 	}
 }
 
+// Write writes the census report as Markdown: the headline figures, one
+// section per figure, the table of servers and a page per server.
 func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Report) error {
 	e := &mdWriter{w: w}
 	c := r.Census
@@ -79,6 +81,33 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 	}
 	e.printf("%s. Every rate is stated with its denominator and a 95%% Wilson score interval.\n\n", gen)
 
+	mdHeadlines(e, c)
+	mdLiveness(e, c)
+	mdToolCounts(e, c)
+	mdSchema(e, c)
+	mdAnnotations(e, c)
+	mdScores(e, c)
+	mdErrors(e, c)
+	mdVerdicts(e, c)
+	mdCommonFindings(e, c)
+	mdBreakdowns(e, c)
+	mdServerTable(e, r)
+	if e.err != nil {
+		return e.err
+	}
+	err := renderSections(ctx, w, r, r.Sections, func(buf *bytes.Buffer, i int, row *results.ServerRow, res *probe.Result) error {
+		se := &mdWriter{w: buf}
+		mdServer(se, i, row, res)
+		return se.err
+	})
+	if err != nil {
+		return err
+	}
+	return e.err
+}
+
+// mdHeadlines writes the headline figures: handshake completion, the headline rates, tools per server and the score distribution.
+func mdHeadlines(e *mdWriter, c *results.Census) {
 	e.str("## Headline figures\n\n")
 	e.printf("%s\n\n", unitsLine(c))
 	e.printf("%s of %s plans (%s, 95%% CI %s) completed the handshake.\n\n",
@@ -93,7 +122,10 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 	sd := c.Score.Distribution
 	e.printf("Actionability score (of %s scored servers): median %s, mean %s, p10 %s, p90 %s.\n\n",
 		fmtInt(sd.N), fmtNum(sd.Median, 1), fmtNum(sd.Mean, 1), fmtNum(sd.P10, 1), fmtNum(sd.P90, 1))
+}
 
+// mdLiveness writes the liveness groups and every status.
+func mdLiveness(e *mdWriter, c *results.Census) {
 	e.str("## Liveness\n\nOf plans; each status is in exactly one group.\n\n| Group | Statuses | Plans | Rate | 95% CI |\n|---|---|---:|---:|---:|\n")
 	for _, g := range c.Liveness {
 		e.printf("| %s | %s | %s | %s | %s |\n", g.Label, mdStatuses(g.Statuses), fmtInt(g.Share.Count), g.Share.Percent(), g.Share.CI())
@@ -103,14 +135,20 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 		e.printf("| %s | %s | %s | %s | %s |\n", mdText(string(s.Status), 64), fmtInt(s.Share.Count), s.Share.Percent(),
 			fmtInt(s.Handshake), mdText(s.Meaning, maxShownLine))
 	}
+}
 
+// mdToolCounts writes the tools listed, per server.
+func mdToolCounts(e *mdWriter, c *results.Census) {
 	e.str("\n## Tools\n\n")
 	pd := c.Tools.PerServer
 	e.printf("%s completed the handshake and listed %s.\n\n", nounCount(c.Tools.Servers, "server"), offers(c.Tools.Total, c.Tools.Prompts, c.Tools.Resources, c.Tools.ResourceTemplates))
 	e.str("| Tools per server | mean | median | p10 | p90 | min | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	e.printf("| %s servers | %s | %s | %s | %s | %s | %s |\n\n", fmtInt(pd.N), fmtNum(pd.Mean, 1), fmtNum(pd.Median, 1),
 		fmtNum(pd.P10, 1), fmtNum(pd.P90, 1), fmtNum(pd.Min, 0), fmtNum(pd.Max, 0))
+}
 
+// mdSchema writes the fatal and soft schema violations.
+func mdSchema(e *mdWriter, c *results.Census) {
 	e.str("## Schema violations\n\nFatal: a `schema/` finding of fatal severity (the tool cannot be called correctly); soft: any other `schema/` finding.\n\n")
 	e.str("| Figure | Count | Of | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
 	s := c.Schema
@@ -118,7 +156,10 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 	e.printf("| tools with a soft violation | %s | %s tools | %s | %s |\n", fmtInt(s.SoftTools.Count), fmtInt(s.Tools), s.SoftTools.Percent(), s.SoftTools.CI())
 	e.printf("| servers with a fatal violation | %s | %s servers | %s | %s |\n\n", fmtInt(s.FatalServers.Count), fmtInt(s.FatalServers.Total), s.FatalServers.Percent(), s.FatalServers.CI())
 	e.printf("%s fatal and %s soft schema findings in all.\n\n", fmtInt(s.FatalFindings), fmtInt(s.SoftFindings))
+}
 
+// mdAnnotations writes the omission rate of each annotation hint.
+func mdAnnotations(e *mdWriter, c *results.Census) {
 	a := c.Annotations
 	e.str("## Annotation hints\n\n")
 	e.printf("%s checked", nounCount(a.ToolsChecked, "tool"))
@@ -132,7 +173,11 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 	}
 	e.printf("| at least one hint | %s | %s | %s | %s |\n", fmtInt(a.AnyOmitted.Count), fmtInt(a.AnyOmitted.Total), a.AnyOmitted.Percent(), a.AnyOmitted.CI())
 	e.printf("| no annotations at all | %s | %s | %s | %s |\n\n", fmtInt(a.NoAnnotations.Count), fmtInt(a.NoAnnotations.Total), a.NoAnnotations.Percent(), a.NoAnnotations.CI())
+}
 
+// mdScores writes the actionability score deciles.
+func mdScores(e *mdWriter, c *results.Census) {
+	sd := c.Score.Distribution
 	e.str("## Actionability scores\n\n")
 	e.printf("%s scored servers: median %s, mean %s.\n\n", c.Score.Scored.String(), fmtNum(sd.Median, 1), fmtNum(sd.Mean, 1))
 	e.str("| Score | Servers | |\n|---|---:|---|\n")
@@ -143,7 +188,10 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 		}
 		e.printf("| %s | %s | `%s` |\n", decileLabel(d), fmtInt(d.Count), textBar(share, 20))
 	}
+}
 
+// mdErrors writes the outcomes of the injected failures and the pass rate of each rubric element.
+func mdErrors(e *mdWriter, c *results.Census) {
 	er := c.Errors
 	e.str("\n## Error responses\n\n")
 	e.printf("%s failure-injection probes; %s responses graded on %s servers.\n\n", fmtInt(er.Probes), fmtInt(er.Graded), fmtInt(er.Servers))
@@ -159,7 +207,10 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 		}
 		e.printf("| %s | %s | %s | %s | %s |\n", label, fmtInt(el.Pass.Count), fmtInt(el.Pass.Total), el.Pass.Percent(), el.Pass.CI())
 	}
+}
 
+// mdVerdicts writes the keep / fix / drop shares and the deciding rules.
+func mdVerdicts(e *mdWriter, c *results.Census) {
 	v := c.Verdicts
 	e.str("\n## Verdicts\n\n")
 	e.printf("%s with a verdict", nounCount(v.WithVerdict, "server"))
@@ -179,7 +230,10 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 			e.printf("| %s | %s | %s |\n", mdText(ru.Rule, 100), mdText(ru.Decision, 20), fmtInt(ru.Servers))
 		}
 	}
+}
 
+// mdCommonFindings writes the most common finding codes.
+func mdCommonFindings(e *mdWriter, c *results.Census) {
 	e.str("\n## Most common findings\n\n")
 	if len(c.Findings) == 0 {
 		e.str("No findings.\n")
@@ -194,7 +248,10 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 				fmtInt(f.Servers.Count), f.Servers.Percent(), fmtInt(f.Occurrences), mdText(f.Title, maxShownLine))
 		}
 	}
+}
 
+// mdBreakdowns writes the breakdowns by package type, transport, protocol version and SDK.
+func mdBreakdowns(e *mdWriter, c *results.Census) {
 	e.str("\n## Breakdowns\n")
 	for _, b := range breakdowns(c) {
 		e.printf("\n### %s\n\n| Value | Servers | Handshake | Rate | 95%% CI | Tools | Median score | Keep | Fix | Drop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", b.Title)
@@ -208,7 +265,10 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 				fmtNum(row.Score.Median, 1), fmtInt(row.Keep), fmtInt(row.Fix), fmtInt(row.Drop))
 		}
 	}
+}
 
+// mdServerTable writes the table of servers.
+func mdServerTable(e *mdWriter, r *results.Report) {
 	e.str("\n## Servers\n\n")
 	if r.Sections < len(r.Rows) {
 		e.printf("The first %s of %s servers by name; the CSV and JSON reports list every server (or use --servers 0).\n\n",
@@ -224,18 +284,6 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 		e.printf("| %d | %s | %s | %s | %s | %d | %s | %s | %d |\n", i+1, name, mdText(row.PackageType, 20), mdText(row.Transport, 20),
 			mdText(string(row.Status), 40), row.Tools, fmtScore(row.Score), mdText(row.Verdict, 10), row.Findings)
 	}
-	if e.err != nil {
-		return e.err
-	}
-	err := renderSections(ctx, w, r, r.Sections, func(buf *bytes.Buffer, i int, row *results.ServerRow, res *probe.Result) error {
-		se := &mdWriter{w: buf}
-		mdServer(se, i, row, res)
-		return se.err
-	})
-	if err != nil {
-		return err
-	}
-	return e.err
 }
 
 func mdStatuses(ss []vocab.Status) string {
