@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/mcpvet/mcpvet/internal/testenv"
 )
 
 // closedURL returns an http URL on a loopback port nothing listens on.
@@ -110,7 +112,7 @@ func TestPyPIUnreachableIndexIsNotPackageNotFound(t *testing.T) {
 		t.Skip("creates a virtual environment")
 	}
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
+		testenv.Need(t, "python3 is not installed")
 	}
 	t.Setenv("PIP_RETRIES", "0")
 	t.Setenv("PIP_TIMEOUT", "3")
