@@ -159,3 +159,30 @@ func TestScoreResult(t *testing.T) {
 		t.Errorf("decision = %s, want fix", v.Decision)
 	}
 }
+
+// TestFindingsForOrder pins the order of FindingsFor: severity first (most
+// severe first) even where the codes sort the other way, then code, then
+// subject.
+func TestFindingsForOrder(t *testing.T) {
+	accepted := func(tool string) Graded {
+		return Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: tool, Param: "message", Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: "ok"}, Context{})
+	}
+	hang := Grade(Response{Kind: KindAbsentArguments, Method: "tools/call", Tool: "a", Class: ClassHang, ProtocolVersion: "2025-11-25"}, Context{})
+	crash := Grade(Response{Kind: KindAbsentArguments, Method: "tools/call", Tool: "z", Class: ClassCrash, ProtocolVersion: "2025-11-25"}, Context{})
+	cursor := Grade(Response{Kind: KindBadCursor, Method: "tools/list", Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: `{"tools":[]}`}, Context{})
+	got := FindingsFor([]Graded{cursor, accepted("b"), accepted("a"), hang, crash})
+	var codes []string
+	for _, f := range got {
+		codes = append(codes, string(f.Severity)+" "+f.Code+" "+f.Subject)
+	}
+	want := []string{
+		"fatal " + CodeCrashOnInvalidInput + " tool:z",
+		"fatal " + CodeHangOnInvalidInput + " tool:a",
+		"error " + CodeAcceptedInvalidInput + " tool:a",
+		"error " + CodeAcceptedInvalidInput + " tool:b",
+		"warn " + CodeIgnoredInvalidCursor + " server",
+	}
+	if diff := cmp.Diff(want, codes); diff != "" {
+		t.Errorf("FindingsFor order (-want +got):\n%s", diff)
+	}
+}

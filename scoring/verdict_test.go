@@ -154,3 +154,33 @@ func TestDecide(t *testing.T) {
 		})
 	}
 }
+
+// TestLowScoreElementsOrder pins the order of the low-score rule's
+// elements: most failures first, and on equal counts the rubric's order
+// (not the order the failures were seen in).
+func TestLowScoreElementsOrder(t *testing.T) {
+	call := func(failed ...string) probe.ProbeCall {
+		pc := probe.ProbeCall{Elements: []probe.Element{{Name: ElemChannel, Pass: true}}}
+		for _, name := range failed {
+			pc.Elements = append(pc.Elements, probe.Element{Name: name})
+		}
+		return pc
+	}
+	for _, tt := range []struct {
+		name   string
+		probes []probe.ProbeCall
+		want   []string
+	}{
+		{"none failed", []probe.ProbeCall{call()}, nil},
+		{"ties keep rubric order", []probe.ProbeCall{call(ElemBounded, ElemCode, ElemParam)},
+			[]string{"element:" + ElemParam, "element:" + ElemCode, "element:" + ElemBounded}},
+		{"most failed first", []probe.ProbeCall{call(ElemParam, ElemBounded), call(ElemBounded, ElemCode), call(ElemBounded)},
+			[]string{"element:" + ElemBounded, "element:" + ElemParam, "element:" + ElemCode}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, lowScoreElements(tt.probes)); diff != "" {
+				t.Errorf("lowScoreElements (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
