@@ -1,9 +1,11 @@
 package scoring
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpvet/mcpvet/probe"
 )
 
@@ -180,6 +182,30 @@ func TestLowScoreElementsOrder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, lowScoreElements(tt.probes)); diff != "" {
 				t.Errorf("lowScoreElements (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDetailBound pins the rule detail's bound: a line of exactly maxDetail
+// bytes is kept whole; one byte more cuts the last part into "and N more".
+func TestDetailBound(t *testing.T) {
+	a := strings.Repeat("a", 200)
+	for _, tt := range []struct {
+		name  string
+		parts []string
+		want  string
+	}{
+		{"empty", nil, ""},
+		{"one", []string{"x"}, "x"},
+		{"exactly maxDetail", []string{a, strings.Repeat("b", maxDetail-202)}, a + "; " + strings.Repeat("b", maxDetail-202)},
+		{"one byte over", []string{a, strings.Repeat("b", maxDetail-201), "c"}, a + "; and 2 more"},
+		{"first part alone over", []string{strings.Repeat("d", maxDetail+1)}, "and 1 more"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := detail(tt.parts)
+			if got != tt.want {
+				t.Errorf("detail = %q (%d bytes), want %q", got, len(got), tt.want)
 			}
 		})
 	}

@@ -31,8 +31,8 @@ OUT=${OUT:-bench/out/mutate}
 scope() {
 	case "$1" in
 	./scoring) echo 'verdict|policy|grade|credentials|rubric|findings|server' '' ;;
-	./probe) echo 'classify|check_checker|check_uritemplate' \
-		'TestCredentialWording|TestRemoteHandshakeStatus|TestClassifyFailure|TestCheckSortedAndDeterministic|TestCheckNil|TestChecker|TestValidateURITemplate' ;;
+	./probe) echo 'classify|check_uritemplate' \
+		'TestCredentialWording|TestRemoteHandshakeStatus|TestClassifyFailure|TestValidateURITemplate' ;;
 	./sandbox) echo 'stdio|env' \
 		'TestLimitBoundaries|TestLimits$|TestReadEOFOnExit|TestReadUnblocksOnClose|TestMCPSession|TestConcurrentWrites|TestStderrTail|TestEnvironment|TestCanariesUniquePerRun' ;;
 	./scan) echo 'scan|target' 'TestRunInterruptAndResume|TestRunWithoutStore|TestParseTarget|TestFetcherHint' ;;
