@@ -32,7 +32,7 @@ scope() {
 	case "$1" in
 	./scoring) echo 'verdict|policy|grade|credentials|rubric|findings|server' '' ;;
 	./probe) echo 'classify|check_uritemplate' \
-		'TestCredentialWording|TestRemoteHandshakeStatus|TestClassifyFailure|TestValidateURITemplate' ;;
+		'TestCredentialWording|TestRemoteHandshakeStatus|TestClassifyFailure|TestLastLine|TestHTTPStatusIn|TestValidateURITemplate' ;;
 	./sandbox) echo 'stdio|env' \
 		'TestLimitBoundaries|TestLimits$|TestReadEOFOnExit|TestReadUnblocksOnClose|TestMCPSession|TestConcurrentWrites|TestStderrTail|TestEnvironment|TestCanariesUniquePerRun' ;;
 	./scan) echo 'scan|target' 'TestRunInterruptAndResume|TestRunWithoutStore|TestParseTarget|TestFetcherHint' ;;
