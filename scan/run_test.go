@@ -156,3 +156,31 @@ func keysOf(plans []sandbox.Plan) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestRunDefaultsAndGivenPlans runs a new scan with the zero Concurrency
+// and InstallConcurrency (each defaults to the number of CPUs) of a server
+// that needs a secret the store does not keep: the given plan, value
+// included, is what runs (the stored one would start it without the key).
+func TestRunDefaultsAndGivenPlans(t *testing.T) {
+	bins := testfixture.Build(t, "needsenv")
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "scan.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	plan := withEnv(stdio(bins["needsenv"]), "FIXTURE_API_KEY", "given-secret")
+	plan.Source, plan.Secrets = "cli", []string{"FIXTURE_API_KEY"}
+	sum, err := Run(ctx, &Options{Store: st, Plans: []sandbox.Plan{plan}, Probe: *fastOptions("none"),
+		Info: results.ScanInfo{Kind: results.KindScan, Source: "test"}})
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	want := map[probe.Status]int{probe.StatusOK: 1}
+	if sum.Total != 1 || sum.Done != 1 || sum.Skipped != 0 || sum.Interrupted || !cmp.Equal(sum.Counts, want) {
+		t.Errorf("summary = %+v, want 1 of 1 done, counts %v", sum, want)
+	}
+	if pending, err := st.PendingTargets(ctx, sum.ScanID); err != nil || len(pending) != 0 {
+		t.Errorf("pending = %v (%v), want none", pending, err)
+	}
+}
