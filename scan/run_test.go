@@ -171,10 +171,16 @@ func TestRunDefaultsAndGivenPlans(t *testing.T) {
 	defer st.Close()
 	plan := withEnv(stdio(bins["needsenv"]), "FIXTURE_API_KEY", "given-secret")
 	plan.Source, plan.Secrets = "cli", []string{"FIXTURE_API_KEY"}
+	var progress []Progress
 	sum, err := Run(ctx, &Options{Store: st, Plans: []sandbox.Plan{plan}, Probe: *fastOptions("none"),
-		Info: results.ScanInfo{Kind: results.KindScan, Source: "test"}})
+		Info:     results.ScanInfo{Kind: results.KindScan, Source: "test"},
+		Progress: func(p Progress) { progress = append(progress, p) }})
 	if err != nil {
 		t.Fatalf("Run = %v", err)
+	}
+	if len(progress) != 1 || progress[0].Done != 1 || progress[0].Total != 1 || progress[0].Key != plan.Key ||
+		progress[0].Status != probe.StatusOK || progress[0].Verdict != "keep" {
+		t.Errorf("progress = %+v, want one report of %s: ok, verdict keep", progress, plan.Key)
 	}
 	want := map[probe.Status]int{probe.StatusOK: 1}
 	if sum.Total != 1 || sum.Done != 1 || sum.Skipped != 0 || sum.Interrupted || !cmp.Equal(sum.Counts, want) {
