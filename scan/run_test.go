@@ -190,3 +190,21 @@ func TestRunDefaultsAndGivenPlans(t *testing.T) {
 		t.Errorf("pending = %v (%v), want none", pending, err)
 	}
 }
+
+// TestRunFinishError: when the store fails only as the scan is marked
+// finished (here closed after the last run is saved), Run returns that
+// error instead of reporting success.
+func TestRunFinishError(t *testing.T) {
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "scan.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := sandbox.Plan{Key: "n", Name: "n", Transport: sandbox.TransportStdio, Status: "needs_configuration", StatusDetail: "API_KEY has no value"}
+	_, err = Run(ctx, &Options{Store: st, Plans: []sandbox.Plan{plan}, Concurrency: 1, Probe: *fastOptions("none"),
+		Info:     results.ScanInfo{Kind: results.KindScan, Source: "test"},
+		Progress: func(Progress) { st.Close() }})
+	if err == nil {
+		t.Fatal("Run = nil, want the store's error from finishing the scan")
+	}
+}

@@ -35,7 +35,7 @@ scope() {
 		'TestCredentialWording|TestRemoteHandshakeStatus|TestClassifyFailure|TestLastLine|TestHTTPStatusIn|TestValidateURITemplate' ;;
 	./sandbox) echo 'stdio|env' \
 		'TestLimitBoundaries|TestLimits$|TestReadEOFOnExit|TestReadUnblocksOnClose|TestMCPSession|TestConcurrentWrites|TestStderrTail|TestEnvironment|TestCanariesUniquePerRun' ;;
-	./scan) echo 'scan|target' 'TestRunInterruptAndResume|TestRunWithoutStore|TestRunDefaultsAndGivenPlans|TestParseTarget|TestFetcherHint' ;;
+	./scan) echo 'scan|target' 'TestRunInterruptAndResume|TestRunWithoutStore|TestRunDefaultsAndGivenPlans|TestRunFinishError|TestParseTarget|TestFetcherHint' ;;
 	./results) echo 'merge|merge_check|report_csv' 'TestMerge|TestCSVCell' ;;
 	*) echo '.' '' ;;
 	esac
