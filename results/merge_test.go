@@ -326,20 +326,21 @@ func TestMergeRefuses(t *testing.T) {
 		name   string
 		shards []shardSpec
 		extra  func(dir string) []string // more input paths
+		want   string                    // in the error
 	}{
-		{"overlapping keys", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 2, "r", plans[19:])}, nil},
-		{"same shard twice", []shardSpec{sh(0, 2, "r", plans[:20]), sh(0, 2, "r", plans[20:])}, nil},
-		{"rubric differs", []shardSpec{sh(0, 2, "r1", plans[:20]), sh(1, 2, "r2", plans[20:])}, nil},
-		{"shard count differs", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 3, "r", plans[20:])}, nil},
-		{"input given twice", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "in0.db")} }},
+		{"overlapping keys", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 2, "r", plans[19:])}, nil, "(shards must not overlap)"},
+		{"same shard twice", []shardSpec{sh(0, 2, "r", plans[:20]), sh(0, 2, "r", plans[20:])}, nil, "in1.db\" are both shard 0/2"},
+		{"rubric differs", []shardSpec{sh(0, 2, "r1", plans[:20]), sh(1, 2, "r2", plans[20:])}, nil, `rubric version "r2" vs "r1"`},
+		{"shard count differs", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 3, "r", plans[20:])}, nil, "shard count 3 vs 2"},
+		{"input given twice", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "in0.db")} }, "is given twice"},
 		{"input not a database", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string {
 			p := filepath.Join(dir, "junk.db")
 			os.WriteFile(p, []byte("not a database"), 0o644)
 			return []string{p}
-		}},
-		{"input missing", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "missing.db")} }},
-		{"output is an input", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "out.db")} }},
-		{"no inputs", nil, nil},
+		}, "file is not a database"},
+		{"input missing", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "missing.db")} }, "no such file or directory"},
+		{"output is an input", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "out.db")} }, "out.db\" is the output database"},
+		{"no inputs", nil, nil, "no input databases"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -362,10 +363,9 @@ func TestMergeRefuses(t *testing.T) {
 				outBefore = b
 			}
 			err := Merge(ctx, out, in...)
-			if err == nil {
-				t.Fatal("Merge succeeded, want an error")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Merge = %v, want an error containing %q", err, tt.want)
 			}
-			t.Logf("error: %v", err)
 			b, rerr := os.ReadFile(out)
 			switch {
 			case outBefore == nil && !errors.Is(rerr, os.ErrNotExist):
@@ -415,6 +415,23 @@ func TestMergeChecksShardSet(t *testing.T) {
 		sc, _ := st.LatestScan(ctx)
 		if !strings.Contains(string(sc.Options), `"allowPartial":true`) || !strings.Contains(string(sc.Options), `"missingShards":["2/3"]`) {
 			t.Errorf("merged scan options do not record the partial merge: %s", sc.Options)
+		}
+	})
+	t.Run("unsharded scans", func(t *testing.T) {
+		dir := t.TempDir()
+		var in []string
+		for i, part := range [][]sandbox.Plan{plans[:20], plans[20:]} {
+			p := filepath.Join(dir, fmt.Sprintf("whole-%d.db", i))
+			storeScan(t, p, ScanInfo{Kind: KindScan, Source: "snapshot", Options: opts("d"), RubricVersion: "r"}, part, results, ScanDone, migrations)
+			in = append(in, p)
+		}
+		err := Merge(ctx, filepath.Join(dir, "out.db"), in...)
+		if !errors.Is(err, ErrIncompleteShards) || !strings.Contains(err.Error(), "2 unsharded scans are not the shards of one scan") {
+			t.Fatalf("err = %v, want ErrIncompleteShards: unsharded scans", err)
+		}
+		out := filepath.Join(dir, "partial.db")
+		if err := MergeShards(ctx, out, in, &MergeOptions{AllowPartial: true}); err != nil {
+			t.Fatalf("MergeShards with AllowPartial: %v", err)
 		}
 	})
 	t.Run("a shard still running", func(t *testing.T) {
