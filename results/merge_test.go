@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 )
@@ -420,14 +422,17 @@ func TestMergeChecksShardSet(t *testing.T) {
 	t.Run("unsharded scans", func(t *testing.T) {
 		dir := t.TempDir()
 		var in []string
-		for i, part := range [][]sandbox.Plan{plans[:20], plans[20:]} {
+		for i, status := range []string{ScanDone, ScanRunning} {
 			p := filepath.Join(dir, fmt.Sprintf("whole-%d.db", i))
-			storeScan(t, p, ScanInfo{Kind: KindScan, Source: "snapshot", Options: opts("d"), RubricVersion: "r"}, part, results, ScanDone, migrations)
+			storeScan(t, p, ScanInfo{Kind: KindScan, Source: "snapshot", Options: opts("d"), RubricVersion: "r"}, plans[20*i:20*i+19], results, status, migrations)
 			in = append(in, p)
 		}
 		err := Merge(ctx, filepath.Join(dir, "out.db"), in...)
-		if !errors.Is(err, ErrIncompleteShards) || !strings.Contains(err.Error(), "2 unsharded scans are not the shards of one scan") {
-			t.Fatalf("err = %v, want ErrIncompleteShards: unsharded scans", err)
+		// An unsharded input is named by its path, not as shard 0/0.
+		for _, want := range []string{"2 unsharded scans are not the shards of one scan", fmt.Sprintf("shard %s (%s) is not finished", in[1], in[1])} {
+			if !errors.Is(err, ErrIncompleteShards) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v, want ErrIncompleteShards: %s", err, want)
+			}
 		}
 		out := filepath.Join(dir, "partial.db")
 		if err := MergeShards(ctx, out, in, &MergeOptions{AllowPartial: true}); err != nil {
@@ -442,10 +447,15 @@ func TestMergeChecksShardSet(t *testing.T) {
 		}
 	})
 	t.Run("shards of another plan set", func(t *testing.T) {
-		dir := t.TempDir()
-		in := []string{shard(t, dir, 0, 2, "d1", ScanDone), shard(t, dir, 1, 2, "d2", ScanDone)}
-		if err := MergeShards(ctx, filepath.Join(dir, "out.db"), in, &MergeOptions{AllowPartial: true}); err == nil || !strings.Contains(err.Error(), "plan set") {
-			t.Fatalf("err = %v, want a plan-set mismatch even with AllowPartial", err)
+		for _, tt := range []struct{ first, second, want string }{
+			{"d1", "d2", "(plan-set digest d2 vs d1)"},
+			{"d1", "", "(plan-set digest none vs d1)"},
+		} {
+			dir := t.TempDir()
+			in := []string{shard(t, dir, 0, 2, tt.first, ScanDone), shard(t, dir, 1, 2, tt.second, ScanDone)}
+			if err := MergeShards(ctx, filepath.Join(dir, "out.db"), in, &MergeOptions{AllowPartial: true}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want a plan-set mismatch %s even with AllowPartial", err, tt.want)
+			}
 		}
 	})
 	t.Run("twice into the same output", func(t *testing.T) {
@@ -467,4 +477,35 @@ func TestMergeChecksShardSet(t *testing.T) {
 			t.Errorf("after two merges: %d scans (first with %d runs), want 1 scan with 38", len(scans), scans[0].Done)
 		}
 	})
+}
+
+// TestWithMergeRecord pins the "merge" record added to a merged scan's
+// options: kept options, unreadable ones kept as text, and the missing and
+// unfinished shards only when there are some.
+func TestWithMergeRecord(t *testing.T) {
+	c := shardSetCheck{digest: "sha256:x"}
+	partial := shardSetCheck{digest: "sha256:y", missing: []string{"2/3"}, unfinished: []string{"1/3"}}
+	for _, tt := range []struct {
+		name    string
+		options string
+		check   shardSetCheck
+		allow   bool
+		want    string
+	}{
+		{"no options", "", c, false, `{"merge":{"allowPartial":false,"inputsDigest":"sha256:x"}}`},
+		{"options kept", `{"a":1}`, c, false, `{"a":1,"merge":{"allowPartial":false,"inputsDigest":"sha256:x"}}`},
+		{"unreadable options kept as text", `not json`, c, false, `{"merge":{"allowPartial":false,"inputsDigest":"sha256:x"},"originalOptions":"not json"}`},
+		{"partial", "", partial, true, `{"merge":{"allowPartial":true,"inputsDigest":"sha256:y","missingShards":["2/3"],"unfinishedShards":["1/3"]}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var opts json.RawMessage
+			if tt.options != "" {
+				opts = json.RawMessage(tt.options)
+			}
+			got, err := withMergeRecord(opts, tt.check, tt.allow)
+			if err != nil || string(got) != tt.want {
+				t.Errorf("withMergeRecord = %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
 }

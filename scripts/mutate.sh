@@ -36,7 +36,7 @@ scope() {
 	./sandbox) echo 'stdio|env' \
 		'TestLimitBoundaries|TestLimits$|TestReadEOFOnExit|TestReadUnblocksOnClose|TestMCPSession|TestConcurrentWrites|TestStderrTail|TestEnvironment|TestCanariesUniquePerRun' ;;
 	./scan) echo 'scan|target' 'TestRunInterruptAndResume|TestRunWithoutStore|TestRunDefaultsAndGivenPlans|TestRunFinishError|TestParseTarget|TestFetcherHint' ;;
-	./results) echo 'merge|merge_check|report_csv' 'TestMerge|TestCSVCell' ;;
+	./results) echo 'merge|merge_check|report_csv' 'TestMerge|TestWithMergeRecord|TestCSVCell' ;;
 	*) echo '.' '' ;;
 	esac
 }
