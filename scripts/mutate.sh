@@ -34,7 +34,7 @@ scope() {
 	./probe) echo 'classify|check_uritemplate' \
 		'TestCredentialWording|TestRemoteHandshakeStatus|TestClassifyFailure|TestLastLine|TestHTTPStatusIn|TestValidateURITemplate' ;;
 	./sandbox) echo 'stdio|env' \
-		'TestLimitBoundaries|TestLimits$|TestReadEOFOnExit|TestReadUnblocksOnClose|TestMCPSession|TestConcurrentWrites|TestStderrTail|TestEnvironment|TestCanariesUniquePerRun|TestBuildEnv|TestLookEnv' ;;
+		'TestLimitBoundaries|TestLimits$|TestReadEOFOnExit|TestReadUnblocksOnClose|TestMCPSession|TestConcurrentWrites|TestStderrTail|TestEnvironment|TestCanariesUniquePerRun|TestBuildEnv|TestLookEnv|TestAddNoise' ;;
 	./scan) echo 'scan|target' 'TestRunInterruptAndResume|TestRunWithoutStore|TestRunDefaultsAndGivenPlans|TestRunFinishError|TestParseTarget|TestFetcherHint' ;;
 	./results) echo 'merge|merge_check|report_csv' 'TestMerge|TestWithMergeRecord|TestCSVCell' ;;
 	*) echo '.' '' ;;
