@@ -17,7 +17,7 @@ lint: ## gofmt, go vet, staticcheck (go install honnef.co/go/tools/cmd/staticche
 	staticcheck ./...
 	go mod tidy -diff
 
-mutate: ## mutation testing (gremlins) per package; PKGS=./scoring ONLY='verdict|policy' narrows it
+mutate: ## mutation testing (gremlins), each package in its scope (docs/testing.md); PKGS=./scoring ONLY='verdict|policy' RUN=TestX narrow it
 	scripts/mutate.sh $(PKGS)
 
 bench-probe: ## probe speed vs the bare handshake and the Inspector CLI (needs hyperfine)

@@ -291,3 +291,25 @@ func TestSkipBasics(t *testing.T) {
 		}
 	}
 }
+
+// TestSortFindingsOrder pins the one order of a result's findings:
+// subject, then code, then pointer, and the producer's order among equal
+// keys (a stable sort).
+func TestSortFindingsOrder(t *testing.T) {
+	fs := []Finding{
+		{Subject: "tool:z", Code: "a/x", Message: "1"},
+		{Subject: "server", Code: "b/y", Pointer: "/2", Message: "2"},
+		{Subject: "server", Code: "b/y", Pointer: "/1", Message: "3"},
+		{Subject: "server", Code: "a/z", Message: "4"},
+		{Subject: "tool:a", Code: "a/x", Message: "5"},
+		{Subject: "server", Code: "a/z", Message: "6"},
+	}
+	SortFindings(fs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Message)
+	}
+	if want := []string{"4", "6", "3", "2", "5", "1"}; !slices.Equal(got, want) {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+}

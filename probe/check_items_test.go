@@ -135,6 +135,7 @@ func TestValidateURITemplate(t *testing.T) {
 func TestValidateURITemplateMessage(t *testing.T) {
 	tests := []struct{ tmpl, want string }{
 		{"a b", "unacceptable character (hint: use %XX encoding) at offset 1"},
+		{" b", "unacceptable character (hint: use %XX encoding) at offset 0"},
 		{"file:///{x", "incomplete expression at offset 10"},
 		{"{=var}", "unimplemented operator (op-reserved) at offset 2"},
 		{"x\x1b[31m{var-x}", "unacceptable character (hint: use %XX encoding) at offset 1"},

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,6 +80,7 @@ func TestClassifyFailure(t *testing.T) {
 		timeout   bool
 		want      vocab.Status
 		detail    string
+		evidence  string // Liveness.Evidence, when set
 	}{
 		{name: "spawn error from the launcher", err: eof, pi: &ProcessInfo{SpawnError: "exec: \"nodee\": executable file not found in $PATH"},
 			want: vocab.StatusSpawnFailed, detail: "could not be started"},
@@ -88,8 +90,10 @@ func TestClassifyFailure(t *testing.T) {
 			want: vocab.StatusLimitExceeded, detail: "memory limit exceeded"},
 		{name: "credential named in stderr", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(1), StderrTail: "starting\nError: GITHUB_TOKEN environment variable is required\n"},
 			want: vocab.StatusMissingCredentials, detail: "naming a credential"},
-		{name: "credential word without a missing word is an exit", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(1), StderrTail: "using API_KEY from env\nboom"},
-			want: vocab.StatusExitedEarly, detail: "(exit 1)"},
+		{name: "credential word without a missing word is an exit", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(1), StderrTail: "using API_KEY from env\nboom\n"},
+			want: vocab.StatusExitedEarly, detail: "(exit 1)", evidence: "boom"},
+		{name: "exit evidence is the error line", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(2), StderrTail: "starting\nError: config.json not found\nbye"},
+			want: vocab.StatusExitedEarly, detail: "(exit 2)", evidence: "Error: config.json not found"},
 		{name: "exit by signal", err: eof, pi: &ProcessInfo{Exited: true, Signal: "SIGSEGV"},
 			want: vocab.StatusExitedEarly, detail: "(exit SIGSEGV)"},
 		{name: "stdout closed while running", err: eof, pi: &ProcessInfo{},
@@ -144,9 +148,59 @@ func TestClassifyFailure(t *testing.T) {
 			if !strings.Contains(l.Detail, tt.detail) {
 				t.Errorf("detail = %q, want it to contain %q", l.Detail, tt.detail)
 			}
+			if tt.evidence != "" && l.Evidence != tt.evidence {
+				t.Errorf("evidence = %q, want %q", l.Evidence, tt.evidence)
+			}
 			if len(res.Findings) == 0 || res.Findings[0].Code != CodeNotAlive {
 				t.Errorf("findings = %+v, want %s first", res.Findings, CodeNotAlive)
 			}
+			// Noise on stdout is reported as its own finding, whatever the status.
+			var noise []string
+			for _, f := range res.Findings {
+				if f.Code == CodeStdoutPollution {
+					noise = append(noise, f.Value)
+				}
+			}
+			var wantNoise []string
+			if tt.pi != nil && tt.pi.StdoutNoise != "" {
+				wantNoise = []string{tt.pi.StdoutNoise}
+			}
+			if !slices.Equal(noise, wantNoise) {
+				t.Errorf("%s findings with values %q, want %q", CodeStdoutPollution, noise, wantNoise)
+			}
 		})
+	}
+}
+
+func TestLastLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                  "",
+		"one":               "one",
+		"one\ntwo":          "two",
+		"\nonly":            "only",
+		"one\ntwo\r\n\t \n": "two",
+		"a\n\nb":            "b",
+	} {
+		if got := lastLine(in); got != want {
+			t.Errorf("lastLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestHTTPStatusIn(t *testing.T) {
+	for _, tt := range []struct {
+		msg   string
+		codes []int
+		want  bool
+	}{
+		{"sending \"initialize\": 401 Unauthorized", []int{401, 403}, true},
+		{"request 123 failed: 403 Forbidden", []int{401, 403}, true}, // not the first number
+		{"request 123 failed: 404 Not Found", []int{401, 403}, false},
+		{"port 14012 closed", []int{401}, false}, // part of a longer number
+		{"no status here", []int{401}, false},
+	} {
+		if got := httpStatusIn(tt.msg, tt.codes...); got != tt.want {
+			t.Errorf("httpStatusIn(%q, %v) = %v, want %v", tt.msg, tt.codes, got, tt.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -327,20 +328,21 @@ func TestMergeRefuses(t *testing.T) {
 		name   string
 		shards []shardSpec
 		extra  func(dir string) []string // more input paths
+		want   string                    // in the error
 	}{
-		{"overlapping keys", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 2, "r", plans[19:])}, nil},
-		{"same shard twice", []shardSpec{sh(0, 2, "r", plans[:20]), sh(0, 2, "r", plans[20:])}, nil},
-		{"rubric differs", []shardSpec{sh(0, 2, "r1", plans[:20]), sh(1, 2, "r2", plans[20:])}, nil},
-		{"shard count differs", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 3, "r", plans[20:])}, nil},
-		{"input given twice", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "in0.db")} }},
+		{"overlapping keys", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 2, "r", plans[19:])}, nil, "(shards must not overlap)"},
+		{"same shard twice", []shardSpec{sh(0, 2, "r", plans[:20]), sh(0, 2, "r", plans[20:])}, nil, "in1.db\" are both shard 0/2"},
+		{"rubric differs", []shardSpec{sh(0, 2, "r1", plans[:20]), sh(1, 2, "r2", plans[20:])}, nil, `rubric version "r2" vs "r1"`},
+		{"shard count differs", []shardSpec{sh(0, 2, "r", plans[:20]), sh(1, 3, "r", plans[20:])}, nil, "shard count 3 vs 2"},
+		{"input given twice", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "in0.db")} }, "is given twice"},
 		{"input not a database", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string {
 			p := filepath.Join(dir, "junk.db")
 			os.WriteFile(p, []byte("not a database"), 0o644)
 			return []string{p}
-		}},
-		{"input missing", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "missing.db")} }},
-		{"output is an input", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "out.db")} }},
-		{"no inputs", nil, nil},
+		}, "file is not a database"},
+		{"input missing", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "missing.db")} }, "no such file or directory"},
+		{"output is an input", []shardSpec{sh(0, 2, "r", plans[:20])}, func(dir string) []string { return []string{filepath.Join(dir, "out.db")} }, "out.db\" is the output database"},
+		{"no inputs", nil, nil, "no input databases"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -363,10 +365,9 @@ func TestMergeRefuses(t *testing.T) {
 				outBefore = b
 			}
 			err := Merge(ctx, out, in...)
-			if err == nil {
-				t.Fatal("Merge succeeded, want an error")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Merge = %v, want an error containing %q", err, tt.want)
 			}
-			t.Logf("error: %v", err)
 			b, rerr := os.ReadFile(out)
 			switch {
 			case outBefore == nil && !errors.Is(rerr, os.ErrNotExist):
@@ -418,6 +419,26 @@ func TestMergeChecksShardSet(t *testing.T) {
 			t.Errorf("merged scan options do not record the partial merge: %s", sc.Options)
 		}
 	})
+	t.Run("unsharded scans", func(t *testing.T) {
+		dir := t.TempDir()
+		var in []string
+		for i, status := range []string{ScanDone, ScanRunning} {
+			p := filepath.Join(dir, fmt.Sprintf("whole-%d.db", i))
+			storeScan(t, p, ScanInfo{Kind: KindScan, Source: "snapshot", Options: opts("d"), RubricVersion: "r"}, plans[20*i:20*i+19], results, status, migrations)
+			in = append(in, p)
+		}
+		err := Merge(ctx, filepath.Join(dir, "out.db"), in...)
+		// An unsharded input is named by its path, not as shard 0/0.
+		for _, want := range []string{"2 unsharded scans are not the shards of one scan", fmt.Sprintf("shard %s (%s) is not finished", in[1], in[1])} {
+			if !errors.Is(err, ErrIncompleteShards) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v, want ErrIncompleteShards: %s", err, want)
+			}
+		}
+		out := filepath.Join(dir, "partial.db")
+		if err := MergeShards(ctx, out, in, &MergeOptions{AllowPartial: true}); err != nil {
+			t.Fatalf("MergeShards with AllowPartial: %v", err)
+		}
+	})
 	t.Run("a shard still running", func(t *testing.T) {
 		dir := t.TempDir()
 		in := []string{shard(t, dir, 0, 2, "d", ScanDone), shard(t, dir, 1, 2, "d", ScanRunning)}
@@ -426,10 +447,15 @@ func TestMergeChecksShardSet(t *testing.T) {
 		}
 	})
 	t.Run("shards of another plan set", func(t *testing.T) {
-		dir := t.TempDir()
-		in := []string{shard(t, dir, 0, 2, "d1", ScanDone), shard(t, dir, 1, 2, "d2", ScanDone)}
-		if err := MergeShards(ctx, filepath.Join(dir, "out.db"), in, &MergeOptions{AllowPartial: true}); err == nil || !strings.Contains(err.Error(), "plan set") {
-			t.Fatalf("err = %v, want a plan-set mismatch even with AllowPartial", err)
+		for _, tt := range []struct{ first, second, want string }{
+			{"d1", "d2", "(plan-set digest d2 vs d1)"},
+			{"d1", "", "(plan-set digest none vs d1)"},
+		} {
+			dir := t.TempDir()
+			in := []string{shard(t, dir, 0, 2, tt.first, ScanDone), shard(t, dir, 1, 2, tt.second, ScanDone)}
+			if err := MergeShards(ctx, filepath.Join(dir, "out.db"), in, &MergeOptions{AllowPartial: true}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want a plan-set mismatch %s even with AllowPartial", err, tt.want)
+			}
 		}
 	})
 	t.Run("twice into the same output", func(t *testing.T) {
@@ -451,4 +477,35 @@ func TestMergeChecksShardSet(t *testing.T) {
 			t.Errorf("after two merges: %d scans (first with %d runs), want 1 scan with 38", len(scans), scans[0].Done)
 		}
 	})
+}
+
+// TestWithMergeRecord pins the "merge" record added to a merged scan's
+// options: kept options, unreadable ones kept as text, and the missing and
+// unfinished shards only when there are some.
+func TestWithMergeRecord(t *testing.T) {
+	c := shardSetCheck{digest: "sha256:x"}
+	partial := shardSetCheck{digest: "sha256:y", missing: []string{"2/3"}, unfinished: []string{"1/3"}}
+	for _, tt := range []struct {
+		name    string
+		options string
+		check   shardSetCheck
+		allow   bool
+		want    string
+	}{
+		{"no options", "", c, false, `{"merge":{"allowPartial":false,"inputsDigest":"sha256:x"}}`},
+		{"options kept", `{"a":1}`, c, false, `{"a":1,"merge":{"allowPartial":false,"inputsDigest":"sha256:x"}}`},
+		{"unreadable options kept as text", `not json`, c, false, `{"merge":{"allowPartial":false,"inputsDigest":"sha256:x"},"originalOptions":"not json"}`},
+		{"partial", "", partial, true, `{"merge":{"allowPartial":true,"inputsDigest":"sha256:y","missingShards":["2/3"],"unfinishedShards":["1/3"]}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var opts json.RawMessage
+			if tt.options != "" {
+				opts = json.RawMessage(tt.options)
+			}
+			got, err := withMergeRecord(opts, tt.check, tt.allow)
+			if err != nil || string(got) != tt.want {
+				t.Errorf("withMergeRecord = %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
+
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
@@ -124,7 +126,7 @@ func TestContainment(t *testing.T) {
 
 				ptmx, tty, err := pty.Open()
 				if err != nil {
-					t.Skipf("no pseudo-terminal: %v", err)
+					testenv.Need(t, fmt.Sprintf("no pseudo-terminal: %v", err))
 				}
 				defer ptmx.Close()
 				defer tty.Close()

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
+
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
@@ -20,7 +22,7 @@ func isolatingTestBackends(t *testing.T) []string {
 		}
 	}
 	if len(out) == 0 {
-		t.Skip("no isolating backend works here")
+		testenv.Need(t, "no isolating backend works here")
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
 
@@ -114,7 +115,7 @@ func TestPyPIUnreachableIndexIsNotPackageNotFound(t *testing.T) {
 		t.Skip("creates a virtual environment")
 	}
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
+		testenv.Need(t, "python3 is not installed")
 	}
 	t.Setenv("PIP_RETRIES", "0")
 	t.Setenv("PIP_TIMEOUT", "3")

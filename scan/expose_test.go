@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
+
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan/vocab"
 )
@@ -21,7 +23,7 @@ func TestUnexposedPathNamed(t *testing.T) {
 		t.Skip("launches node in the sandbox")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
+		testenv.Need(t, "node is not installed")
 	}
 	root := t.TempDir()
 	proj := filepath.Join(root, "proj")

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
+
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
@@ -44,7 +46,7 @@ func hostListener(t *testing.T) (port int, contacts *atomic.Int32) {
 // mcpvet connected to the host's port P and credited whatever answered.)
 func TestHTTPServerProbedInsideItsSandbox(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("entering the sandbox's network namespace needs root")
+		testenv.Need(t, "entering the sandbox's network namespace needs root")
 	}
 	bin := testfixture.Path(t, "http")
 	port, contacts := hostListener(t)
@@ -61,7 +63,7 @@ func TestHTTPServerProbedInsideItsSandbox(t *testing.T) {
 					Run: probe.Options{HandshakeTimeout: 15 * time.Second}, Timeout: time.Minute})
 				if err != nil {
 					if strings.Contains(err.Error(), "not available") {
-						t.Skip(err)
+						testenv.Need(t, err.Error())
 					}
 					t.Fatal(err)
 				}
@@ -127,7 +129,7 @@ func TestHTTPPackageInstalledAndProbedInsideItsSandbox(t *testing.T) {
 		t.Skip("runs npm")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("entering the sandbox's network namespace needs root")
+		testenv.Need(t, "entering the sandbox's network namespace needs root")
 	}
 	reg := fakeNPMPackage(t, "mcpvet-echo-http", "echo-http-server.js", 0)
 	port, contacts := hostListener(t)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
+
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan/vocab"
@@ -33,7 +35,7 @@ func slowNPMRegistry(t *testing.T, delay time.Duration) *httptest.Server {
 func fakeNPMPackage(t *testing.T, name, file string, delay time.Duration) *httptest.Server {
 	t.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
+		testenv.Need(t, "npm is not installed")
 	}
 	dir := t.TempDir()
 	t.Setenv("npm_config_cache", filepath.Join(dir, "npm-cache"))

@@ -3,11 +3,12 @@ package scan
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpvet/mcpvet/internal/testenv"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
@@ -22,7 +23,7 @@ func scanBackends(t *testing.T) []string {
 	for _, b := range []string{sandbox.BackendBwrap, sandbox.BackendBuiltin} {
 		s, err := sandbox.Launch(context.Background(), &vocab.Plan{Transport: vocab.TransportStdio, Command: "true"}, &sandbox.Options{Backend: b})
 		if err != nil {
-			if os.Getenv("CI") != "" {
+			if testenv.InCI() {
 				t.Errorf("backend %s unavailable on CI: %v", b, err)
 			} else {
 				t.Logf("backend %s unavailable: %v", b, err)

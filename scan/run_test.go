@@ -246,3 +246,55 @@ func TestRunOne(t *testing.T) {
 		})
 	}
 }
+
+// TestRunDefaultsAndGivenPlans runs a new scan with the zero Concurrency
+// and InstallConcurrency (each defaults to the number of CPUs) of a server
+// that needs a secret the store does not keep: the given plan, value
+// included, is what runs (the stored one would start it without the key).
+func TestRunDefaultsAndGivenPlans(t *testing.T) {
+	bins := testfixture.Build(t, "needsenv")
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "scan.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	plan := withEnv(stdio(bins["needsenv"]), "FIXTURE_API_KEY", "given-secret")
+	plan.Source, plan.Secrets = "cli", []string{"FIXTURE_API_KEY"}
+	var progress []Progress
+	sum, err := Run(ctx, &Options{Store: st, Plans: []vocab.Plan{plan}, Probe: *fastOptions("none"),
+		Info:     results.ScanInfo{Kind: results.KindScan, Source: "test"},
+		Progress: func(p Progress) { progress = append(progress, p) }})
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if len(progress) != 1 || progress[0].Done != 1 || progress[0].Total != 1 || progress[0].Key != plan.Key ||
+		progress[0].Status != vocab.StatusOK || progress[0].Verdict != "keep" {
+		t.Errorf("progress = %+v, want one report of %s: ok, verdict keep", progress, plan.Key)
+	}
+	want := map[vocab.Status]int{vocab.StatusOK: 1}
+	if sum.Total != 1 || sum.Done != 1 || sum.Skipped != 0 || sum.Interrupted || !cmp.Equal(sum.Counts, want) {
+		t.Errorf("summary = %+v, want 1 of 1 done, counts %v", sum, want)
+	}
+	if pending, err := st.PendingTargets(ctx, sum.ScanID); err != nil || len(pending) != 0 {
+		t.Errorf("pending = %v (%v), want none", pending, err)
+	}
+}
+
+// TestRunFinishError: when the store fails only as the scan is marked
+// finished (here closed after the last run is saved), Run returns that
+// error instead of reporting success.
+func TestRunFinishError(t *testing.T) {
+	ctx := context.Background()
+	st, err := results.Open(ctx, filepath.Join(t.TempDir(), "scan.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := vocab.Plan{Key: "n", Name: "n", Transport: vocab.TransportStdio, Status: "needs_configuration", StatusDetail: "API_KEY has no value"}
+	_, err = Run(ctx, &Options{Store: st, Plans: []vocab.Plan{plan}, Concurrency: 1, Probe: *fastOptions("none"),
+		Info:     results.ScanInfo{Kind: results.KindScan, Source: "test"},
+		Progress: func(Progress) { st.Close() }})
+	if err == nil {
+		t.Fatal("Run = nil, want the store's error from finishing the scan")
+	}
+}

@@ -77,3 +77,21 @@ func TestLoadPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestQuoteJoin pins the list form of the policy's error messages at every
+// length, including two items (where "and" first appears).
+func TestQuoteJoin(t *testing.T) {
+	for _, tt := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"a"}, `"a"`},
+		{[]string{"a", "b"}, `"a" and "b"`},
+		{[]string{"a", "b", "c"}, `"a", "b" and "c"`},
+	} {
+		if got := quoteJoin(tt.in); got != tt.want {
+			t.Errorf("quoteJoin(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -152,6 +153,60 @@ func TestDecide(t *testing.T) {
 				if diff := cmp.Diff(tt.wantRule, first); diff != "" {
 					t.Errorf("deciding rule (-want +got):\n%s", diff)
 				}
+			}
+		})
+	}
+}
+
+// TestLowScoreElementsOrder pins the order of the low-score rule's
+// elements: most failures first, and on equal counts the rubric's order
+// (not the order the failures were seen in).
+func TestLowScoreElementsOrder(t *testing.T) {
+	call := func(failed ...string) probe.ProbeCall {
+		pc := probe.ProbeCall{Elements: []probe.Element{{Name: ElemChannel, Pass: true}}}
+		for _, name := range failed {
+			pc.Elements = append(pc.Elements, probe.Element{Name: name})
+		}
+		return pc
+	}
+	for _, tt := range []struct {
+		name   string
+		probes []probe.ProbeCall
+		want   []string
+	}{
+		{"none failed", []probe.ProbeCall{call()}, nil},
+		{"ties keep rubric order", []probe.ProbeCall{call(ElemBounded, ElemCode, ElemParam)},
+			[]string{"element:" + ElemParam, "element:" + ElemCode, "element:" + ElemBounded}},
+		{"most failed first", []probe.ProbeCall{call(ElemParam, ElemBounded), call(ElemBounded, ElemCode), call(ElemBounded)},
+			[]string{"element:" + ElemBounded, "element:" + ElemParam, "element:" + ElemCode}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, lowScoreElements(tt.probes)); diff != "" {
+				t.Errorf("lowScoreElements (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDetailBound pins the rule detail's bound: a line of exactly maxDetail
+// bytes is kept whole; one byte more cuts the last part into "and N more".
+func TestDetailBound(t *testing.T) {
+	a := strings.Repeat("a", 200)
+	for _, tt := range []struct {
+		name  string
+		parts []string
+		want  string
+	}{
+		{"empty", nil, ""},
+		{"one", []string{"x"}, "x"},
+		{"exactly maxDetail", []string{a, strings.Repeat("b", maxDetail-202)}, a + "; " + strings.Repeat("b", maxDetail-202)},
+		{"one byte over", []string{a, strings.Repeat("b", maxDetail-201), "c"}, a + "; and 2 more"},
+		{"first part alone over", []string{strings.Repeat("d", maxDetail+1)}, "and 1 more"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := detail(tt.parts)
+			if got != tt.want {
+				t.Errorf("detail = %q (%d bytes), want %q", got, len(got), tt.want)
 			}
 		})
 	}

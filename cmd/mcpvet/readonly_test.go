@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mcpvet/mcpvet/internal/testenv"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 )
@@ -87,7 +90,7 @@ func mergeTarget(t *testing.T) string {
 // helper process, since the tests run as root.
 func TestReadOnlyCommandsOnReadableFile(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("dropping privileges needs root")
+		testenv.Need(t, "dropping privileges needs root")
 	}
 	bin, db := readableCopy(t)
 	before, _ := os.ReadFile(db)
@@ -123,12 +126,12 @@ func TestReadOnlyCommandsOnReadableFile(t *testing.T) {
 func TestReadOnlyCommandsOnReadOnlyMount(t *testing.T) {
 	unshare, err := exec.LookPath("unshare")
 	if err != nil || os.Geteuid() != 0 {
-		t.Skip("needs root and unshare(1) to make a read-only mount")
+		testenv.Need(t, "needs root and unshare(1) to make a read-only mount")
 	}
 	bin, db := readableCopy(t)
 	dir := filepath.Dir(db)
 	if out, err := exec.Command(unshare, "-m", "true").CombinedOutput(); err != nil {
-		t.Skipf("cannot make a mount namespace here: %v %s", err, out)
+		testenv.Need(t, fmt.Sprintf("cannot make a mount namespace here: %v %s", err, out))
 	}
 	for _, args := range readCommands(db, mergeTarget(t)) {
 		t.Run(strings.Join(args[:1], " ")+" "+args[len(args)-1], func(t *testing.T) {

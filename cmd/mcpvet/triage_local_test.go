@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
@@ -186,7 +188,7 @@ func TestTriageLocalPortfolio(t *testing.T) {
 		t.Skip("installs npm packages and probes real servers")
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
+		testenv.Need(t, "npm is not installed")
 	}
 	cache, err := filepath.Abs(filepath.Join("..", "..", ".cache", "mcpvet"))
 	if err != nil {

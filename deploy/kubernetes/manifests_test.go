@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/internal/testenv"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -135,7 +137,7 @@ func TestCensusManifests(t *testing.T) {
 func TestCensusManifestsRendered(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
-		t.Skip("kubectl is not installed")
+		testenv.Need(t, "kubectl is not installed")
 	}
 	dir := t.TempDir()
 	for _, f := range []string{"kustomization.yaml", "results-pvc.yaml", "census-job.yaml"} {
