@@ -31,10 +31,10 @@ OUT=${OUT:-bench/out/mutate}
 scope() {
 	case "$1" in
 	./scoring) echo 'verdict|policy|grade|credentials|rubric|findings|server' '' ;;
-	./probe) echo 'classify|check_uritemplate' \
-		'TestCredentialWording|TestRemoteHandshakeStatus|TestClassifyFailure|TestLastLine|TestHTTPStatusIn|TestValidateURITemplate' ;;
-	./sandbox) echo 'stdio|env' \
-		'TestLimitBoundaries|TestLimits$|TestReadEOFOnExit|TestReadUnblocksOnClose|TestMCPSession|TestConcurrentWrites|TestStderrTail|TestEnvironment|TestCanariesUniquePerRun|TestBuildEnv|TestLookEnv|TestAddNoise' ;;
+	./probe) echo 'classify|check_uritemplate|check_annotations|check_declared|check_tool' \
+		'TestCredentialWording|TestRemoteHandshakeStatus|TestClassifyFailure|TestLastLine|TestHTTPStatusIn|TestValidateURITemplate|TestCheckAnnotations|TestAnnotationsNotInVersion|TestCheckDeclared|TestCheckToolText|TestIdentWords' ;;
+	./sandbox) echo 'stdio|env|expose' \
+		'TestLimitBoundaries|TestLimits$|TestReadEOFOnExit|TestReadUnblocksOnClose|TestMCPSession|TestConcurrentWrites|TestStderrTail|TestEnvironment|TestCanariesUniquePerRun|TestBuildEnv|TestLookEnv|TestAddNoise|TestPlanExposure|TestScriptArg|TestHostArgPath|TestInstallPrefix|TestCheckExpose|TestExposeRefusesCredentials|TestUnexposedHint' ;;
 	./scan) echo 'scan|select|target' 'TestRunInterruptAndResume|TestRunWithoutStore|TestRunDefaultsAndGivenPlans|TestRunFinishError|TestRunOne|TestRunStoresRubricVersion|TestSelect|TestPlanSetDigest|TestParseTarget|TestFetcherHint' ;;
 	./results) echo 'merge|merge_check' 'TestMerge|TestWithMergeRecord' ;;
 	./results/report) echo 'csv' 'TestCSVCell' ;;
