@@ -105,7 +105,8 @@ func leakNoun(k LeakKind) string {
 // leaks of each response and the wrong channel of each subject. The
 // caller keeps one per code and subject with [firstPerSubject]: the first
 // response that raises it gives the evidence.
-// probes[i] is the call graded[i] grades; pv is the negotiated revision.
+// probes[i] is the call graded[i] grades ([ScoreResult] grades every probe,
+// so the two have one length); pv is the negotiated revision.
 func gradedFindings(probes []probe.ProbeCall, graded []Graded, pv string) []probe.Finding {
 	var out []probe.Finding
 	wrong := map[string]bool{}
@@ -154,7 +155,7 @@ func wrongChannel(probes []probe.ProbeCall, graded []Graded, first int, pv strin
 // unknownToolAsResult is the finding of an unknown tool answered with a
 // tool result, at or after graded[first].
 func unknownToolAsResult(probes []probe.ProbeCall, graded []Graded, first int) (probe.Finding, bool) {
-	for i := first; i < len(graded) && i < len(probes); i++ {
+	for i := first; i < len(graded); i++ {
 		if h := graded[i]; h.Subject == "server" && h.Kind == KindUnknownTool && h.Class == ClassToolError {
 			p := probes[i]
 			return probe.NewFinding(CodeWrongChannel, "server", "tools/call", p.Text,
@@ -170,11 +171,11 @@ func unknownToolAsResult(probes []probe.ProbeCall, graded []Graded, first int) (
 func validationAsProtocolError(probes []probe.ProbeCall, graded []Graded, first int, pv string) (probe.Finding, bool) {
 	g := graded[first]
 	tool, ok := strings.CutPrefix(g.Subject, "tool:")
-	if !ok || pv < ChannelCutover || !validationKinds[g.Kind] || g.Class != ClassProtocolError || first >= len(probes) {
+	if !ok || pv < ChannelCutover || !validationKinds[g.Kind] || g.Class != ClassProtocolError {
 		return probe.Finding{}, false
 	}
 	n := 0
-	for i := first; i < len(graded) && i < len(probes); i++ {
+	for i := first; i < len(graded); i++ {
 		if graded[i].Subject == g.Subject && probes[i].Class == ClassProtocolError {
 			n++
 		}

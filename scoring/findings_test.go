@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -205,5 +206,22 @@ func TestScoreResult(t *testing.T) {
 	}
 	if v := Decide(res, nil); v.Decision != vocab.DecisionFix {
 		t.Errorf("decision = %s, want fix", v.Decision)
+	}
+}
+
+// TestUnknownToolAsResult: the wrong-channel finding of the server names
+// the unknown-tool call answered with a tool result wherever it comes at
+// or after the first wrong-channel response, and there is none when no
+// such call exists.
+func TestUnknownToolAsResult(t *testing.T) {
+	cursor := Graded{Subject: "server", Kind: KindBadCursor, Class: ClassProtocolError}
+	unknown := Graded{Subject: "server", Kind: KindUnknownTool, Class: ClassToolError}
+	probes := []probe.ProbeCall{{Method: "tools/list"}, {Method: "tools/call", Tool: "nope", Text: "no such tool"}}
+	f, ok := unknownToolAsResult(probes, []Graded{cursor, unknown}, 0)
+	if !ok || f.Code != CodeWrongChannel || f.Value != "no such tool" || !strings.Contains(f.Message, `"nope"`) {
+		t.Errorf("unknown tool after the first = %+v, %v; want the finding of the call to nope", f, ok)
+	}
+	if f, ok := unknownToolAsResult(probes[:1], []Graded{cursor}, 0); ok {
+		t.Errorf("no unknown-tool call = %+v, want none", f)
 	}
 }
