@@ -65,6 +65,17 @@ func TestCheckAnnotations(t *testing.T) {
 			[]string{"tool:drop_table annotations/not_destructive_on_deleting_tool /annotations/destructiveHint"}},
 		{"non-destructive, description deletes", "2025-11-25", tool("cleanup", "Deletes old files.", "{"+full+"}"),
 			[]string{"tool:cleanup annotations/not_destructive_on_deleting_tool /annotations/destructiveHint"}},
+		{"read-only, delete later in the name", "2025-11-25", tool("note_delete", "The note goes away.", `{"readOnlyHint":true,"openWorldHint":false}`),
+			[]string{"tool:note_delete annotations/read_only_on_mutating_tool /annotations/readOnlyHint"}},
+		// The description's first word is its whole run of ASCII letters,
+		// a..z and A..Z included: "Adds" and "Creates" are verbs,
+		// "Dropzone" and "DropZone" are not "drop".
+		{"read-only, description starts with Adds", "2025-11-25", tool("note_sink", "Adds a note.", `{"readOnlyHint":true,"openWorldHint":false}`),
+			[]string{"tool:note_sink annotations/read_only_on_mutating_tool /annotations/readOnlyHint"}},
+		{"read-only, description starts with Creates", "2025-11-25", tool("note_sink", "Creates a note.", `{"readOnlyHint":true,"openWorldHint":false}`),
+			[]string{"tool:note_sink annotations/read_only_on_mutating_tool /annotations/readOnlyHint"}},
+		{"read-only, description starts with Dropzone", "2025-11-25", tool("file_area", "Dropzone for files.", `{"readOnlyHint":true,"openWorldHint":false}`), []string{}},
+		{"read-only, description starts with DropZone", "2025-11-25", tool("file_area", "DropZone for files.", `{"readOnlyHint":true,"openWorldHint":false}`), []string{}},
 	}
 	c := NewChecker()
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,6 +18,9 @@ func TestCheckDeclared(t *testing.T) {
 		return &Result{Target: Target{Name: "@pulsemcp/pulse-fetch", Transport: transport, URL: url, Command: []string{"npx", "-y", "@pulsemcp/pulse-fetch@0.2.14"}},
 			Liveness: Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ServerInfo: &ServerInfo{Name: "pulse", Version: version}}}
 	}
+	// Two packages: the target runs the first (its identifier is in the
+	// target's name), which declares another version and transport.
+	two := `{"name":"x","version":"1.0.0","packages":[{"identifier":"@pulsemcp/pulse-fetch","version":"1.0.0","transport":{"type":"stdio"}},{"identifier":"pulse-fetch-py","version":"2.0.0","transport":{"type":"streamable-http"}}]}`
 	// A real entry whose package version is the dist-tag "latest".
 	fearGreed := `{"name":"io.github.ycjcl868/mcp-server-fear-greed","version":"1.0.2","packages":[{"registryType":"npm","registryBaseUrl":"https://registry.npmjs.org","identifier":"mcp-server-fear-greed","version":"latest","transport":{"type":"stdio"}}]}`
 	installed := func(r *Result, v string) *Result {
@@ -59,6 +63,17 @@ func TestCheckDeclared(t *testing.T) {
 			return r
 		}(), pulse, []string{}},
 		{"invalid", alive("1", "stdio", ""), `{"version":`, []string{"declared/server_json_invalid"}},
+		{"exactly 1 MiB", alive("0.2.14", "stdio", ""), pulse + strings.Repeat(" ", maxServerJSONBytes-len(pulse)), []string{}},
+		{"no version declared", alive("1.0.0", "stdio", ""), `{"name":"x","packages":[{"identifier":"@pulsemcp/pulse-fetch","transport":{"type":"stdio"}}]}`, []string{}},
+		{"a version starting with 9", installed(alive("9.1.0", "stdio", ""), "1.0.0"), `{"name":"x","version":"9.1.0"}`, []string{}},
+		{"only the package the target runs", alive("2.0.0", "stdio", ""), two, []string{"declared/version_mismatch 2.0.0"}},
+		{"no package matches: all of them count", func() *Result {
+			r := alive("2.0.0", "stdio", "")
+			r.Target.Name, r.Target.Command = "other", []string{"other"}
+			return r
+		}(), two, []string{}},
+		{"two names on one line", died("Error: ZED_TOKEN and ALPHA_KEY environment variables are required", ""), pulse,
+			[]string{"declared/env_var_undeclared ALPHA_KEY", "declared/env_var_undeclared ZED_TOKEN"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,6 +50,7 @@ func TestCheckToolText(t *testing.T) {
 	}{
 		{"real: memory create_entities", "2025-11-25", []string{`{"name":"create_entities","title":"Create Entities","description":"Create multiple new entities in the knowledge graph","inputSchema":` + okSchema + `}`}, []string{}},
 		{"dots and dashes allowed", "2025-11-25", []string{`{"name":"files.read-v2_x","title":"T","description":"Reads a file.","inputSchema":` + okSchema + `}`}, []string{}},
+		{"range ends 0 9 a z A Z allowed", "2025-11-25", []string{`{"name":"a09zAZ","title":"T","description":"D.","inputSchema":` + okSchema + `}`}, []string{}},
 		{"128 characters allowed", "2025-11-25", []string{`{"name":"` + strings.Repeat("a", 128) + `","title":"T","description":"D.","inputSchema":` + okSchema + `}`}, []string{}},
 		{"129 characters", "2025-11-25", []string{`{"name":"` + strings.Repeat("a", 129) + `","title":"T","description":"D.","inputSchema":` + okSchema + `}`},
 			[]string{"tool:" + strings.Repeat("a", 129) + " tool/name_invalid /name"}},
@@ -100,6 +101,8 @@ func TestIdentWords(t *testing.T) {
 		"HTTPRequest":      {"http", "request"},
 		"list-files.v2":    {"list", "files", "v2"},
 		"Get user profile": {"get", "user", "profile"},
+		"getURL":           {"get", "url"},
+		"getX":             {"get", "x"},
 		"":                 nil,
 	}
 	for in, want := range tests {
