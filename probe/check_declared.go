@@ -209,7 +209,7 @@ func parseServerJSON(data json.RawMessage) (*serverJSONDoc, error) {
 	if err := json.Unmarshal(data, &wrapper); err != nil {
 		return nil, err
 	}
-	if len(wrapper.Server) > 0 && firstNonSpace(wrapper.Server) == '{' {
+	if firstNonSpace(wrapper.Server) == '{' {
 		data = wrapper.Server
 	}
 	var doc serverJSONDoc

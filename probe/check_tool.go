@@ -69,7 +69,7 @@ func (t toolView) subject() string { return subjectOf("tool", t.name, t.index) }
 func viewTool(i int, t Tool) toolView {
 	v := toolView{index: i}
 	var raw map[string]json.RawMessage
-	if len(t.Raw) > 0 && json.Unmarshal(t.Raw, &raw) == nil && raw != nil {
+	if json.Unmarshal(t.Raw, &raw) == nil && raw != nil {
 		str := func(k string) (string, bool) {
 			r, ok := raw[k]
 			if !ok {
@@ -183,7 +183,7 @@ func toolNameProblem(name string) string {
 	var bad []string
 	seen := map[rune]bool{}
 	for _, r := range name {
-		if r < utf8.RuneSelf && (r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+		if r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
 			continue
 		}
 		if !seen[r] {
