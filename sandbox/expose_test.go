@@ -325,3 +325,60 @@ func TestWorkDirOfPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckExposeSymlink: a link to a credential store is refused like
+// the store itself, the link's target being checked too.
+func TestCheckExposeSymlink(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "keys")
+	if err := os.Symlink(filepath.Join(home, ".ssh"), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckExpose(link, nil); err == nil || !strings.Contains(err.Error(), "credential store") {
+		t.Errorf("CheckExpose(link to ~/.ssh) = %v, want refused as a credential store", err)
+	}
+}
+
+// TestHostArgPathArgPaths: an argument of up to 4,096 bytes is a candidate
+// path, a longer one or one with a NUL byte is not; --flag=value gives its
+// value.
+func TestHostArgPathArgPaths(t *testing.T) {
+	long := "/" + strings.Repeat("a", 4095)
+	got := argPaths([]string{"", long, long + "a", "/x\x00y", "--root=/srv/data", "/srv/app"})
+	want := []string{long, "/srv/data", "/srv/app"}
+	if !slices.Equal(got, want) {
+		t.Errorf("argPaths = %q, want %q", got, want)
+	}
+}
+
+// TestPlanExposureProjectRoot: the project root of a file is the nearest
+// folder with a project marker, but the search stops at $HOME and at any
+// folder that holds $HOME.
+func TestPlanExposureProjectRoot(t *testing.T) {
+	top := t.TempDir()
+	for _, d := range []string{"home/u", "proj/src", "outer/app/lib"} {
+		if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"proj/go.mod", "package.json"} {
+		if err := os.WriteFile(filepath.Join(top, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := filepath.Join(top, "home", "u")
+	for _, tc := range []struct{ file, home, want string }{
+		{filepath.Join(top, "proj", "src", "main.go"), home, filepath.Join(top, "proj")},
+		// top holds package.json, but also $HOME's parent: not a project root.
+		{filepath.Join(top, "outer", "app", "lib", "x.js"), filepath.Join(top, "home"), ""},
+		{filepath.Join(top, "outer", "app", "lib", "x.js"), "", top},
+	} {
+		if got := projectRoot(tc.file, tc.home); got != tc.want {
+			t.Errorf("projectRoot(%s, home %q) = %q, want %q", tc.file, tc.home, got, tc.want)
+		}
+	}
+}
