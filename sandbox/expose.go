@@ -387,7 +387,9 @@ func (x *exposer) argvFile(p string, cmd, script bool) {
 	if root != "" {
 		x.add(root, ExposeProject, false)
 	}
-	if !cmd && (root == "" || !within(real, root)) {
+	// The file as named too when it or its target is outside the root: a
+	// symlink to a project's script is opened by the name argv gives.
+	if !cmd && (root == "" || !within(real, root) || !within(p, root)) {
 		x.add(p, ExposeArgv, false)
 	}
 }

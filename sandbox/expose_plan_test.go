@@ -56,6 +56,12 @@ func TestPlanExposure(t *testing.T) {
 	if err := os.Symlink(p("realpfx/bin/run"), p("linkpfx/bin/run")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(p("links"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(p("proj/index.js"), p("links/index.js")); err != nil {
+		t.Fatal(err)
+	}
 	db := p("proj/mcpvet.db")
 	pkg := &vocab.Package{RegistryType: "npm", Identifier: "x", Version: "1.0.0"}
 	credRefusal := func(why, path, reason string) string {
@@ -224,6 +230,24 @@ func TestPlanExposure(t *testing.T) {
 			want: exposureOutcome{
 				Exposed:  []Exposure{{Path: p("proj/data"), Why: ExposeArgv}},
 				ReadOnly: []string{p("proj/data")},
+			},
+		},
+		{
+			name: "an installed package given a lone data file: not exposed",
+			plan: vocab.Plan{Package: pkg, Args: []string{p("loose/data.txt")}},
+			argv: []string{p("venv/bin/tool"), p("loose/data.txt")},
+			opts: Options{WorkDir: p("elsewhere")},
+			want: exposureOutcome{},
+		},
+		{
+			name: "a script through a symlink: the project of its target, and the link",
+			plan: vocab.Plan{Command: "node", Args: []string{p("links/index.js")}},
+			opts: Options{WorkDir: p("elsewhere")},
+			want: exposureOutcome{
+				Exposed: []Exposure{{Path: p("elsewhere"), Why: ExposeCwd}, {Path: p("proj"), Why: ExposeProject},
+					{Path: p("links/index.js"), Why: ExposeArgv}},
+				ReadOnly: []string{p("elsewhere"), p("proj"), p("links/index.js")},
+				WorkDir:  p("elsewhere"),
 			},
 		},
 		{
