@@ -66,3 +66,18 @@ func TestLimitBoundaries(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitBoundariesLineReuse: the reader keeps a line buffer of up to
+// maxReusedLine bytes for the next line, emptied, and drops a larger one.
+func TestLimitBoundariesLineReuse(t *testing.T) {
+	for _, tc := range []struct {
+		cap  int
+		kept bool
+	}{{0, true}, {4096, true}, {maxReusedLine, true}, {maxReusedLine + 1, false}} {
+		line := append(make([]byte, 0, tc.cap), "x"[:min(1, tc.cap)]...)
+		got := reuseLine(line)
+		if kept := got != nil; kept != tc.kept || len(got) != 0 || kept && cap(got) != tc.cap {
+			t.Errorf("reuseLine(cap %d) = len %d cap %d (nil %v), want kept %v and empty", tc.cap, len(got), cap(got), got == nil, tc.kept)
+		}
+	}
+}

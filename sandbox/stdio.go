@@ -128,15 +128,24 @@ func (s *Server) readStdout(r io.Reader) {
 		if !s.handleLine(line) {
 			return
 		}
-		if cap(line) > 1<<20 {
-			line = nil // do not keep a huge buffer after one big message
-		} else {
-			line = line[:0]
-		}
+		line = reuseLine(line)
 		if err != nil {
 			return
 		}
 	}
+}
+
+// maxReusedLine is the largest line buffer the reader keeps between lines.
+const maxReusedLine = 1 << 20
+
+// reuseLine empties line for the next one, keeping its buffer unless it
+// grew past maxReusedLine: a huge buffer is not kept after one big
+// message.
+func reuseLine(line []byte) []byte {
+	if cap(line) > maxReusedLine {
+		return nil
+	}
+	return line[:0]
 }
 
 // handleLine decodes one stdout line and queues its messages. It returns
