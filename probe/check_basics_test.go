@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,38 +25,12 @@ type scriptServer struct {
 }
 
 type scriptConn struct {
-	srv    *scriptServer
-	in     chan jsonrpc.Message
-	mu     sync.Mutex
-	closed bool
-	done   chan struct{}
+	queueConn
+	srv *scriptServer
 }
 
 func (s *scriptServer) Connect(context.Context) (mcp.Connection, error) {
-	return &scriptConn{srv: s, in: make(chan jsonrpc.Message, 64), done: make(chan struct{})}, nil
-}
-
-func (c *scriptConn) SessionID() string { return "" }
-
-func (c *scriptConn) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.closed {
-		c.closed = true
-		close(c.done)
-	}
-	return nil
-}
-
-func (c *scriptConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case m := <-c.in:
-		return m, nil
-	case <-c.done:
-		return nil, mcp.ErrConnectionClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return &scriptConn{queueConn: newQueueConn(64), srv: s}, nil
 }
 
 func (c *scriptConn) push(raw string, id json.RawMessage) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -93,32 +92,12 @@ func (s *transcriptServer) answer(req *jsonrpc.Request) *transcriptAnswer {
 }
 
 func (s *transcriptServer) Connect(context.Context) (mcp.Connection, error) {
-	return &transcriptConn{srv: s, in: make(chan jsonrpc.Message, 16), done: make(chan struct{})}, nil
+	return &transcriptConn{queueConn: newQueueConn(16), srv: s}, nil
 }
 
 type transcriptConn struct {
-	srv  *transcriptServer
-	in   chan jsonrpc.Message
-	once sync.Once
-	done chan struct{}
-}
-
-func (c *transcriptConn) SessionID() string { return "" }
-
-func (c *transcriptConn) Close() error {
-	c.once.Do(func() { close(c.done) })
-	return nil
-}
-
-func (c *transcriptConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case m := <-c.in:
-		return m, nil
-	case <-c.done:
-		return nil, mcp.ErrConnectionClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	queueConn
+	srv *transcriptServer
 }
 
 func (c *transcriptConn) Write(_ context.Context, msg jsonrpc.Message) error {
