@@ -237,15 +237,8 @@ func TestNPMErrors(t *testing.T) {
 		{"too long", strings.Repeat("a", 215), "1.0.0", vocab.StatusInvalidPlan},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: tc.id, Version: tc.version}}
-			opts := testOptions(BackendNone)
-			opts.CacheDir = t.TempDir()
-			s, err := Launch(context.Background(), plan, opts)
-			if s != nil {
-				s.Close()
-			}
-			var le *LaunchError
-			if !errors.As(err, &le) || le.Status != tc.want {
+			le, err := launchNPM(t, reg.URL, tc.id, tc.version)
+			if le == nil || le.Status != tc.want {
 				t.Fatalf("Launch error = %v, want status %s", err, tc.want)
 			}
 			if tc.want == vocab.StatusPackageNotFound || tc.want == vocab.StatusVersionNotFound {
@@ -576,4 +569,21 @@ func TestMCPB(t *testing.T) {
 			}
 		})
 	}
+}
+
+// launchNPM launches the npm package id@version from the registry at base
+// without isolation, closes whatever started, and returns the launch's
+// *LaunchError (nil when it started or failed otherwise) and its error.
+func launchNPM(t *testing.T, base, id, version string) (*LaunchError, error) {
+	t.Helper()
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: base, Identifier: id, Version: version}}
+	opts := testOptions(BackendNone)
+	opts.CacheDir = t.TempDir()
+	s, err := Launch(context.Background(), plan, opts)
+	if s != nil {
+		s.Close()
+	}
+	var le *LaunchError
+	errors.As(err, &le)
+	return le, err
 }

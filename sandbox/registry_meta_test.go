@@ -51,15 +51,8 @@ func TestNPMStatusNamesThePackageThe404IsAbout(t *testing.T) {
 		{"registry unreachable", closedURL(t), "mcpvet-anilist", "1.4.0", vocab.StatusInstallFailed, "could not be reached"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: tc.base, Identifier: tc.id, Version: tc.version}}
-			opts := testOptions(BackendNone)
-			opts.CacheDir = t.TempDir()
-			s, err := Launch(context.Background(), plan, opts)
-			if s != nil {
-				s.Close()
-			}
-			var le *LaunchError
-			if !errors.As(err, &le) || le.Status != tc.want || !strings.Contains(le.Detail, tc.detail) {
+			le, err := launchNPM(t, tc.base, tc.id, tc.version)
+			if le == nil || le.Status != tc.want || !strings.Contains(le.Detail, tc.detail) {
 				t.Fatalf("Launch error = %v, want status %s with %q", err, tc.want, tc.detail)
 			}
 			if le.Evidence == "" {
