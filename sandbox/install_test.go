@@ -237,7 +237,7 @@ func TestNPMErrors(t *testing.T) {
 		{"too long", strings.Repeat("a", 215), "1.0.0", vocab.StatusInvalidPlan},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			le, err := launchNPM(t, reg.URL, tc.id, tc.version)
+			le, err := launchPackage(t, npmPackage(reg.URL, tc.id, tc.version))
 			if le == nil || le.Status != tc.want {
 				t.Fatalf("Launch error = %v, want status %s", err, tc.want)
 			}
@@ -571,12 +571,12 @@ func TestMCPB(t *testing.T) {
 	}
 }
 
-// launchNPM launches the npm package id@version from the registry at base
-// without isolation, closes whatever started, and returns the launch's
-// *LaunchError (nil when it started or failed otherwise) and its error.
-func launchNPM(t *testing.T, base, id, version string) (*LaunchError, error) {
+// launchPackage launches pkg without isolation, closes whatever started,
+// and returns the launch's *LaunchError (nil when it started or failed
+// otherwise) and its error.
+func launchPackage(t *testing.T, pkg *vocab.Package) (*LaunchError, error) {
 	t.Helper()
-	plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: base, Identifier: id, Version: version}}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: pkg}
 	opts := testOptions(BackendNone)
 	opts.CacheDir = t.TempDir()
 	s, err := Launch(context.Background(), plan, opts)
@@ -586,4 +586,9 @@ func launchNPM(t *testing.T, base, id, version string) (*LaunchError, error) {
 	var le *LaunchError
 	errors.As(err, &le)
 	return le, err
+}
+
+// npmPackage is the npm package id@version of the registry at base.
+func npmPackage(base, id, version string) *vocab.Package {
+	return &vocab.Package{RegistryType: "npm", RegistryBaseURL: base, Identifier: id, Version: version}
 }

@@ -51,7 +51,7 @@ func TestNPMStatusNamesThePackageThe404IsAbout(t *testing.T) {
 		{"registry unreachable", closedURL(t), "mcpvet-anilist", "1.4.0", vocab.StatusInstallFailed, "could not be reached"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			le, err := launchNPM(t, tc.base, tc.id, tc.version)
+			le, err := launchPackage(t, npmPackage(tc.base, tc.id, tc.version))
 			if le == nil || le.Status != tc.want || !strings.Contains(le.Detail, tc.detail) {
 				t.Fatalf("Launch error = %v, want status %s with %q", err, tc.want, tc.detail)
 			}
@@ -113,15 +113,8 @@ func TestPyPIUnreachableIndexIsNotPackageNotFound(t *testing.T) {
 	t.Setenv("PIP_RETRIES", "0")
 	t.Setenv("PIP_TIMEOUT", "3")
 	t.Setenv("PATH", pathWithout(t, "uv"))
-	plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "pypi", RegistryBaseURL: closedURL(t) + "/simple", Identifier: "mcp-server-time", Version: "0.6.2"}}
-	opts := testOptions(BackendNone)
-	opts.CacheDir = t.TempDir()
-	s, err := Launch(context.Background(), plan, opts)
-	if s != nil {
-		s.Close()
-	}
-	var le *LaunchError
-	if !errors.As(err, &le) || le.Status != vocab.StatusInstallFailed || !strings.Contains(le.Detail, "could not be reached") {
+	le, err := launchPackage(t, &vocab.Package{RegistryType: "pypi", RegistryBaseURL: closedURL(t) + "/simple", Identifier: "mcp-server-time", Version: "0.6.2"})
+	if le == nil || le.Status != vocab.StatusInstallFailed || !strings.Contains(le.Detail, "could not be reached") {
 		t.Fatalf("Launch error = %v, want install_failed: the index could not be reached", err)
 	}
 	if !isNetworkFailure(le.Evidence) {
