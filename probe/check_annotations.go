@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Finding codes of the annotation checks. The four missing_* codes are

@@ -18,7 +18,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/golden"
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // updateGolden reports whether -update was given (see internal/golden).

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // HTTP-level checks of a streamable-http target (2025-11-25, "Streamable

@@ -14,7 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Finding codes of the tool schema checks. The fatal ones mean a client

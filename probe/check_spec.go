@@ -16,7 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // The MCP JSON schemas, one per protocol revision, copied byte for byte

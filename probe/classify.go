@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // exitWait is how long the classifier waits for a process to exit after a

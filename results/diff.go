@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // DefaultDiffScoreDrop is the default [DiffOptions.ScoreDrop]: a score

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TestDiffItems: descriptions, prompts, resources, templates and

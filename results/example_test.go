@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // A resumable scan: targets first, then one SaveRun per probed target.

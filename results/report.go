@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // ReportSchemaVersion is the "schemaVersion" of the JSON report

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Census is the ecosystem figures of a scan: every headline figure with

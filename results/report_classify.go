@@ -6,8 +6,8 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Liveness groups: the census's partition of servers by how far they got.

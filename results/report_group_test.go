@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TestSDKOfResult: the SDK comes from a serverInfo default, else from the

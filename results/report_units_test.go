@@ -5,7 +5,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TestCensusUnits: the census counts registry entries, plans, launches and

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // A runSummary is the summary of a run in run_summaries (migration 0004):

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Scan kinds.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TriageFailOn are the thresholds of [Triage.Failing]: "drop" counts only

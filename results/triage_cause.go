@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // exposeHint finds the flag the sandbox suggested for a path it did not

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TestTriageCauseStep checks that the next step follows the cause the run

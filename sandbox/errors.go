@@ -3,7 +3,7 @@ package sandbox
 import (
 	"fmt"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // A LaunchError is a pre-launch outcome: the server was not started for a

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Launching a remote server: the transport is the go-sdk's streamable HTTP

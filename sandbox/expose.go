@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // What a local server sees. Clients start a server in a folder, hand it

@@ -21,7 +21,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/internal/testfixture"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 var hostileFixtures = []string{

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // DefaultInstallTimeout bounds one package install (see

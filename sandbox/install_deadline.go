@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // errInstallTimeout is the cause of an install context that ran out of its

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Caps for MCPB bundles, which are untrusted zip files.

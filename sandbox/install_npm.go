@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // validNPMName follows the npm package name rules

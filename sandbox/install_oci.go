@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // ociRef matches an image reference: [host[:port]/]path[:tag][@digest].

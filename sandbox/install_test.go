@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // npmRegistry is a loopback npm registry serving packuments and tarballs

@@ -1,6 +1,6 @@
 package sandbox
 
-import "github.com/mcpvet/mcpvet/scan/vocab"
+import "github.com/mcpvet/mcpvet/vocab"
 
 // installedVersion returns the version of an installed package as the
 // installer read it (an npm package's package.json), so that an unpinned

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // npmMeta is what the registry's metadata says about one npm package: its

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // closedURL returns an http URL on a loopback port nothing listens on.

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // ErrPrivateAddress is the cause of a connection refused by the dialer of

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TestCanaryChannels: the leaky fixture gets a canary for its secret

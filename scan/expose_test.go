@@ -11,7 +11,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testenv"
 
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TestUnexposedPathNamed runs a node server whose project is visible but

@@ -16,7 +16,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // hostListener listens on a free host port and counts every request.

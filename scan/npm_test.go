@@ -16,7 +16,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testenv"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // npmCache is where the integration tests install the pinned npm servers,

@@ -16,8 +16,8 @@ import (
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // ProbeOptions configures [Probe].

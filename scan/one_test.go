@@ -13,7 +13,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 func TestMain(m *testing.M) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // precheckTimeout bounds the reachability check of a remote.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TestRunInterruptAndResume drives scan.Run itself (not through the CLI,

@@ -33,8 +33,8 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/scan/vocab"
 	"github.com/mcpvet/mcpvet/scoring"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Options configures [Run].

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/mcpvet/mcpvet/scan/source"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Selection picks the targets of a scan among the plans of its source, in

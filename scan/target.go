@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/scan/source"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // ParseTarget turns the target of `mcpvet probe` into a launch plan:

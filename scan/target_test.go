@@ -7,7 +7,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 func TestParseTarget(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Boundary tests: every threshold that decides a verdict or an element is

@@ -1,6 +1,6 @@
 package scoring
 
-import "github.com/mcpvet/mcpvet/scan/vocab"
+import "github.com/mcpvet/mcpvet/vocab"
 
 // RubricVersion identifies the element definitions, detection heuristics,
 // weights and budgets below. It is stored with every graded result; any

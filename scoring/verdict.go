@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // maxDetail bounds a rule's detail line.

@@ -15,7 +15,7 @@ import (
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // readGateBaseline reads --baseline; a missing file is an empty baseline

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/scan/source"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // secretRestorer obtains again, for a resumed scan, the secret values its

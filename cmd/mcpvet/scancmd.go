@@ -20,7 +20,7 @@ import (
 	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
 	"github.com/mcpvet/mcpvet/scan/source"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 type scanFlags struct {

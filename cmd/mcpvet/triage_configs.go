@@ -19,7 +19,7 @@ import (
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/scan/source"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // triageConfig is one client config of a triage.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // MarkdownReporter writes GitHub-flavoured Markdown. Every string that came

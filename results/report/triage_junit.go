@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // The JUnit XML schema as CI systems read it (the Jenkins / Ant dialect

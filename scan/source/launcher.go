@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Launchers. Configs start most servers through a launcher that fetches

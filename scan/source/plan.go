@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/sandbox"
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Registry types of a package.

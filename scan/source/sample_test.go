@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpvet/mcpvet/scan/vocab"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 func keyedPlans(n int) []vocab.Plan {
