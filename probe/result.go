@@ -41,6 +41,11 @@ type Result struct {
 	Client *ClientSide `json:"client,omitempty"`
 	// Exercised are the successful tool calls of --exercise.
 	Exercised []Exercise `json:"exercised,omitempty"`
+	// Relisted is the tool list listed again after the calls of
+	// --exercise (nil when it was not listed again): the poison checks
+	// compare it with Tools, since a tool list that changes after the
+	// first call within a session is a rug pull.
+	Relisted []Tool `json:"-"`
 }
 
 // Target says what was probed and how.

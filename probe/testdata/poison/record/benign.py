@@ -49,8 +49,9 @@ def record(entry):
     args = [a.replace("$TMP", tmp) for a in entry.get("args", [])]
     env = {"PATH": os.environ["PATH"], "HOME": tmp, "TMPDIR": tmp, "NODE_NO_WARNINGS": "1"}
     env.update(entry.get("env", {}))
+    errf = open(os.path.join(tmp, "stderr.txt"), "w+b")
     p = subprocess.Popen(["node", binpath] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, env=env, cwd=tmp)
+                         stderr=errf, env=env, cwd=tmp)
     buf = b""
 
     def send(o):
@@ -89,7 +90,8 @@ def record(entry):
         init = call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                    "clientInfo": {"name": "mcpvet-corpus", "version": "0"}})
         if not init or "result" not in init:
-            raise RuntimeError(f"no handshake: {init}")
+            errf.seek(0)
+            raise RuntimeError(f"no handshake: {init}: {errf.read()[-300:]!r}")
         pages.append({"method": "initialize", "result": init["result"]})
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         caps = init["result"].get("capabilities") or {}
