@@ -338,3 +338,28 @@ func TestPoisonCorpus(t *testing.T) {
 	}
 	_ = slices.Sort[[]string]
 }
+
+// TestPoisonNamedFalseAlarms: the five real npm servers whose honest text
+// the phrase rules flagged (issue 24: "use `dry_run` before", "When
+// `judgment.meaningfulChanges` is present", <instructions>, "before using
+// any other tools", "If an `application_sid` is present") carry no poison
+// finding.
+func TestPoisonNamedFalseAlarms(t *testing.T) {
+	named := map[string]bool{
+		"npm:@zereight/mcp-gitlab@2.1.64": true, "npm:firecrawl-mcp@3.22.2": true, "npm:@neondatabase/mcp-server-neon@0.3.7": true,
+		"npm:@sanity/mcp-server@0.12.1": true, "npm:@twilio-alpha/mcp@0.7.0": true,
+	}
+	for _, s := range loadBenign(t) {
+		if !named[s.Source] {
+			continue
+		}
+		delete(named, s.Source)
+		res := resultFromPages(t, s.Pages)
+		for _, f := range checkPoison(res, s.Pages) {
+			t.Errorf("%s: %s on %s %s: %q", s.Source, f.Code, f.Subject, f.Pointer, f.Value)
+		}
+	}
+	for s := range named {
+		t.Errorf("%s: no recorded listing", s)
+	}
+}

@@ -39,8 +39,10 @@ func matchIdentifier(s string) []directiveMatch {
 // far, verbatim.") asks for it when the tool description orders every
 // parameter filled.
 var (
-	crossFieldObject = or(conversation.String(), secretFile.String(), `\b(?:your|the\s+user'?s)\s+(?:api\s+keys?|tokens?|session\s+tokens?|passwords?|credentials|secrets)\b`, `\bcontents?\s+of\s+(?:the\s+)?(?:project'?s\s+)?\.env\b`)
-	fillOrder        = or(`\b(?:fill|complete|populate|pass|provide|put|include)\b[^.]{0,60}\b(?:every|all|each|the\s+\w+)\s+(?:parameters?|arguments?|fields?)\b`, `\b(?:parameter|argument|field)s?\s+(?:is|are)\s+(?:mandatory|required)\b`, `\b(?:always|must)\s+(?:complete|fill|populate)\b`, `\bmust\s+be\s+filled\b`)
+	crossFieldObject = conversation.with(append(append([]string{}, secretFile.src...),
+		`\b(?:your|the\s+user'?s)\s+(?:api\s+keys?|tokens?|session\s+tokens?|passwords?|credentials|secrets)\b`,
+		`\bcontents?\s+of\s+(?:the\s+)?(?:project'?s\s+)?\.env\b`)...)
+	fillOrder = or(`\b(?:fill|complete|populate|pass|provide|put|include)\b[^.]{0,60}\b(?:every|all|each|the\s+\w+)\s+(?:parameters?|arguments?|fields?)\b`, `\b(?:parameter|argument|field)s?\s+(?:is|are)\s+(?:mandatory|required)\b`, `\b(?:always|must)\s+(?:complete|fill|populate)\b`, `\bmust\s+be\s+filled\b`)
 )
 
 // crossFieldFindings reads a tool's description together with its

@@ -6,15 +6,16 @@ import (
 	"strings"
 )
 
-// A prefilter for the slots of the intent grammar: the lower-case
-// literals of which every match of a slot contains at least one, found
-// from the expression's syntax tree (a small version of RE2's prefilter).
-// A sentence without any of them is not run through the expression:
-// most sentences of honest text fail every rule on this check alone.
+// A prefilter for the slots of the intent grammar: groups of lower-case
+// literals, found from an expression's syntax tree (a small version of
+// RE2's prefilter), such that every match contains a literal of each
+// group. A sentence that lacks one group is not run through the
+// expression: most sentences of honest text fail every rule on this
+// check alone.
 
-// prefilter is the literal set of one expression; nil means no literal
-// is certain and the expression must always run.
-type prefilter []string
+// prefilter is the groups of one expression; nil means no literal is
+// certain and the expression must always run.
+type prefilter [][]string
 
 func newPrefilter(re *regexp.Regexp) prefilter {
 	t, err := syntax.Parse(re.String(), syntax.Perl)
@@ -24,8 +25,8 @@ func newPrefilter(re *regexp.Regexp) prefilter {
 	return requiredLiterals(t.Simplify())
 }
 
-// requiredLiterals returns literals one of which every match contains,
-// or nil when there is no such set of literals of at least two bytes.
+// requiredLiterals returns the literal groups every match satisfies, or
+// nil when there are none of literals of at least two bytes.
 func requiredLiterals(t *syntax.Regexp) prefilter {
 	switch t.Op {
 	case syntax.OpLiteral:
@@ -33,75 +34,81 @@ func requiredLiterals(t *syntax.Regexp) prefilter {
 		if len(s) < 2 {
 			return nil
 		}
-		return prefilter{s}
+		return prefilter{{s}}
 	case syntax.OpCharClass:
-		// A small class of characters of other scripts (an alternation
-		// of one-character words such as 把|将) is a set of literals.
-		var out prefilter
-		for i := 0; i+1 < len(t.Rune); i += 2 {
-			if t.Rune[i] < 0x80 || t.Rune[i+1]-t.Rune[i] > 16 {
-				return nil
-			}
-			for r := t.Rune[i]; r <= t.Rune[i+1]; r++ {
-				out = append(out, strings.ToLower(string(r)))
-			}
-		}
-		return out
-	case syntax.OpCapture:
-		return requiredLiterals(t.Sub[0])
-	case syntax.OpPlus:
+		return classLiterals(t.Rune)
+	case syntax.OpCapture, syntax.OpPlus:
 		return requiredLiterals(t.Sub[0])
 	case syntax.OpRepeat:
 		if t.Min >= 1 {
 			return requiredLiterals(t.Sub[0])
 		}
-		return nil
 	case syntax.OpConcat:
-		return bestOf(t.Sub)
-	case syntax.OpAlternate:
 		var out prefilter
 		for _, s := range t.Sub {
-			p := requiredLiterals(s)
-			if p == nil {
-				return nil
-			}
-			out = append(out, p...)
+			out = append(out, requiredLiterals(s)...)
 		}
 		return out
+	case syntax.OpAlternate:
+		var group []string
+		for _, s := range t.Sub {
+			g := requiredLiterals(s).best()
+			if g == nil {
+				return nil
+			}
+			group = append(group, g...)
+		}
+		return prefilter{group}
 	}
 	return nil
 }
 
-// bestOf picks, among the parts of a concatenation, the literal set
-// whose shortest literal is longest: the most selective one.
-func bestOf(subs []*syntax.Regexp) prefilter {
-	var best prefilter
-	bestLen := 0
-	for _, s := range subs {
-		p := requiredLiterals(s)
-		if p == nil {
-			continue
+// classLiterals: a small class of characters of other scripts (an
+// alternation of one-character words such as 把|将) is a group.
+func classLiterals(rs []rune) prefilter {
+	var group []string
+	for i := 0; i+1 < len(rs); i += 2 {
+		if rs[i] < 0x80 || rs[i+1]-rs[i] > 16 {
+			return nil
 		}
-		short := len(p[0])
-		for _, l := range p {
+		for r := rs[i]; r <= rs[i+1]; r++ {
+			group = append(group, strings.ToLower(string(r)))
+		}
+	}
+	return prefilter{group}
+}
+
+// best is the most selective group: the one whose shortest literal is
+// longest.
+func (p prefilter) best() []string {
+	var best []string
+	bestLen := 0
+	for _, g := range p {
+		short := len(g[0])
+		for _, l := range g {
 			short = min(short, len(l))
 		}
 		if best == nil || short > bestLen {
-			best, bestLen = p, short
+			best, bestLen = g, short
 		}
 	}
 	return best
 }
 
-// admits reports whether lower (a lower-cased text) may match.
+// admits reports whether lower (a lower-cased text) may match: it holds
+// a literal of every group.
 func (p prefilter) admits(lower string) bool {
-	if p == nil {
-		return true
-	}
-	for _, l := range p {
-		if strings.Contains(lower, l) {
-			return true
+	for _, g := range p {
+		found := false
+		for _, l := range g {
+			if strings.Contains(lower, l) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
 		}
 	}
-	return false
+	return true
 }
