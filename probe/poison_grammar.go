@@ -61,7 +61,9 @@ func or(parts ...string) *slot {
 }
 
 // with returns a slot of s's alternatives and more.
-func (s *slot) with(parts ...string) *slot { return or(append(append([]string{}, s.src...), parts...)...) }
+func (s *slot) with(parts ...string) *slot {
+	return or(append(append([]string{}, s.src...), parts...)...)
+}
 
 // find returns the first match of the slot in text; lower is the lower
 // case of a text that contains text (the prefilter only rules out).
