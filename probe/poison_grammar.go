@@ -260,14 +260,17 @@ var (
 		sw(true, `вызывай\p{L}*\s+этот\s+инструмент`, `используй\p{L}*\s+этот\s+инструмент`),
 		cjk(`调用此工具`, `调用这个工具`, `使用此工具`, `このツールを最初に呼び出`, `このツールを呼び出`, `このツールを使用`),
 	)
-	// alwaysScope: the order holds for every request, not for a step of
-	// a task ("call this tool before using any other tools" to load the
-	// server's context is an honest workflow step; "always call this tool
-	// first, on every request" is not).
-	alwaysScope = or(
-		`\b(?:always|every\s+time|each\s+time|every\s+(?:request|conversation|session|message|action)|each\s+(?:request|conversation|session)|no\s+matter\s+what|regardless|for\s+any\s+request|after\s+any\s+action|any\s+action\s+taken|immediately\s+as\s+the\s+first\s+step|mandatory\s+first\s+step|the\s+first\s+step)\b`,
-		sw(true, `siempre`, `sempre`, `toujours`, `immer`, `всегда`), cjk(`总是`, `始终`, `每次`, `必ず`, `常に`),
+	// The order must hold whatever the task: every time, on every request,
+	// regardless of what the user asks, or always and first. "Always use
+	// this tool to display maps" picks a tool for a task and is honest;
+	// "call this tool before using any other tools" to load a server's
+	// context (@sanity/mcp-server) is a workflow step.
+	everyTime = or(
+		`\b(?:every\s+time|each\s+time|every\s+(?:request|conversation|session|message|action)|each\s+(?:request|conversation|session)|no\s+matter\s+what|regardless|for\s+any\s+request|after\s+any\s+action|any\s+action\s+taken|immediately\s+as\s+the\s+first\s+step|mandatory\s+first\s+step|as\s+the\s+first\s+step)\b`,
+		cjk(`每次`, `毎回`), sw(true, `cada\s+vez`, `chaque\s+fois`, `jedes\s+mal`, `каждый\s+раз`),
 	)
+	alwaysWord  = or(`\balways\b`, sw(true, `siempre`, `sempre`, `toujours`, `immer`, `всегда`), cjk(`总是`, `始终`, `必ず`, `常に`))
+	firstWord   = or(`\b(?:first|before\s+any|at\s+the\s+start|immediately)\b`, sw(true, `primero`, `primeiro`, `en\s+premier`, `zuerst`, `первым`, `сначала`, `antes\s+(?:que\s+)?(?:a\s+)?cualquier`, `antes\s+de\s+qualquer`, `avant\s+(?:tout|toute|n'importe)`, `vor\s+jede[mn]?`, `перед\s+любым`), cjk(`最初`, `先`, `首先`))
 	routeOthers = or(
 		`\b(?:whenever|when|after|before)\s+(?:any\s+|another\s+|every\s+)?(?:other\s+)?tool\s+(?:runs|is\s+(?:used|called|run)|returns)\b[^.]{0,60}\b(?:route|pass|send|forward|copy|call|through)\b`,
 		`\b(?:all|any|every)\s+other\s+(?:tools?|servers?|mcp\s+servers?|functions?)\b[^.]{0,40}?\b(?:must|should|need\s+to|have\s+to|are\s+to)\b`,
@@ -316,28 +319,31 @@ type intentRule struct {
 	why   string
 	parts []*slot
 	any   []*slot
+	// all: each of these must match somewhere in the sentence too.
+	all []*slot
 }
 
 var intentRules = []intentRule{
-	{CodePoisonOverride, "the text tells the model to set aside its other instructions", []*slot{ovrVerb, ovrQualObj}, nil},
-	{CodePoisonOverride, "the text claims to outrank or replace the model's other instructions", []*slot{ovrClaim}, nil},
-	{CodePoisonConceal, "the text tells the model to keep something from the user", []*slot{concealNeg, concealWho}, nil},
-	{CodePoisonConceal, "the text tells the model to keep something from the user", []*slot{concealWho, concealNegFinal}, []*slot{concealVerbDe, concealNegJa}},
-	{CodePoisonConceal, "the text tells the model to act without the user seeing it", []*slot{concealOther}, nil},
-	{CodePoisonSensitiveData, "the text tells the model to read or pass a file that holds secrets", []*slot{takeVerb, secretFile}, []*slot{sink, orderMarker}},
-	{CodePoisonSensitiveData, "the text tells the model to read or pass a file that holds secrets", []*slot{secretFile, takeVerb}, []*slot{sink, orderMarker}},
-	{CodePoisonSensitiveData, "the text tells the model to pass credentials or the environment", []*slot{takeVerb, secretData}, []*slot{sink, orderMarker}},
-	{CodePoisonSensitiveData, "the text tells the model to pass credentials or the environment", []*slot{secretData, takeVerb}, []*slot{sink}},
-	{CodePoisonSensitiveData, "the text tells the model to send conversation content", []*slot{takeVerb, conversation}, []*slot{sink, orderMarker}},
-	{CodePoisonSensitiveData, "the text tells the model to smuggle a file's contents through an argument", []*slot{fileSmuggle}, nil},
-	{CodePoisonSensitiveData, "the text tells the model to send conversation content", []*slot{conversation, takeVerb}, []*slot{sink}},
-	{CodePoisonOtherTool, "the text orders the model to call this tool first or always, whatever the task", []*slot{callThis}, []*slot{alwaysScope}},
-	{CodePoisonOtherTool, "the text orders the model about other tools", []*slot{routeOthers}, nil},
-	{CodePoisonExfilURL, "the text tells the model to send data to an outside address", []*slot{sendVerb, sendObj, addressRe}, nil},
-	{CodePoisonActionRewrite, "the text tells the model to add a hidden recipient", []*slot{bcc, addressRe}, []*slot{everyMarker}},
-	{CodePoisonActionRewrite, "the text tells the model to add a hidden recipient", []*slot{addressRe, bcc}, []*slot{everyMarker}},
-	{CodePoisonActionRewrite, "the text tells the model to change the commands it runs", []*slot{commandRule}, nil},
-	{CodePoisonActionRewrite, "the text tells the model to change a recipient or destination", []*slot{recipientChange}, []*slot{overrideMarker, addressRe}},
+	{CodePoisonOverride, "the text tells the model to set aside its other instructions", []*slot{ovrVerb, ovrQualObj}, nil, nil},
+	{CodePoisonOverride, "the text claims to outrank or replace the model's other instructions", []*slot{ovrClaim}, nil, nil},
+	{CodePoisonConceal, "the text tells the model to keep something from the user", []*slot{concealNeg, concealWho}, nil, nil},
+	{CodePoisonConceal, "the text tells the model to keep something from the user", []*slot{concealWho, concealNegFinal}, []*slot{concealVerbDe, concealNegJa}, nil},
+	{CodePoisonConceal, "the text tells the model to act without the user seeing it", []*slot{concealOther}, nil, nil},
+	{CodePoisonSensitiveData, "the text tells the model to read or pass a file that holds secrets", []*slot{takeVerb, secretFile}, []*slot{sink, orderMarker}, nil},
+	{CodePoisonSensitiveData, "the text tells the model to read or pass a file that holds secrets", []*slot{secretFile, takeVerb}, []*slot{sink, orderMarker}, nil},
+	{CodePoisonSensitiveData, "the text tells the model to pass credentials or the environment", []*slot{takeVerb, secretData}, []*slot{sink, orderMarker}, nil},
+	{CodePoisonSensitiveData, "the text tells the model to pass credentials or the environment", []*slot{secretData, takeVerb}, []*slot{sink}, nil},
+	{CodePoisonSensitiveData, "the text tells the model to send conversation content", []*slot{takeVerb, conversation}, []*slot{sink, orderMarker}, nil},
+	{CodePoisonSensitiveData, "the text tells the model to smuggle a file's contents through an argument", []*slot{fileSmuggle}, nil, nil},
+	{CodePoisonSensitiveData, "the text tells the model to send conversation content", []*slot{conversation, takeVerb}, []*slot{sink}, nil},
+	{CodePoisonOtherTool, "the text orders the model to call this tool whatever the task", []*slot{callThis}, []*slot{everyTime}, nil},
+	{CodePoisonOtherTool, "the text orders the model to call this tool always and first", []*slot{callThis}, []*slot{alwaysWord}, []*slot{firstWord}},
+	{CodePoisonOtherTool, "the text orders the model about other tools", []*slot{routeOthers}, nil, nil},
+	{CodePoisonExfilURL, "the text tells the model to send data to an outside address", []*slot{sendVerb, sendObj, addressRe}, nil, nil},
+	{CodePoisonActionRewrite, "the text tells the model to add a hidden recipient", []*slot{bcc, addressRe}, []*slot{everyMarker}, nil},
+	{CodePoisonActionRewrite, "the text tells the model to add a hidden recipient", []*slot{addressRe, bcc}, []*slot{everyMarker}, nil},
+	{CodePoisonActionRewrite, "the text tells the model to change the commands it runs", []*slot{commandRule}, nil, nil},
+	{CodePoisonActionRewrite, "the text tells the model to change a recipient or destination", []*slot{recipientChange}, []*slot{overrideMarker, addressRe}, nil},
 }
 
 // sentenceSpans splits s into sentences: at ., ! or ? followed by a
@@ -426,6 +432,11 @@ func (r intentRule) match(sent, lower string) (int, int, bool) {
 		end = pos + loc[1]
 		pos = pos + loc[1]
 		if pos > len(sent) {
+			return 0, 0, false
+		}
+	}
+	for _, m := range r.all {
+		if m.find(sent, lower) == nil {
 			return 0, 0, false
 		}
 	}

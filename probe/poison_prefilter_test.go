@@ -11,7 +11,7 @@ func allSlots() []*slot {
 	seen := map[*slot]bool{}
 	var out []*slot
 	for _, r := range intentRules {
-		for _, s := range append(append([]*slot{}, r.parts...), r.any...) {
+		for _, s := range append(append(append([]*slot{}, r.parts...), r.any...), r.all...) {
 			if !seen[s] {
 				seen[s] = true
 				out = append(out, s)

@@ -9,7 +9,7 @@ with dummy credentials (no server reaches the network: API URLs point at
 tools/list, prompts/list, resources/list and resources/templates/list,
 following cursors. The pages are written as a recorded session
 ({"command", "source", "pages"}) that the probe tests load. Nothing goes
-through a shell; every read has a 20 s deadline.
+through a shell; every read has a 90 s deadline (servers start slowly on a loaded machine).
 """
 import json, os, select, subprocess, sys, tempfile, time
 
@@ -58,7 +58,7 @@ def record(entry):
         p.stdin.write((json.dumps(o) + "\n").encode())
         p.stdin.flush()
 
-    def recv(i, timeout=20):
+    def recv(i, timeout=90):
         nonlocal buf
         end = time.time() + timeout
         while time.time() < end:
@@ -141,5 +141,5 @@ if __name__ == "__main__":
             print(e["pkg"], e["v"], "FAILED", str(ex)[:200], flush=True)
 
     todo = [e for e in servers if not want or slug(e["pkg"]) in want or e["pkg"] in want]
-    with ThreadPoolExecutor(4) as pool:
+    with ThreadPoolExecutor(int(os.environ.get("WORKERS", "4"))) as pool:
         list(pool.map(one, todo))
