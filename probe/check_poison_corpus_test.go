@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -326,8 +325,8 @@ func TestPoisonCorpus(t *testing.T) {
 		Attacks, Caught, BenignItems, Flagged, Fatal int
 	}
 	want := map[string]pinned{
-		"tune":    {0, 0, 0, 0, 0},
-		"heldout": {0, 0, 0, 0, 0},
+		"tune":    {Attacks: 120, Caught: 117, BenignItems: 762, Flagged: 0, Fatal: 0},
+		"heldout": {Attacks: 142, Caught: 136, BenignItems: 188, Flagged: 0, Fatal: 0},
 	}
 	gotPins := map[string]pinned{}
 	for split, c := range got {
@@ -336,7 +335,6 @@ func TestPoisonCorpus(t *testing.T) {
 	if diff := cmp.Diff(want, gotPins); diff != "" {
 		t.Errorf("confusion counts (-want +got):\n%s", diff)
 	}
-	_ = slices.Sort[[]string]
 }
 
 // TestPoisonNamedFalseAlarms: the five real npm servers whose honest text
