@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -79,7 +80,7 @@ func init() {
 			"the authorization server metadata is unusable (wrong issuer, or no authorization or token endpoint)",
 			"publish issuer identical to the URL in authorization_servers, with authorization_endpoint and token_endpoint"},
 		CatalogEntry{CodeOAuthNotHTTPS, SeverityError,
-			"an authorization endpoint or issuer is not served over HTTPS",
+			"an authorization endpoint or issuer is not served over HTTPS (http is accepted on loopback hosts only)",
 			"serve the issuer and every authorization server endpoint over https"},
 		CatalogEntry{CodeOAuthNoPKCE, SeverityError,
 			"the authorization server does not advertise PKCE S256, so MCP clients refuse to authorize",
@@ -260,7 +261,7 @@ func (c *oauthCheck) check(ctx context.Context, hdr http.Header) {
 		c.add(CodeOAuthBadASMetadata, prmURL+"#/authorization_servers/0", issuer, "the authorization server %q is not an absolute URL; the spec says %s", issuer, specOAuthASMeta)
 		return
 	}
-	if iu.Scheme != "https" {
+	if !secureURL(iu) {
 		c.add(CodeOAuthNotHTTPS, prmURL+"#/authorization_servers/0", issuer, "the authorization server %s is not an https URL; the spec says %s", issuer, specOAuthHTTPS)
 	}
 	c.allowed[strings.ToLower(iu.Host)] = true
@@ -432,7 +433,7 @@ func (c *oauthCheck) authorizationServer(ctx context.Context, iu *url.URL) {
 	}
 	var plain []string
 	for name, e := range map[string]string{"authorization_endpoint": m.Authorization, "token_endpoint": m.Token, "registration_endpoint": m.Registration} {
-		if u, err := url.Parse(e); e != "" && (err != nil || u.Scheme != "https") {
+		if u, err := url.Parse(e); e != "" && (err != nil || !secureURL(u)) {
 			plain = append(plain, name+" "+e)
 		}
 	}
@@ -454,6 +455,23 @@ func (c *oauthCheck) authorizationServer(ctx context.Context, iu *url.URL) {
 	if len(c.out.Registration) == 0 {
 		c.add(CodeOAuthNoRegistration, from, "", "the authorization server metadata at %s has neither client_id_metadata_document_supported nor a registration_endpoint; %s", from, specOAuthRegister)
 	}
+}
+
+// secureURL reports whether u is https, or http on a loopback host (a
+// server in development, which no one else can reach).
+func secureURL(u *url.URL) bool {
+	if u.Scheme == "https" {
+		return true
+	}
+	if u.Scheme != "http" {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
 }
 
 func isJSONObject(b []byte) bool {

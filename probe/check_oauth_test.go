@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -192,6 +193,26 @@ func TestResourceMetadataParam(t *testing.T) {
 		h.Set("WWW-Authenticate", tt.in)
 		if got := resourceMetadataParam(h); got != tt.want {
 			t.Errorf("resourceMetadataParam(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSecureURL(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"https://as.example", true},
+		{"http://as.example", false},
+		{"http://localhost:3000", true},
+		{"http://127.0.0.1:9000/token", true},
+		{"http://[::1]:9000", true},
+		{"http://10.0.0.1", false},
+		{"ftp://as.example", false},
+	} {
+		u, _ := url.Parse(tt.in)
+		if got := secureURL(u); got != tt.want {
+			t.Errorf("secureURL(%s) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }
