@@ -298,7 +298,7 @@ func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 	}
 	if !vocab.KnownProtocol(l.ProtocolVersion) {
 		res.Findings = append(res.Findings, NewFinding(CodeUnknownVersion, "server", "/protocolVersion", l.ProtocolVersion,
-			"the server negotiated %q, which is not a published MCP revision; answer one of %s", l.ProtocolVersion, strings.Join(vocab.ProtocolVersions, ", ")))
+			"the server negotiated %q, which is not a published MCP revision; answer one of %s; the spec says %s", l.ProtocolVersion, strings.Join(vocab.ProtocolVersions, ", "), specVersionNegotiation))
 	}
 }
 
