@@ -43,6 +43,9 @@ type Result struct {
 	Client *ClientSide `json:"client,omitempty"`
 	// Exercised are the successful tool calls of --exercise.
 	Exercised []Exercise `json:"exercised,omitempty"`
+	// OAuth is the OAuth readiness of a remote that answered 401
+	// (check_oauth.go); nil when it did not.
+	OAuth *OAuthReadiness `json:"oauth,omitempty"`
 }
 
 // Target says what was probed and how.

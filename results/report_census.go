@@ -61,6 +61,8 @@ type Census struct {
 	Score       ScoreFigures      `json:"score"`
 	Errors      ErrorFigures      `json:"errorResponses"`
 	Verdicts    VerdictFigures    `json:"verdicts"`
+	// Remotes are the OAuth readiness figures of the remote plans.
+	Remotes RemoteFigures `json:"remotes"`
 	// Findings are the finding codes, most servers affected first.
 	Findings   []FindingFigure `json:"findings"`
 	Breakdowns Breakdowns      `json:"breakdowns"`
@@ -217,6 +219,22 @@ type RuleFigure struct {
 	Servers  int    `json:"servers"`
 }
 
+// RemoteFigures count the remote plans (URL targets) and, of those that
+// answered 401, their OAuth readiness as mcpvet saw it without
+// credentials (probe check_oauth.go): ready, not ready (no OAuth
+// discovery, no PKCE S256 or no registration route), broken metadata, or
+// not checked (metadata on a host mcpvet does not contact, or
+// unreachable).
+type RemoteFigures struct {
+	Plans        int `json:"plans"`
+	Unauthorized int `json:"unauthorized"`
+	// OAuthReady, OAuthNotReady and OAuthBroken are of Unauthorized.
+	OAuthReady    Proportion `json:"oauthReady"`
+	OAuthNotReady Proportion `json:"oauthNotReady"`
+	OAuthBroken   Proportion `json:"oauthBrokenMetadata"`
+	NotChecked    int        `json:"oauthNotChecked"`
+}
+
 // FindingFigure is one finding code across the scan.
 type FindingFigure struct {
 	Code     string         `json:"code"`
@@ -275,6 +293,8 @@ type Tally struct {
 	rules                         map[[2]string]int
 	findings                      map[string]*findingTally
 	by                            [4]map[string]*bucket
+	remotes                       int
+	oauth                         map[string]int // OAuth readiness -> remote plans
 }
 
 type findingTally struct {
@@ -302,6 +322,7 @@ func NewTally() *Tally {
 		notAssessed: map[string]int{},
 		rules:       map[[2]string]int{},
 		findings:    map[string]*findingTally{},
+		oauth:       map[string]int{},
 	}
 	for i := range t.by {
 		t.by[i] = map[string]*bucket{}
@@ -350,6 +371,12 @@ func (t *Tally) Add(res *probe.Result) {
 		}
 	}
 	t.addProbes(res.Probes)
+	if res.Target.URL != "" {
+		t.remotes++
+		if res.OAuth != nil {
+			t.oauth[res.OAuth.Readiness]++
+		}
+	}
 	decision := ""
 	if v := res.Verdict; v != nil && v.Decision != "" {
 		decision = v.Decision
@@ -571,6 +598,13 @@ func (t *Tally) Census() *Census {
 		c.Statuses = append(c.Statuses, StatusFigure{Status: s, Meaning: "a status this build does not know", Share: Prop(n[0], t.servers), Handshake: n[1]})
 	}
 
+	unauthorized := 0
+	for _, n := range t.oauth {
+		unauthorized += n
+	}
+	c.Remotes = RemoteFigures{Plans: t.remotes, Unauthorized: unauthorized,
+		OAuthReady: Prop(t.oauth[probe.OAuthReady], unauthorized), OAuthNotReady: Prop(t.oauth[probe.OAuthNotReady], unauthorized),
+		OAuthBroken: Prop(t.oauth[probe.OAuthBroken], unauthorized), NotChecked: t.oauth[probe.OAuthNotChecked]}
 	c.Tools = ToolFigures{Servers: t.handshake, Total: t.tools, PerServer: Describe(t.toolsPer),
 		Prompts: t.prompts, Resources: t.res, ResourceTemplates: t.tmpls}
 	c.Schema = SchemaFigures{Tools: t.tools, FatalTools: Prop(t.schemaFatalTools, t.tools), SoftTools: Prop(t.schemaSoft, t.tools),
