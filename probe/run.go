@@ -174,6 +174,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	if err != nil {
 		rec.abandon(abandonOutcome(ctx, err))
 		classifyFailure(ctx, res, err, rec, o)
+		oauthCheck401(ctx, res, o)
 		res.Calls = rec.telemetry()
 		res.Received, res.ReceivedDropped = rec.messages()
 		res.Liveness.Timings.TotalMs = Ms(time.Since(start))

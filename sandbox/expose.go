@@ -23,9 +23,11 @@ import (
 //     named in argv together with its project root (the nearest ancestor
 //     holding package.json, pyproject.toml, go.mod, Cargo.toml or .git,
 //     never $HOME or /); a file outside any project only when it is the
-//     program run (the command, or the script an interpreter is given):
-//     a data file elsewhere needs --expose, so that a path handed to a
-//     server does not by itself open the host to it;
+//     program run (the command, or the script an interpreter is given),
+//     and then with its own folder, which holds the modules it imports
+//     (refused like any path when it is /, a top-level folder, $HOME or a
+//     credential store): a data file elsewhere needs --expose, so that a
+//     path handed to a server does not by itself open the host to it;
 //   - the installation prefix of the command (the folder above the bin/
 //     or shims/ its path or real path is in);
 //   - [Options.Expose], and [Options.ExposeRW] writable.
@@ -41,9 +43,12 @@ const (
 	ExposeCwd     = "cwd"
 	ExposeArgv    = "argv"
 	ExposeProject = "project"
-	ExposePrefix  = "prefix"
-	ExposeUser    = "expose"
-	ExposeUserRW  = "expose-rw"
+	// ExposeScriptDir: the folder of the program run, when it is in no
+	// project.
+	ExposeScriptDir = "script-dir"
+	ExposePrefix    = "prefix"
+	ExposeUser      = "expose"
+	ExposeUserRW    = "expose-rw"
 )
 
 // An Exposure is a host path a server sees at the same path.
@@ -468,6 +473,16 @@ func (x *exposer) argvFile(p string, cmd, script bool) {
 	}
 	if root != "" {
 		x.add(root, ExposeProject, false)
+	} else if dir := filepath.Dir(real); !(cmd && slices.Contains(prefixDirs, filepath.Base(dir))) && x.allowed(dir, ExposeScriptDir) {
+		// A script outside any project imports its siblings (node's
+		// require('./lib'), python's import helper): its own folder is
+		// its project. Never /, a top-level folder, $HOME or a
+		// credential store: allowed refuses those. A command in a bin/
+		// folder has its installation prefix exposed instead.
+		x.add(dir, ExposeScriptDir, false)
+		if dir != filepath.Dir(p) && x.allowed(filepath.Dir(p), ExposeScriptDir) {
+			x.add(filepath.Dir(p), ExposeScriptDir, false)
+		}
 	}
 	// The file as named too when it or its target is outside the root: a
 	// symlink to a project's script is opened by the name argv gives.

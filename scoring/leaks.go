@@ -93,6 +93,7 @@ var (
 		guard(`-----BEGIN [A-Z ]*PRIVATE KEY-----`, "-----BEGIN "),
 		guard(`\bAIza[0-9A-Za-z_-]{35}\b`, "AIza"),
 		guard(`\bglpat-[A-Za-z0-9_-]{20,}`, "glpat-"),
+		guard(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`, "k_live_", "k_test_"),
 	}
 )
 
