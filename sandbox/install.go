@@ -63,6 +63,15 @@ func install(ctx context.Context, pkg *vocab.Package, o *Options, source string)
 func installOnce(ctx context.Context, pkg *vocab.Package, o *Options, source string) (*entryPoint, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, o.InstallTimeout, errInstallTimeout)
 	defer cancel()
+	// Every URL an untrusted entry names is checked before anything is
+	// contacted, and mcpvet's own requests for it refuse private
+	// addresses at connect time (private_url.go).
+	if err := checkEntryURLs(ctx, pkg, source, o); err != nil {
+		return nil, err
+	}
+	if (&vocab.Plan{Source: source}).Untrusted() && !o.AllowPrivateNetwork {
+		ctx = withPrivateGuard(ctx)
+	}
 	switch pkg.RegistryType {
 	case "npm":
 		return installNPM(ctx, pkg, o)
@@ -95,7 +104,7 @@ func cached(ctx context.Context, o *Options, kind, key string, fill func(ctx con
 		return "", fmt.Errorf("creating install cache: %w", err)
 	}
 	final := filepath.Join(base, key)
-	if _, err := os.Stat(filepath.Join(final, ".mcpvet-complete")); err == nil {
+	if isCached(o, kind, key) {
 		return final, nil
 	}
 	unlock, err := lockFile(ctx, filepath.Join(base, ".locks", key+".lock"))
@@ -126,6 +135,13 @@ func cached(ctx context.Context, o *Options, kind, key string, fill func(ctx con
 		return "", fmt.Errorf("moving install into the cache: %w", err)
 	}
 	return final, nil
+}
+
+// isCached reports whether the cache already holds a complete install
+// under key (below CACHE/kind).
+func isCached(o *Options, kind, key string) bool {
+	_, err := os.Stat(filepath.Join(o.CacheDir, kind, key, ".mcpvet-complete"))
+	return err == nil
 }
 
 // lockFile takes an exclusive flock on path, waiting until ctx is done.
@@ -207,6 +223,14 @@ func validToken(s string, max int, ok func(c byte) bool) bool {
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
+
+// pinnedVersion reports whether v names one exact version (1.2.3,
+// 1.2.3-beta.1, 1.0.0+build) rather than a tag such as latest.
+func pinnedVersion(v string) bool {
+	return validVersion(v) && pinnedSemver().MatchString(v)
+}
+
+var pinnedSemver = lazyRegexp(`^[0-9]+\.[0-9]+\.[0-9]+(?:[-+][0-9A-Za-z.+-]*)?$`)
 
 // validVersion accepts semver-ish versions and tags: 1.2.3, 1.2.3-beta.1,
 // 1.0.0+build, latest. No ranges, no leading '-'.

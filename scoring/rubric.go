@@ -4,8 +4,9 @@ import "github.com/mcpvet/mcpvet/vocab"
 
 // RubricVersion identifies the element definitions, detection heuristics,
 // weights and budgets below. It is stored with every graded result; any
-// change that can move a score bumps it.
-const RubricVersion = "errors-v2"
+// change that can move a score bumps it, and so does a change of the
+// verdict's rules (errors-v3: who must act, needs_setup, not_assessed).
+const RubricVersion = "errors-v3"
 
 // Element names, in rubric order. They are stored in databases; a name never
 // changes meaning once shipped.
@@ -69,6 +70,14 @@ const (
 	// UTF-8 per token for English and JSON.
 	BytesPerToken = 4
 )
+
+// MaxLeakingScore caps the score of a response that leaks a secret, a
+// credential or a connection string: below the 10 points no_leak alone
+// earns any response that signals its failure without leaking, so no
+// leaking response outranks a non-leaking one (issue 25 item 4: a DNS
+// failure leaking an API key scored 57.9, as much as a complete enum
+// error).
+const MaxLeakingScore = 5
 
 // ChannelCutover is the first protocol revision in which input validation
 // errors belong in tool execution errors (isError: true) rather than in
