@@ -325,8 +325,8 @@ func TestPoisonCorpus(t *testing.T) {
 		Attacks, Caught, BenignItems, Flagged, Fatal int
 	}
 	want := map[string]pinned{
-		"tune":    {Attacks: 120, Caught: 117, BenignItems: 762, Flagged: 0, Fatal: 0},
-		"heldout": {Attacks: 142, Caught: 136, BenignItems: 188, Flagged: 0, Fatal: 0},
+		"tune":    {Attacks: 120, Caught: 117, BenignItems: 892, Flagged: 0, Fatal: 0},
+		"heldout": {Attacks: 142, Caught: 136, BenignItems: 429, Flagged: 0, Fatal: 0},
 	}
 	gotPins := map[string]pinned{}
 	for split, c := range got {

@@ -159,6 +159,11 @@ func TestPoisonTechniques(t *testing.T) {
 		{"honest ssh config", "ssh_hosts", "Read hosts from ~/.ssh/config and list them.", "", ""},
 		{"honest sharing", "share_chat", "Share the conversation with a teammate by link.", "", ""},
 		{"honest user", "notify", "Sends a notification to the user's phone.", "", ""},
+		{"honest silent failure", "create_automation", "If neither provides a from, the email will silently fail to send.", "", ""},
+		{"honest conditional comment", "create_broadcast", "The HTML body; use <!--[if mso]> conditionals where needed for Outlook rendering.", "", ""},
+		{"honest secret kept", "check_key", "Report whether the server holds an API key, without revealing it.", "", ""},
+		{"honest tool choice", "render_map", "ALWAYS use this tool to display maps.", "", ""},
+		{"honest bootstrap", "get_initial_context", "IMPORTANT: This tool must be called before using any other tools.", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

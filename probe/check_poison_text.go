@@ -103,7 +103,9 @@ func matchHTMLComments(s string) []directiveMatch {
 	}
 	var out []directiveMatch
 	for _, m := range htmlComment.FindAllStringSubmatchIndex(s, 8) {
-		if strings.TrimSpace(s[m[2]:m[3]]) == "" {
+		// Conditional comments (<!--[if mso]> ... <![endif]-->) are HTML
+		// for mail clients, not hidden prose.
+		if body := strings.TrimSpace(s[m[2]:m[3]]); body == "" || strings.HasPrefix(body, "[if ") || strings.HasPrefix(body, "[endif") {
 			continue
 		}
 		out = append(out, directiveMatch{CodePoisonHTMLComment, m[0], m[1],

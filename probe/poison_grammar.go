@@ -141,8 +141,11 @@ var (
 // ---------------------------------------------------------------- (b)
 
 var (
+	// concealNeg: a negated telling. Negated revealing ("without revealing
+	// it", "never show the key") protects a secret and counts only when
+	// the person kept in the dark is named (concealReveal, concealPerson).
 	concealNeg = or(
-		`\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|no\s+reason\s+to|there\s+is\s+no\s+reason\s+to|must\s+not|mustn'?t|should\s+not|shouldn'?t|without)\s+(?:ever\s+)?(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|alert|alerting|reveal|revealing|disclose|disclosing|show|showing|report|reporting|bring(?:ing)?\s+up|let\s+\w+\s+know|explain|explaining|surface|say|saying)\b`,
+		`\b(?:do\s+not|don'?t|never|no\s+need\s+to|there\s+is\s+no\s+need\s+to|no\s+reason\s+to|there\s+is\s+no\s+reason\s+to|must\s+not|mustn'?t|should\s+not|shouldn'?t|without)\s+(?:ever\s+)?(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|alert|alerting|report|reporting|bring(?:ing)?\s+up|let\s+\w+\s+know|explain|explaining|say|saying)\b`,
 		sw(true, `no\s+(?:le\s+|les\s+)?(?:digas|diga|menciones|mencione|informes|informe|cuentes|cuente|reveles|revele|comentes|muestres|avises)`, `nunca\s+(?:le\s+)?(?:digas|menciones|reveles)`),
 		sw(true, `n[ãa]o\s+(?:conte|diga|mencione|informe|revele|avise|mostre|fale)`),
 		sw(true, `ne\s+(?:dites|dis|mentionnez|mentionne|révélez|signalez|informez|montrez|parlez|prévenez)`),
@@ -151,7 +154,9 @@ var (
 		cjk(`不要告诉`, `不要告知`, `不要通知`, `不要提及`, `不要提到`, `不要透露`, `别告诉`, `切勿告诉`, `请勿告知`, `无需告知`, `不必告诉`, `不要让用户`),
 		cjk(`伝えないで`, `言わないで`, `知らせないで`, `教えないで`, `見せないで`, `報告しないで`),
 	)
-	concealWho = or(
+	concealReveal = or(`\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|without)\s+(?:ever\s+)?(?:reveal|revealing|disclose|disclosing|show|showing|surface|surfacing)\b`)
+	concealPerson = or(sw(false, `(?:the\s+)?users?\b`, `human\b`, `person\b`, `people\b`, `anyone\b`, `anybody\b`), `\b(?:your|the)\s+(?:reply|response|answer|summary|output)\b`)
+	concealWho    = or(
 		sw(true, `users?`, `human`, `person`, `people`, `anyone`, `anybody`, `them`, `(?:your|the)\s+(?:reply|response|answer|summary|output)`),
 		sw(true, `usuario`, `usuári[oa]`, `usuário`, `utilisateur`, `benutzer`, `nutzer`, `anwender`, `пользовател\p{L}*`, `никому`),
 		cjk(`用户`, `使用者`, `ユーザー`),
@@ -170,8 +175,8 @@ var (
 		`\bwithout\s+(?:the\s+)?(?:user|person|human)(?:'s)?\s+(?:knowing|noticing|knowledge|awareness|being\s+aware|finding\s+out|seeing)`,
 		`\bthe\s+user\s+(?:must|should|need|needs)\s+(?:not|never)\s+(?:know|see|notice|be\s+told|find\s+out|learn)`,
 		`\bleave\s+(?:it|this|that)\s+out\s+of\s+(?:the|your)\s+(?:summary|reply|response|answer|output)`,
-		`\b(?:silently|secretly|covertly|quietly|discreetly|invisibly|surreptitiously)\s+(?:\w+\s+){0,2}?(?:post|send|upload|forward|cop(?:y|ie)|read|call|add|includ|bcc|exfiltrat|transmit|email|append|attach|redirect|run|execut|invok|collect|captur|perform)\w*`,
-		`\b(?:post|send|upload|forward|copy|read|call|add|include|bcc|transmit|email|append|attach|redirect|run|execute|invoke|collect|capture|perform|do)\w*\s+(?:\w+\s+){0,4}?(?:silently|secretly|covertly|quietly|discreetly|invisibly)`,
+		`\b(?:silently|secretly|covertly|quietly|discreetly|invisibly|surreptitiously)\s+(?:also\s+)?(?:post|send|upload|forward|cop(?:y|ie)|read|call|add|includ|bcc|exfiltrat|transmit|email|append|attach|redirect|run|execut|invok|collect|captur|perform)\w*`,
+		`(?:^|[.!?:;]\s+|\b(?:must|should|always|please|and|then)\s+)(?:post|send|upload|forward|copy|read|call|add|include|bcc|transmit|email|append|attach|redirect|run|execute|invoke|collect|capture|perform|do)\s+(?:(?:the|a|an|this|that|it|its|each|every|all|user'?s|\w+ed|\w+s)\s+){0,4}?(?:silently|secretly|covertly|quietly|discreetly|invisibly)\b`,
 		`\bin\s+the\s+background\s+and\s+(?:do\s+not|don'?t|never)\s+(?:report|mention|tell)`,
 		`\bsecret\s+operation`,
 		sw(true, `sin\s+que\s+el\s+usuario\s+(?:lo\s+)?(?:sepa|note|se\s+entere|vea|perciba)`, `en\s+secreto`, `a\s+escondidas`),
@@ -327,6 +332,7 @@ var intentRules = []intentRule{
 	{CodePoisonOverride, "the text tells the model to set aside its other instructions", []*slot{ovrVerb, ovrQualObj}, nil, nil},
 	{CodePoisonOverride, "the text claims to outrank or replace the model's other instructions", []*slot{ovrClaim}, nil, nil},
 	{CodePoisonConceal, "the text tells the model to keep something from the user", []*slot{concealNeg, concealWho}, nil, nil},
+	{CodePoisonConceal, "the text tells the model to keep something from the user", []*slot{concealReveal, concealPerson}, nil, nil},
 	{CodePoisonConceal, "the text tells the model to keep something from the user", []*slot{concealWho, concealNegFinal}, []*slot{concealVerbDe, concealNegJa}, nil},
 	{CodePoisonConceal, "the text tells the model to act without the user seeing it", []*slot{concealOther}, nil, nil},
 	{CodePoisonSensitiveData, "the text tells the model to read or pass a file that holds secrets", []*slot{takeVerb, secretFile}, []*slot{sink, orderMarker}, nil},
