@@ -47,25 +47,36 @@ key() {
 }
 
 summary() {
-	# One row per file that has a result: killed, lived, not covered, timed
-	# out, not viable, efficacy (killed / (killed + lived)), wall time.
-	printf '%-42s %6s %5s %7s %8s %6s %9s %6s\n' file killed lived notcov timedout nviable efficacy secs
+	# One row per file that has a result, then one per package: killed,
+	# lived, not covered, timed out, not viable, efficacy (killed / (killed
+	# + lived)) and the shard's wall time.
 	local j
 	for j in "$OUT"/files/*.json; do
 		[ -e "$j" ] || continue
-		jq -r --arg f "$(jq -r .file "${j%.json}.meta")" --arg s "$(jq -r .seconds "${j%.json}.meta")" '
+		jq -r --slurpfile m "${j%.json}.meta" '
 			[.files[]?.mutations[]?.status] as $s
-			| ($s | map(select(. == "KILLED")) | length) as $k
-			| ($s | map(select(. == "LIVED")) | length) as $l
-			| [$f, $k, $l,
+			| [$m[0].file,
+			   ($s | map(select(. == "KILLED")) | length),
+			   ($s | map(select(. == "LIVED")) | length),
 			   ($s | map(select(. == "NOT COVERED")) | length),
 			   ($s | map(select(. == "TIMED OUT")) | length),
 			   ($s | map(select(. == "NOT VIABLE")) | length),
-			   (if $k + $l > 0 then (10000 * $k / ($k + $l) | floor) / 100 | tostring + "%" else "-" end),
-			   $s]
-			| "\(.[0]) \(.[1]) \(.[2]) \(.[3]) \(.[4]) \(.[5]) \(.[6]) \($s)"' "$j" |
-			awk '{printf "%-42s %6s %5s %7s %8s %6s %9s %6s\n", $1, $2, $3, $4, $5, $6, $7, $8}'
-	done
+			   $m[0].seconds] | @tsv' "$j"
+	done | awk -F'\t' '
+		function eff(k, l) { return k + l > 0 ? sprintf("%.2f%%", 100 * k / (k + l)) : "-" }
+		BEGIN { printf "%-44s %6s %5s %7s %8s %7s %9s %6s\n", "file", "killed", "lived", "notcov", "timedout", "nviable", "efficacy", "secs" }
+		{
+			printf "%-44s %6d %5d %7d %8d %7d %9s %6d\n", $1, $2, $3, $4, $5, $6, eff($2, $3), $7
+			p = $1; sub(/\/[^\/]*$/, "", p)
+			if (!(p in K)) order[++n] = p
+			K[p] += $2; L[p] += $3; N[p] += $4; T[p] += $5; V[p] += $6; S[p] += $7; F[p]++
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				p = order[i]
+				printf "%-44s %6d %5d %7d %8d %7d %9s %6d\n", p " (" F[p] " files)", K[p], L[p], N[p], T[p], V[p], eff(K[p], L[p]), S[p]
+			}
+		}'
 }
 
 if [ "${1:-}" = -summary ]; then
