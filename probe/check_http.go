@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -17,11 +18,13 @@ import (
 
 // HTTP-level checks of a streamable-http target (2025-11-25, "Streamable
 // HTTP"). They run beside the probe's own session with a bounded number of
-// extra requests, all to the target's endpoint and nowhere else: one
-// initialize each with a foreign Origin and a foreign Host, and one extra
-// session that is initialized, listed, sent a GET, a request without its
-// session id, a request with an unsupported MCP-Protocol-Version, then
-// deleted and asked once more. Sessions the checks open are deleted.
+// extra requests (at most [maxHTTPCheckRequests]), all to the target's
+// endpoint and nowhere else: one initialize each with a foreign Origin, a
+// foreign Host and the target's own Origin, and one extra session that is
+// initialized, listed once alone and three times at once, sent a GET, a
+// request without its session id, a request with an unsupported
+// MCP-Protocol-Version, then deleted and asked once more. Sessions the
+// checks open are deleted.
 const (
 	CodeHTTPForeignOrigin   = "http/foreign_origin_accepted"
 	CodeHTTPForeignHost     = "http/foreign_host_accepted"
@@ -31,17 +34,21 @@ const (
 	CodeHTTPProtocolVersion = "http/bad_protocol_version_accepted"
 	CodeHTTPNotification    = "http/notification_not_202"
 	CodeHTTPGet             = "http/get_not_sse_or_405"
+	CodeHTTPConcurrent      = "http/concurrent_request_refused"
+	CodeHTTPValidOrigin     = "http/valid_origin_refused"
 )
 
 // The specification lines the checks enforce, quoted in their findings.
 const (
 	specOrigin          = `"Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden." (2025-11-25, Transports, Security Warning)`
-	specHost            = `"Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks" (2025-11-25, Transports, Security Warning); a DNS-rebinding page reaches a local server under the attacker's host name, so the Host header must be validated too`
+	specHost            = `Host validation is hardening the MCP SDKs adopted against DNS rebinding, not a line of the specification (2025-11-25, Transports, names only the Origin header): the advisories GHSA-w48q-cv73-mx4w (TypeScript SDK), GHSA-9h52-p55h-vw2f (Python SDK), GHSA-xw59-hvm2-8pj6 (Go SDK) and GHSA-8jxr-pr72-r468 (Java SDK) made the SDKs refuse a Host that is not the server's own for servers on localhost, since a rebinding page reaches them under the attacker's host name`
 	specSessionCharset  = `"The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)." (2025-11-25, Transports, Session Management)`
 	specDeletedSession  = `"The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found." (2025-11-25, Transports, Session Management)`
 	specMissingSession  = `"Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request." (2025-11-25, Transports, Session Management)`
 	specProtocolVersion = "\"If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request.\" (2025-11-25, Transports, Protocol Version Header)"
 	specNotification    = `"If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body." (2025-11-25, Transports, Sending Messages to the Server)`
+	specConcurrent      = `"If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object." and "The client MAY remain connected to multiple SSE streams simultaneously." (2025-11-25, Transports, Sending Messages to the Server; Multiple Connections)`
+	specValidOrigin     = `"If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden" (2025-11-25, Transports, Security Warning): only an invalid Origin may be refused; the server's own origin is valid, and browser-based clients always send it`
 	specGet             = `"The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed" (2025-11-25, Transports, Listening for Messages from the Server)`
 )
 
@@ -50,9 +57,9 @@ func init() {
 		CatalogEntry{CodeHTTPForeignOrigin, SeverityError,
 			"the server accepted a request with a foreign Origin header",
 			"validate Origin on every request and answer a foreign one with 403 Forbidden (the MCP SDKs' DNS-rebinding protection does this)"},
-		CatalogEntry{CodeHTTPForeignHost, SeverityWarn,
-			"the server accepted a request with a foreign Host header",
-			"accept only the host names the server is meant to be reached under (for a local server: localhost and 127.0.0.1), so DNS rebinding cannot reach it"},
+		CatalogEntry{CodeHTTPForeignHost, SeverityInfo,
+			"the server accepted a request with a foreign Host header (SDK hardening against DNS rebinding, not a rule of the specification)",
+			"accept only the host names the server is meant to be reached under (for a local server: localhost and 127.0.0.1), as the MCP SDKs do by default since their DNS-rebinding advisories"},
 		CatalogEntry{CodeHTTPSessionCharset, SeverityError,
 			"the Mcp-Session-Id has characters outside visible ASCII",
 			"issue session ids of visible ASCII (0x21 to 0x7E) only, such as a UUID"},
@@ -71,8 +78,22 @@ func init() {
 		CatalogEntry{CodeHTTPGet, SeverityWarn,
 			"GET on the MCP endpoint gave neither an SSE stream nor 405",
 			"answer GET on the MCP endpoint with Content-Type: text/event-stream, or with 405 Method Not Allowed when there is no server stream"},
+		CatalogEntry{CodeHTTPConcurrent, SeverityError,
+			"simultaneous requests on one session were refused (such as 409 Conflict) although the same request alone was answered",
+			"answer every POSTed request of a session, however many are in flight at once, each with its own JSON answer or SSE stream"},
+		CatalogEntry{CodeHTTPValidOrigin, SeverityWarn,
+			"the server refused a request carrying its own Origin (over-blocking: every browser-based client is locked out)",
+			"refuse only foreign origins: accept the origin the server is served under (for a local server http://localhost:PORT and http://127.0.0.1:PORT)"},
 	)
+	registerWhy(map[string]string{
+		CodeHTTPForeignHost: specHost + ".",
+		CodeHTTPConcurrent:  specConcurrent + ". Clients send requests in parallel (a tool call while a listing is pending); the official conformance suite's server-sse-multiple-streams scenario sends three at once.",
+		CodeHTTPValidOrigin: specValidOrigin + ". The official conformance suite's dns-rebinding-protection scenario (localhost-host-valid-accepted) fails a server that refuses it.",
+	})
 }
+
+// maxHTTPCheckRequests bounds the extra requests of one run of the checks.
+const maxHTTPCheckRequests = 18
 
 // httpCheckTimeout bounds each extra request.
 const httpCheckTimeout = 3 * time.Second
@@ -92,6 +113,13 @@ type httpChecks struct {
 	// capabilities; nil when unknown.
 	baseTools map[string]bool
 	requests  int
+	// initOK: a plain initialize (no Origin) was answered 200.
+	initOK bool
+	// ownOrigin is the status the initialize (or, after it, the
+	// notifications/initialized) carrying the target's own Origin got
+	// when that was not 2xx; 0 when accepted or not sent.
+	ownOrigin     int
+	ownOriginStep string
 }
 
 func (h *httpChecks) add(f Finding) {
@@ -111,9 +139,61 @@ func runHTTPChecks(ctx context.Context, client *http.Client, url, version string
 	var wg sync.WaitGroup
 	wg.Go(func() { h.foreign(ctx, "Origin") })
 	wg.Go(func() { h.foreign(ctx, "Host") })
+	wg.Go(func() { h.validOrigin(ctx) })
 	wg.Go(func() { h.session(ctx) })
 	wg.Wait()
+	if h.initOK && h.ownOrigin != 0 {
+		origin := originOf(h.url)
+		h.add(NewFinding(CodeHTTPValidOrigin, "server", "http:POST "+h.ownOriginStep+" (Origin: "+origin+")", fmt.Sprint(h.ownOrigin),
+			"%s with the server's own Origin: %s was answered %d, while the same request without Origin was answered 200; %s",
+			h.ownOriginStep, origin, h.ownOrigin, specValidOrigin))
+	}
 	return h.findings, h.baseTools, h.requests
+}
+
+// originOf returns the origin (scheme://host[:port]) of the endpoint URL.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// validOrigin sends initialize, then notifications/initialized, with the
+// target's own Origin, as a browser-based client would: a server that
+// validates Origin must still accept its own (the conformance suite's
+// localhost-host-valid-accepted).
+func (h *httpChecks) validOrigin(ctx context.Context) {
+	origin := originOf(h.url)
+	if origin == "" {
+		return
+	}
+	set := func(hd http.Header) { hd.Set("Origin", origin) }
+	r, err := h.send(ctx, http.MethodPost, h.initBody(`"mcpvet-own-origin"`, "{}"), `"mcpvet-own-origin"`, set, "")
+	if err != nil {
+		return
+	}
+	if r.status < 200 || r.status >= 300 {
+		h.mu.Lock()
+		h.ownOrigin, h.ownOriginStep = r.status, "initialize"
+		h.mu.Unlock()
+		return
+	}
+	sid := r.header.Get("Mcp-Session-Id")
+	if sid != "" && !visibleASCII(sid) {
+		return
+	}
+	defer h.endSession(ctx, sid)
+	n, err := h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "", func(hd http.Header) {
+		withSession(sid, h.version)(hd)
+		hd.Set("Origin", origin)
+	}, "")
+	if err == nil && (n.status < 200 || n.status >= 300) {
+		h.mu.Lock()
+		h.ownOrigin, h.ownOriginStep = n.status, "notifications/initialized"
+		h.mu.Unlock()
+	}
 }
 
 // reply is one HTTP answer of the target.
@@ -259,6 +339,9 @@ func (h *httpChecks) session(ctx context.Context) {
 	if err != nil || r.status != http.StatusOK || r.msg == nil {
 		return
 	}
+	h.mu.Lock()
+	h.initOK = true
+	h.mu.Unlock()
 	sid := r.header.Get("Mcp-Session-Id")
 	if sid != "" && !visibleASCII(sid) {
 		h.add(NewFinding(CodeHTTPSessionCharset, "server", "http:Mcp-Session-Id", sid,
@@ -267,7 +350,9 @@ func (h *httpChecks) session(ctx context.Context) {
 		return
 	}
 	h.initialized(ctx, sid)
-	h.listBaseTools(ctx, sid)
+	if h.listBaseTools(ctx, sid) {
+		h.concurrent(ctx, sid)
+	}
 	h.getStream(ctx, sid)
 	if sid == "" {
 		// A server without sessions: the session checks do not apply.
@@ -299,12 +384,14 @@ func (h *httpChecks) initialized(ctx context.Context, sid string) {
 }
 
 // listBaseTools records the tools of a one-page tools/list on the
-// session, the baseline later listings are compared with.
-func (h *httpChecks) listBaseTools(ctx context.Context, sid string) {
+// session, the baseline later listings are compared with. It reports
+// whether tools/list was answered 2xx with a JSON-RPC message.
+func (h *httpChecks) listBaseTools(ctx context.Context, sid string) bool {
 	r, err := h.send(ctx, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), "2", withSession(sid, h.version), "")
 	if err != nil || r.msg == nil {
-		return
+		return false
 	}
+	ok := r.status >= 200 && r.status < 300
 	var tl struct {
 		Result *struct {
 			Tools []struct {
@@ -314,7 +401,7 @@ func (h *httpChecks) listBaseTools(ctx context.Context, sid string) {
 		} `json:"result"`
 	}
 	if json.Unmarshal(r.msg, &tl) != nil || tl.Result == nil || tl.Result.NextCursor != "" {
-		return
+		return ok
 	}
 	base := map[string]bool{}
 	for _, t := range tl.Result.Tools {
@@ -323,6 +410,42 @@ func (h *httpChecks) listBaseTools(ctx context.Context, sid string) {
 	h.mu.Lock()
 	h.baseTools = base
 	h.mu.Unlock()
+	return ok
+}
+
+// concurrentRequests is how many requests [httpChecks.concurrent] sends
+// at once, as the conformance suite's server-sse-multiple-streams does.
+const concurrentRequests = 3
+
+// concurrent sends the tools/list the session just answered three times
+// at once: each must be answered like the one alone, not refused because
+// another request of the session is in flight.
+func (h *httpChecks) concurrent(ctx context.Context, sid string) {
+	statuses := make([]int, concurrentRequests)
+	var wg sync.WaitGroup
+	for i := range concurrentRequests {
+		wg.Go(func() {
+			id := fmt.Sprintf(`"mcpvet-concurrent-%d"`, i)
+			r, err := h.send(ctx, http.MethodPost, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tools/list"}`, id), id, withSession(sid, h.version), "")
+			if err == nil {
+				statuses[i] = r.status
+			}
+		})
+	}
+	wg.Wait()
+	refused := 0
+	for _, st := range statuses {
+		if st >= 400 {
+			refused++
+		}
+	}
+	if refused == 0 {
+		return
+	}
+	value := fmt.Sprint(statuses)
+	h.add(NewFinding(CodeHTTPConcurrent, "server", "http:POST tools/list (3 at once, one session)", value,
+		"%d of %d simultaneous tools/list requests on one session were refused (statuses %v) although tools/list alone was answered; the spec says %s",
+		refused, concurrentRequests, statuses, specConcurrent))
 }
 
 // getStream checks GET on the endpoint: an event stream, or 405.

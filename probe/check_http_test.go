@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,10 +21,11 @@ import (
 // httpDefect wraps a conforming go-sdk streamable handler and breaks one
 // HTTP-level rule.
 type httpDefect struct {
-	next    http.Handler
-	defect  string
-	mu      sync.Mutex
-	deleted map[string]bool
+	next     http.Handler
+	defect   string
+	mu       sync.Mutex
+	deleted  map[string]bool
+	inFlight map[string]bool
 }
 
 // statusWriter rewrites the status of an answer, and its session id when
@@ -91,6 +93,34 @@ func (h *httpDefect) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del("Mcp-Protocol-Version")
 	case "notification 200":
 		w = &statusWriter{ResponseWriter: w, from: http.StatusAccepted, to: http.StatusOK}
+	case "origin refused":
+		// Over-blocking: any Origin at all is refused.
+		if r.Header.Get("Origin") != "" {
+			http.Error(w, "Forbidden", http.StatusForbidden)
+			return
+		}
+	case "concurrent 409":
+		// One request at a time per session: a second one while the
+		// first is in flight is refused with 409 Conflict.
+		if r.Method == http.MethodPost && sid != "" && bytes.Contains(body, []byte(`"tools/list"`)) {
+			h.mu.Lock()
+			if h.inFlight[sid] {
+				h.mu.Unlock()
+				http.Error(w, "Conflict: a request is in progress", http.StatusConflict)
+				return
+			}
+			if h.inFlight == nil {
+				h.inFlight = map[string]bool{}
+			}
+			h.inFlight[sid] = true
+			h.mu.Unlock()
+			defer func() {
+				h.mu.Lock()
+				delete(h.inFlight, sid)
+				h.mu.Unlock()
+			}()
+			time.Sleep(100 * time.Millisecond)
+		}
 	case "get 200 text":
 		if r.Method == http.MethodGet {
 			io.WriteString(w, "hello")
@@ -163,9 +193,12 @@ func TestHTTPChecks(t *testing.T) {
 		{"missing session", &httpDefect{next: conformingHandler(nil), defect: "missing session 200"}, "2025-11-25", []string{CodeHTTPMissingSession}},
 		{"go-sdk: missing session", sdkHandler(nil), "2025-11-25", []string{CodeHTTPMissingSession}},
 		{"protocol version", &httpDefect{next: conformingHandler(nil), defect: "protocol version ignored"}, "2025-11-25", []string{CodeHTTPProtocolVersion}},
+		{"protocol version 2025-06-18, the revision that introduced the header", &httpDefect{next: conformingHandler(nil), defect: "protocol version ignored"}, "2025-06-18", []string{CodeHTTPProtocolVersion}},
 		{"protocol version before the header existed", &httpDefect{next: conformingHandler(nil), defect: "protocol version ignored"}, "2025-03-26", []string{}},
 		{"notification", &httpDefect{next: conformingHandler(nil), defect: "notification 200"}, "2025-11-25", []string{CodeHTTPNotification}},
 		{"get", &httpDefect{next: conformingHandler(nil), defect: "get 200 text"}, "2025-11-25", []string{CodeHTTPGet}},
+		{"own origin refused", &httpDefect{next: conformingHandler(nil), defect: "origin refused"}, "2025-11-25", []string{CodeHTTPValidOrigin}},
+		{"concurrent requests refused", &httpDefect{next: conformingHandler(nil), defect: "concurrent 409"}, "2025-11-25", []string{CodeHTTPConcurrent}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,8 +208,8 @@ func TestHTTPChecks(t *testing.T) {
 			if diff := cmp.Diff(tt.want, httpCodes(fs)); diff != "" {
 				t.Errorf("codes (-want +got):\n%s\n%v", diff, fs)
 			}
-			if n > 12 {
-				t.Errorf("%d extra requests, want at most 12", n)
+			if n > maxHTTPCheckRequests {
+				t.Errorf("%d extra requests, want at most %d", n, maxHTTPCheckRequests)
 			}
 			for _, f := range fs {
 				if !strings.Contains(f.Message, `(2025-11-25, Transports`) {
@@ -184,6 +217,50 @@ func TestHTTPChecks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVisibleASCII pins the session-id charset bounds of the 2025-11-25
+// transport text: 0x21 to 0x7E, so space (0x20) and DEL (0x7F) are out.
+func TestVisibleASCII(t *testing.T) {
+	tests := []struct {
+		id   string
+		want bool
+	}{
+		{"", false},
+		{"!", true},
+		{"~", true},
+		{"a1-B2_c3.~!", true},
+		{"a b", false},
+		{"a\x7fb", false},
+		{"\x7f", false},
+		{"\x80", false},
+		{"é", false},
+		{"tab\there", false},
+	}
+	for _, tt := range tests {
+		if got := visibleASCII(tt.id); got != tt.want {
+			t.Errorf("visibleASCII(%q) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}
+
+// TestForeignHostSource pins where http/foreign_host_accepted comes from:
+// SDK hardening (the DNS-rebinding advisories), not a MUST of the
+// transport text, and graded info accordingly.
+func TestForeignHostSource(t *testing.T) {
+	e, ok := catalog[CodeHTTPForeignHost]
+	if !ok || e.Severity != SeverityInfo {
+		t.Errorf("%s severity = %q, want info (hardening, not a spec rule)", CodeHTTPForeignHost, e.Severity)
+	}
+	why := Why(CodeHTTPForeignHost)
+	for _, want := range []string{"GHSA-w48q-cv73-mx4w", "GHSA-xw59-hvm2-8pj6", "not a line of the specification"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("Why(%s) lacks %q: %s", CodeHTTPForeignHost, want, why)
+		}
+	}
+	if strings.Contains(specHost, "MUST validate the Origin") {
+		t.Errorf("the Host finding still quotes the Origin MUST: %s", specHost)
 	}
 }
 

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -108,6 +109,11 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		set(vocab.StatusProtocolError, "the handshake failed: "+err.Error(), msg)
 	}
 	RecordNotAlive(res)
+	if v, ok := answeredUnknownVersion(rec); ok {
+		res.Findings = append(res.Findings, NewFinding(CodeUnknownVersion, "server", "/protocolVersion", v,
+			"the server answered initialize with protocolVersion %q, which is not a published MCP revision, so no client can continue the handshake; the spec says %s",
+			v, specVersionNegotiation))
+	}
 	if l.StdoutNoise != "" {
 		res.Findings = append(res.Findings, NewFinding(CodeStdoutPollution, "server", "stdout", pi.StdoutNoise,
 			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))
@@ -253,3 +259,27 @@ func httpStatusIn(msg string, codes ...int) bool {
 }
 
 var statusNumber = regexp.MustCompile(`\b[1-5][0-9][0-9]\b`)
+
+// specVersionNegotiation is the rule a server answering an unpublished
+// revision breaks.
+const specVersionNegotiation = `"If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports." (2025-11-25, Lifecycle, Version Negotiation)`
+
+// answeredUnknownVersion returns the protocolVersion of the server's
+// initialize result when it is not a published revision: the client then
+// ends the handshake, and the version is the reason.
+func answeredUnknownVersion(rec *recorder) (string, bool) {
+	if rec == nil {
+		return "", false
+	}
+	ex, ok := rec.last("initialize")
+	if !ok || ex.result == nil {
+		return "", false
+	}
+	var r struct {
+		ProtocolVersion *string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(ex.result, &r) != nil || r.ProtocolVersion == nil || vocab.KnownProtocol(*r.ProtocolVersion) {
+		return "", false
+	}
+	return *r.ProtocolVersion, true
+}

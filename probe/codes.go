@@ -40,6 +40,10 @@ func init() {
 			"a list request got no answer in time",
 			"answer list requests promptly; they should not wait on remote services"},
 	)
+	registerWhy(map[string]string{
+		CodeUnknownVersion: specVersionNegotiation + ". Raised when the negotiated version is unpublished and when the client has to end the handshake because the initialize answer names one (then beside liveness/handshake_failed).",
+		CodeCursorLoop:     `In pagination (2025-11-25, Utilities, Pagination) a nextCursor marks the position of the next page and its absence the end: a cursor returned again sends a client round forever. The repeating page's items that were already listed are counted once, so the loop is not reported a second time as duplicate names.`,
+	})
 }
 
 // CodeSandboxWarning records that the server ran with weaker isolation than

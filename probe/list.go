@@ -165,6 +165,7 @@ func listOne(ctx context.Context, s *session, res *Result, o Options, k listKind
 				k.method, werr.Code, k.capability))
 			return pages, true
 		}
+		before := listedCount(res, k.method)
 		pg, next, ok := scanPage(result, k, res, o, st)
 		if !ok {
 			pages = append(pages, Page{Method: k.method, Result: result})
@@ -186,8 +187,16 @@ func listOne(ctx context.Context, s *session, res *Result, o Options, k listKind
 			return pages, true
 		}
 		if seen[nc] || nc == cursor {
-			res.Findings = append(res.Findings, NewFinding(CodeCursorLoop, "server", k.method+"/nextCursor", nc,
-				"%s returned the cursor %q a second time; each page needs a new cursor and the last page none", k.method, nc))
+			// The page that repeats a cursor typically repeats the items of
+			// the page it came from too: one defect, one finding. Its items
+			// already listed are dropped, so the name checks do not report
+			// them again as duplicates.
+			dropped := dropRepeated(res, k.method, before)
+			msg := "%s returned the cursor %q a second time; each page needs a new cursor and the last page none"
+			if dropped > 0 {
+				msg += fmt.Sprintf(" (the repeating page listed %d items again; they are counted once)", dropped)
+			}
+			res.Findings = append(res.Findings, NewFinding(CodeCursorLoop, "server", k.method+"/nextCursor", nc, msg, k.method, nc))
 			return pages, true
 		}
 		seen[nc] = true
@@ -275,4 +284,55 @@ func scanPage(result json.RawMessage, k listKind, res *Result, o Options, st *li
 	extra[k.itemsKey] = items
 	page, _ = json.Marshal(extra)
 	return page, next, true
+}
+
+// listedCount is how many items of the list method res holds.
+func listedCount(res *Result, method string) int {
+	switch method {
+	case "tools/list":
+		return len(res.Tools)
+	case "prompts/list":
+		return len(res.Prompts)
+	case "resources/list":
+		return len(res.Resources)
+	case "resources/templates/list":
+		return len(res.ResourceTemplates)
+	}
+	return 0
+}
+
+// dropRepeated removes the items of the list method added from index from
+// on whose identity (name, or URI for resources) an earlier item already
+// has, and returns how many it removed.
+func dropRepeated(res *Result, method string, from int) int {
+	switch method {
+	case "tools/list":
+		return dropRepeatedOf(&res.Tools, from, func(t Tool) string { return t.Name })
+	case "prompts/list":
+		return dropRepeatedOf(&res.Prompts, from, func(p Prompt) string { return p.Name })
+	case "resources/list":
+		return dropRepeatedOf(&res.Resources, from, func(r Resource) string { return r.URI })
+	case "resources/templates/list":
+		return dropRepeatedOf(&res.ResourceTemplates, from, func(r ResourceTemplate) string { return r.URITemplate })
+	}
+	return 0
+}
+
+func dropRepeatedOf[T any](items *[]T, from int, id func(T) string) int {
+	all := *items
+	if from < 0 || from > len(all) {
+		return 0
+	}
+	earlier := map[string]bool{}
+	for _, it := range all[:from] {
+		earlier[id(it)] = true
+	}
+	kept := all[:from]
+	for _, it := range all[from:] {
+		if !earlier[id(it)] {
+			kept = append(kept, it)
+		}
+	}
+	*items = kept
+	return len(all) - len(kept)
 }

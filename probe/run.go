@@ -174,6 +174,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	if err != nil {
 		rec.abandon(abandonOutcome(ctx, err))
 		classifyFailure(ctx, res, err, rec, o)
+		oauthCheck401(ctx, res, o)
 		res.Calls = rec.telemetry()
 		res.Received, res.ReceivedDropped = rec.messages()
 		res.Liveness.Timings.TotalMs = Ms(time.Since(start))
@@ -298,7 +299,7 @@ func describeHandshake(res *Result, cs *mcp.ClientSession, rec *recorder) {
 	}
 	if !vocab.KnownProtocol(l.ProtocolVersion) {
 		res.Findings = append(res.Findings, NewFinding(CodeUnknownVersion, "server", "/protocolVersion", l.ProtocolVersion,
-			"the server negotiated %q, which is not a published MCP revision; answer one of %s", l.ProtocolVersion, strings.Join(vocab.ProtocolVersions, ", ")))
+			"the server negotiated %q, which is not a published MCP revision; answer one of %s; the spec says %s", l.ProtocolVersion, strings.Join(vocab.ProtocolVersions, ", "), specVersionNegotiation))
 	}
 }
 

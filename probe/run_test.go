@@ -121,15 +121,17 @@ func TestRunCursorLoop(t *testing.T) {
 	res := Run(ctx, ct, &Options{ProtocolVersion: "2025-06-18", Inject: &InjectOptions{Disabled: true}})
 	var codes []string
 	for _, f := range res.Findings {
-		if strings.HasPrefix(f.Code, "protocol/") {
+		if strings.HasPrefix(f.Code, "protocol/") || f.Code == CodeToolNameDuplicate {
 			codes = append(codes, f.Code)
 		}
 	}
+	// One defect, one finding: the repeated page lists the same tool
+	// again, which is not a second defect (tool/name_duplicate).
 	if diff := cmp.Diff([]string{CodeCursorLoop}, codes); diff != "" {
-		t.Errorf("protocol findings (-want +got):\n%s", diff)
+		t.Errorf("protocol and tool findings (-want +got):\n%s", diff)
 	}
-	if len(res.Tools) != 2 {
-		t.Errorf("tools = %d, want 2 (two pages before the loop was seen)", len(res.Tools))
+	if len(res.Tools) != 1 {
+		t.Errorf("tools = %d, want 1 (the looping page repeats it)", len(res.Tools))
 	}
 }
 
@@ -165,5 +167,47 @@ func TestRunHandshakeTimeout(t *testing.T) {
 	}
 	if len(res.Findings) != 1 || res.Findings[0].Code != CodeNotAlive {
 		t.Errorf("findings = %+v", res.Findings)
+	}
+}
+
+// TestRunUnknownVersion: a server answering initialize with a revision
+// that does not exist fails the handshake (the client cannot speak it),
+// and the reason is the protocol/unknown_version finding the coverage
+// table names, beside liveness/handshake_failed.
+func TestRunUnknownVersion(t *testing.T) {
+	for _, tt := range []struct {
+		name, answered string
+		want           []string
+	}{
+		{"unpublished revision", "1999-01-01", []string{CodeNotAlive, CodeUnknownVersion}},
+		{"published revision", "2025-06-18", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mcp.NewServer(&mcp.Implementation{Name: "version", Version: "1"}, nil)
+			srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					r, err := next(ctx, method, req)
+					if ir, ok := r.(*mcp.InitializeResult); ok && err == nil {
+						ir.ProtocolVersion = tt.answered
+					}
+					return r, err
+				}
+			})
+			ct, st := mcp.NewInMemoryTransports()
+			go func() { _ = srv.Run(t.Context(), st) }()
+			res := Run(t.Context(), ct, &Options{ProtocolVersion: "2025-11-25", HandshakeTimeout: 5 * time.Second, Inject: &InjectOptions{Disabled: true}})
+			var codes []string
+			for _, f := range res.Findings {
+				if f.Code == CodeNotAlive || f.Code == CodeUnknownVersion {
+					codes = append(codes, f.Code)
+				}
+				if f.Code == CodeUnknownVersion && f.Value != tt.answered {
+					t.Errorf("%s value = %q, want %q", f.Code, f.Value, tt.answered)
+				}
+			}
+			if diff := cmp.Diff(tt.want, codes); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%+v", diff, res.Liveness)
+			}
+		})
 	}
 }

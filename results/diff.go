@@ -100,8 +100,10 @@ type DiffServer struct {
 	Version string       `json:"version,omitempty"`
 	Source  string       `json:"source"`
 	Status  vocab.Status `json:"status"`
-	// Decision is the verdict, empty when not graded.
-	Decision string `json:"decision,omitempty"`
+	// Decision is the verdict, empty when not graded, and Actor who must
+	// act on it.
+	Decision string      `json:"decision,omitempty"`
+	Actor    vocab.Actor `json:"actor,omitempty"`
 }
 
 // DiffServerChanges are the changes of one server found in both scans.
@@ -249,7 +251,7 @@ func diffServerOf(r Record) DiffServer {
 		Status:  r.Result.Liveness.Status,
 	}
 	if r.Result.Verdict != nil {
-		s.Decision = r.Result.Verdict.Decision
+		s.Decision, s.Actor = r.Result.Verdict.Decision, r.Result.Verdict.Who()
 	}
 	return s
 }
@@ -383,7 +385,8 @@ func diffDecision(r *probe.Result) string {
 	if r.Verdict == nil || r.Verdict.Decision == "" {
 		return "none"
 	}
-	return r.Verdict.Decision
+	// With who must act: "fix (author)", "needs_setup (user)".
+	return r.Verdict.Decision + " (" + string(r.Verdict.Who()) + ")"
 }
 
 func diffDecidingRule(r *probe.Result) string {

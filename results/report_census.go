@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -59,6 +60,8 @@ type Census struct {
 	Score       ScoreFigures      `json:"score"`
 	Errors      ErrorFigures      `json:"errorResponses"`
 	Verdicts    VerdictFigures    `json:"verdicts"`
+	// Remotes are the OAuth readiness figures of the remote plans.
+	Remotes RemoteFigures `json:"remotes"`
 	// Findings are the finding codes, most servers affected first.
 	Findings   []FindingFigure `json:"findings"`
 	Breakdowns Breakdowns      `json:"breakdowns"`
@@ -179,16 +182,33 @@ type ElementFigure struct {
 	Pass    Proportion `json:"pass"`
 }
 
-// VerdictFigures are the keep / fix / drop shares of the servers with a
-// verdict.
+// VerdictFigures are the keep / fix / drop shares of the assessed plans
+// (those with one of the three decisions), with the plans that were not
+// assessed beside them: needs_setup (the user has to supply something)
+// and not_assessed (this machine could not run them), the latter by cause.
 type VerdictFigures struct {
-	WithVerdict int        `json:"withVerdict"`
-	Without     int        `json:"without"`
+	WithVerdict int `json:"withVerdict"`
+	Without     int `json:"without"`
+	// Assessed is the plans with keep, fix or drop: the denominator of
+	// Keep, Fix and Drop.
+	Assessed    int        `json:"assessed"`
 	Keep        Proportion `json:"keep"`
 	Fix         Proportion `json:"fix"`
 	Drop        Proportion `json:"drop"`
+	NeedsSetup  int        `json:"needsSetup"`
+	NotAssessed int        `json:"notAssessed"`
+	// NotAssessedCauses count the not-assessed plans by cause, most first.
+	NotAssessedCauses []CauseFigure `json:"notAssessedCauses"`
+	// Actors count the plans with a verdict by who must act.
+	Actors []CauseFigure `json:"actors"`
 	// Rules count the rule that decided each verdict.
 	Rules []RuleFigure `json:"rules"`
+}
+
+// CauseFigure counts the plans of one cause or actor.
+type CauseFigure struct {
+	Cause string `json:"cause"`
+	Plans int    `json:"plans"`
 }
 
 // RuleFigure counts the verdicts one rule decided.
@@ -196,6 +216,22 @@ type RuleFigure struct {
 	Rule     string `json:"rule"`
 	Decision string `json:"decision"`
 	Servers  int    `json:"servers"`
+}
+
+// RemoteFigures count the remote plans (URL targets) and, of those that
+// answered 401, their OAuth readiness as mcpvet saw it without
+// credentials (probe check_oauth.go): ready, not ready (no OAuth
+// discovery, no PKCE S256 or no registration route), broken metadata, or
+// not checked (metadata on a host mcpvet does not contact, or
+// unreachable).
+type RemoteFigures struct {
+	Plans        int `json:"plans"`
+	Unauthorized int `json:"unauthorized"`
+	// OAuthReady, OAuthNotReady and OAuthBroken are of Unauthorized.
+	OAuthReady    Proportion `json:"oauthReady"`
+	OAuthNotReady Proportion `json:"oauthNotReady"`
+	OAuthBroken   Proportion `json:"oauthBrokenMetadata"`
+	NotChecked    int        `json:"oauthNotChecked"`
 }
 
 // FindingFigure is one finding code across the scan.
@@ -252,9 +288,12 @@ type Tally struct {
 	elemApplies, elemPass         map[string]int
 	verdicts                      map[string]int
 	noVerdict                     int
+	actors, notAssessed           map[string]int
 	rules                         map[[2]string]int
 	findings                      map[string]*findingTally
 	by                            [4]map[string]*bucket
+	remotes                       int
+	oauth                         map[string]int // OAuth readiness -> remote plans
 }
 
 type findingTally struct {
@@ -278,8 +317,11 @@ func NewTally() *Tally {
 		elemApplies: map[string]int{},
 		elemPass:    map[string]int{},
 		verdicts:    map[string]int{},
+		actors:      map[string]int{},
+		notAssessed: map[string]int{},
 		rules:       map[[2]string]int{},
 		findings:    map[string]*findingTally{},
+		oauth:       map[string]int{},
 	}
 	for i := range t.by {
 		t.by[i] = map[string]*bucket{}
@@ -328,10 +370,20 @@ func (t *Tally) Add(res *probe.Result) {
 		}
 	}
 	t.addProbes(res.Probes)
+	if res.Target.URL != "" {
+		t.remotes++
+		if res.OAuth != nil {
+			t.oauth[res.OAuth.Readiness]++
+		}
+	}
 	decision := ""
 	if v := res.Verdict; v != nil && v.Decision != "" {
 		decision = v.Decision
 		t.verdicts[decision]++
+		t.actors[string(v.Who())]++
+		if decision == vocab.DecisionNotAssessed {
+			t.notAssessed[notAssessedCause(v.Cause)]++
+		}
 		for _, r := range v.Rules {
 			if r.Fired {
 				t.rules[[2]string{r.Name, decision}]++
@@ -545,6 +597,13 @@ func (t *Tally) Census() *Census {
 		c.Statuses = append(c.Statuses, StatusFigure{Status: s, Meaning: "a status this build does not know", Share: Prop(n[0], t.servers), Handshake: n[1]})
 	}
 
+	unauthorized := 0
+	for _, n := range t.oauth {
+		unauthorized += n
+	}
+	c.Remotes = RemoteFigures{Plans: t.remotes, Unauthorized: unauthorized,
+		OAuthReady: Prop(t.oauth[probe.OAuthReady], unauthorized), OAuthNotReady: Prop(t.oauth[probe.OAuthNotReady], unauthorized),
+		OAuthBroken: Prop(t.oauth[probe.OAuthBroken], unauthorized), NotChecked: t.oauth[probe.OAuthNotChecked]}
 	c.Tools = ToolFigures{Servers: t.handshake, Total: t.tools, PerServer: Describe(t.toolsPer),
 		Prompts: t.prompts, Resources: t.res, ResourceTemplates: t.tmpls}
 	c.Schema = SchemaFigures{Tools: t.tools, FatalTools: Prop(t.schemaFatalTools, t.tools), SoftTools: Prop(t.schemaSoft, t.tools),
@@ -585,9 +644,12 @@ func (t *Tally) Census() *Census {
 	}
 
 	nv := t.servers - t.noVerdict
-	c.Verdicts = VerdictFigures{WithVerdict: nv, Without: t.noVerdict,
-		Keep: Prop(t.verdicts[vocab.DecisionKeep], nv), Fix: Prop(t.verdicts[vocab.DecisionFix], nv),
-		Drop: Prop(t.verdicts[vocab.DecisionDrop], nv)}
+	na := t.verdicts[vocab.DecisionKeep] + t.verdicts[vocab.DecisionFix] + t.verdicts[vocab.DecisionDrop]
+	c.Verdicts = VerdictFigures{WithVerdict: nv, Without: t.noVerdict, Assessed: na,
+		Keep: Prop(t.verdicts[vocab.DecisionKeep], na), Fix: Prop(t.verdicts[vocab.DecisionFix], na),
+		Drop:       Prop(t.verdicts[vocab.DecisionDrop], na),
+		NeedsSetup: t.verdicts[vocab.DecisionNeedsSetup], NotAssessed: t.verdicts[vocab.DecisionNotAssessed],
+		NotAssessedCauses: causeFigures(t.notAssessed), Actors: causeFigures(t.actors)}
 	for k, n := range t.rules {
 		c.Verdicts.Rules = append(c.Verdicts.Rules, RuleFigure{Rule: k[0], Decision: k[1], Servers: n})
 	}
@@ -699,4 +761,32 @@ func entriesWithoutPlans(options []byte) int {
 		return 0
 	}
 	return o.SourceStats.NoTargets
+}
+
+// notAssessedCause is the cause a not-assessed plan is counted under: the
+// verdict's cause without its parenthesised evidence, so that plans lacking
+// the same thing count together.
+func notAssessedCause(cause string) string {
+	if i := strings.Index(cause, " ("); i > 0 {
+		cause = cause[:i]
+	}
+	if cause == "" {
+		return "unknown"
+	}
+	return safe.Truncate(cause, 120, safe.Ellipsis)
+}
+
+// causeFigures lists counts most first, then by name.
+func causeFigures(m map[string]int) []CauseFigure {
+	out := []CauseFigure{}
+	for k, n := range m {
+		out = append(out, CauseFigure{Cause: k, Plans: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Plans != out[j].Plans {
+			return out[i].Plans > out[j].Plans
+		}
+		return out[i].Cause < out[j].Cause
+	})
+	return out
 }

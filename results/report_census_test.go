@@ -3,6 +3,7 @@ package results_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -268,5 +269,46 @@ func TestLeanCensusMatchesFull(t *testing.T) {
 		if diff := cmp.Diff(sortRows(rows), sortRows(r.Rows)); diff != "" {
 			t.Errorf("scan %d: lean rows differ (-want +got):\n%s", scan, diff)
 		}
+	}
+}
+
+// TestCensusRemotesOAuth: the census counts the remote plans and, of those
+// that answered 401, the OAuth readiness (ready / not / broken metadata /
+// not checked), through the stored run summaries.
+func TestCensusRemotesOAuth(t *testing.T) {
+	ctx := context.Background()
+	st, _, _ := fixture.Store(t)
+	id, err := st.NewScan(ctx, results.ScanInfo{Kind: results.KindScan, Source: "generated"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readiness := []string{probe.OAuthReady, probe.OAuthNotReady, probe.OAuthNotReady, probe.OAuthBroken, probe.OAuthNotChecked, "", ""}
+	for i, r := range readiness {
+		plan, res := fixture.CensusResult(i)
+		res.Target.URL = fmt.Sprintf("https://remote%d.example/mcp", i)
+		res.Target.Transport = "streamable-http"
+		if r != "" {
+			res.Liveness.Status = vocab.StatusMissingCredentials
+			res.Liveness.HandshakeCompleted = false
+			res.OAuth = &probe.OAuthReadiness{Readiness: r}
+		}
+		if _, err := st.SaveRun(ctx, id, plan.Key, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan, res := fixture.CensusResult(99) // a local server: not a remote
+	res.Target.URL = ""
+	if _, err := st.SaveRun(ctx, id, plan.Key, res); err != nil {
+		t.Fatal(err)
+	}
+	r, err := results.BuildReport(ctx, st, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Census.Remotes
+	want := results.RemoteFigures{Plans: 7, Unauthorized: 5,
+		OAuthReady: results.Prop(1, 5), OAuthNotReady: results.Prop(2, 5), OAuthBroken: results.Prop(1, 5), NotChecked: 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("remotes (-want +got):\n%s", diff)
 	}
 }

@@ -26,6 +26,13 @@ type runSummary struct {
 	Probes            []summaryProbe   `json:"probes"`
 	Score             *float64         `json:"score"`
 	Verdict           *summaryVerdict  `json:"verdict"`
+	// OAuth is the OAuth readiness of a remote that answered 401 (absent
+	// otherwise, and in runs stored before the check existed).
+	OAuth *summaryOAuth `json:"oauth,omitempty"`
+}
+
+type summaryOAuth struct {
+	Readiness string `json:"readiness"`
 }
 
 type summaryLiveness struct {
@@ -62,6 +69,8 @@ type summaryElement struct {
 
 type summaryVerdict struct {
 	Decision string        `json:"decision"`
+	Actor    vocab.Actor   `json:"actor,omitempty"`
+	Cause    string        `json:"cause,omitempty"`
 	Rules    []summaryRule `json:"rules"`
 }
 
@@ -95,8 +104,11 @@ func summarize(res *probe.Result) *runSummary {
 			s.Probes[i].Elements = append(s.Probes[i].Elements, summaryElement{Name: e.Name, Pass: e.Pass})
 		}
 	}
+	if res.OAuth != nil {
+		s.OAuth = &summaryOAuth{Readiness: res.OAuth.Readiness}
+	}
 	if v := res.Verdict; v != nil {
-		s.Verdict = &summaryVerdict{Decision: v.Decision}
+		s.Verdict = &summaryVerdict{Decision: v.Decision, Actor: v.Actor, Cause: v.Cause}
 		for _, r := range v.Rules {
 			s.Verdict.Rules = append(s.Verdict.Rules, summaryRule{Name: r.Name, Fired: r.Fired, Decision: r.Decision})
 		}
@@ -130,8 +142,11 @@ func (s *runSummary) result() *probe.Result {
 			res.Probes[i].Elements = append(res.Probes[i].Elements, probe.Element{Name: e.Name, Pass: e.Pass})
 		}
 	}
+	if s.OAuth != nil {
+		res.OAuth = &probe.OAuthReadiness{Readiness: s.OAuth.Readiness}
+	}
 	if v := s.Verdict; v != nil {
-		res.Verdict = &probe.Verdict{Decision: v.Decision}
+		res.Verdict = &probe.Verdict{Decision: v.Decision, Actor: v.Actor, Cause: v.Cause}
 		for _, r := range v.Rules {
 			res.Verdict.Rules = append(res.Verdict.Rules, probe.Rule{Name: r.Name, Fired: r.Fired, Decision: r.Decision})
 		}

@@ -52,11 +52,13 @@ type Triage struct {
 // servers ran but carry no verdict; pending ones never ran because the scan
 // stopped first.
 type TriageCounts struct {
-	Keep     int `json:"keep"`
-	Fix      int `json:"fix"`
-	Drop     int `json:"drop"`
-	Ungraded int `json:"ungraded"`
-	Pending  int `json:"pending"`
+	Keep        int `json:"keep"`
+	Fix         int `json:"fix"`
+	Drop        int `json:"drop"`
+	NeedsSetup  int `json:"needsSetup"`
+	NotAssessed int `json:"notAssessed"`
+	Ungraded    int `json:"ungraded"`
+	Pending     int `json:"pending"`
 }
 
 // TriageServer is one server of a [Triage].
@@ -71,6 +73,11 @@ type TriageServer struct {
 	Decision string `json:"decision"`
 	// Rule is the verdict rule that decided.
 	Rule string `json:"rule,omitempty"`
+	// Actor is who must act (author, user, environment, none), and Words
+	// the verdict in a user's words ("usable, author has 3 items (worst:
+	// warn)", "needs setup: supply env TOKEN").
+	Actor vocab.Actor `json:"actor,omitempty"`
+	Words string      `json:"words,omitempty"`
 	// Score is the actionability score (0-100), null when no error
 	// response was graded.
 	Score *float64 `json:"score"`
@@ -231,6 +238,7 @@ func NewTriageServer(key string, res *probe.Result) TriageServer {
 	var deciding *probe.Rule
 	if v := res.Verdict; v != nil {
 		s.Decision = v.Decision
+		s.Actor, s.Words = v.Who(), v.Words()
 		for i := range v.Rules {
 			if v.Rules[i].Fired {
 				deciding = &v.Rules[i]
@@ -240,7 +248,7 @@ func NewTriageServer(key string, res *probe.Result) TriageServer {
 		}
 	}
 	s.Reasons = triageReasons(res)
-	if s.Decision != vocab.DecisionKeep {
+	if s.Decision != vocab.DecisionKeep || s.Rule == vocab.RuleLowScore {
 		s.NextStep = triageNextStep(res, deciding)
 	}
 	return s
@@ -268,11 +276,13 @@ func triageReasons(res *probe.Result) []string {
 	covered := map[string]bool{}
 	if v := res.Verdict; v != nil {
 		for _, r := range v.Rules {
-			if !r.Fired || r.Decision == vocab.DecisionKeep {
+			// Keep rules explain nothing, except an advisory (a low
+			// score on a kept server).
+			if !r.Fired || (r.Decision == vocab.DecisionKeep && r.Name != vocab.RuleLowScore) {
 				continue
 			}
 			codes := triageFindingCodes(res.Findings, r.Findings)
-			if r.Name == vocab.RuleNoHandshake || len(codes) == 0 {
+			if triageUnassessed(r.Name) || len(codes) == 0 {
 				line := triageHumanRule(r.Name)
 				if r.Detail != "" {
 					line += ": " + r.Detail
@@ -280,7 +290,7 @@ func triageReasons(res *probe.Result) []string {
 				if add(line) {
 					return out
 				}
-				if r.Name == vocab.RuleNoHandshake && res.Liveness.Evidence != "" &&
+				if triageUnassessed(r.Name) && res.Liveness.Evidence != "" &&
 					!strings.Contains(r.Detail, res.Liveness.Evidence) {
 					if add("evidence: " + res.Liveness.Evidence) {
 						return out
@@ -316,6 +326,12 @@ func triageReasons(res *probe.Result) []string {
 }
 
 func triageHumanRule(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
+// triageUnassessed reports whether a rule decides for a server that did not
+// complete the handshake, whose reason is its status, not its findings.
+func triageUnassessed(rule string) bool {
+	return rule == vocab.RuleNoHandshake || rule == vocab.RuleNeedsSetup || rule == vocab.RuleNotAssessed
+}
 
 // triageFindingCodes returns the entries of codes that are codes of findings in
 // fs, worst severity first, keeping the given order otherwise.
@@ -386,7 +402,13 @@ func triageNextStep(res *probe.Result, deciding *probe.Rule) string {
 		}
 		return ""
 	}
-	if deciding.Name == vocab.RuleNoHandshake {
+	if deciding.Name == vocab.RuleNeedsSetup && len(res.Verdict.Supply) > 0 {
+		return "supply " + strings.Join(res.Verdict.Supply, ", ")
+	}
+	if deciding.Name == vocab.RuleNotAssessed && res.Verdict.Cause != "" {
+		return "run the scan where this is not so: " + res.Verdict.Cause
+	}
+	if triageUnassessed(deciding.Name) {
 		if s := triageCauseStep(res); s != "" {
 			return s
 		}
@@ -472,6 +494,10 @@ func (t *Triage) Recount() {
 			t.Counts.Fix++
 		case s.Decision == vocab.DecisionDrop:
 			t.Counts.Drop++
+		case s.Decision == vocab.DecisionNeedsSetup:
+			t.Counts.NeedsSetup++
+		case s.Decision == vocab.DecisionNotAssessed:
+			t.Counts.NotAssessed++
 		default:
 			t.Counts.Ungraded++
 		}

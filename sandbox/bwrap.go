@@ -29,6 +29,9 @@ var bwrapProbe struct {
 // available checks once per process that bwrap is on PATH and runs a
 // program in the sandbox we ask for (user namespaces may be disabled).
 func (b bwrapBackend) available() error {
+	if os.Geteuid() == 0 && !hooked.Load() {
+		return errors.New("the program did not call sandbox.Main at start (as root, bwrap is started by the re-executed program as the run's own uid)")
+	}
 	bwrapProbe.once.Do(func() {
 		if _, err := exec.LookPath("bwrap"); err != nil {
 			bwrapProbe.err = errors.New("bwrap is not on PATH")
@@ -47,7 +50,8 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 	if err := checkHostExec(s); err != nil {
 		return nil, err
 	}
-	args, mechanisms := bwrapNamespaceArgs(b.allowNetwork, os.Geteuid() == 0)
+	root := os.Geteuid() == 0
+	args, mechanisms := bwrapNamespaceArgs(b.allowNetwork, root)
 	args = append(args, bwrapLayoutArgs(s)...)
 	prog, err := seccompBPF()
 	if err != nil {
@@ -73,6 +77,17 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 		Env:        append([]string{}, s.env...),
 		Dir:        "/",
 		ExtraFiles: p.childFiles,
+	}
+	if root {
+		// bwrap runs as the run's unprivileged uid, started through the
+		// stage helper (see bwrap_stage.go).
+		uid := runUID(s.runID)
+		staged, srcs := stageBwrapSources(p.cmd.Args[1:], s.runDir)
+		argv := append([]string{bwrapStageArgv0, strconv.Itoa(uid), s.runDir, strconv.Itoa(len(srcs))}, srcs...)
+		p.cmd.Path = "/proc/self/exe"
+		p.cmd.Args = append(append(argv, bwrap), staged...)
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS}
+		p.mechanisms = append(p.mechanisms, "uid:"+strconv.Itoa(uid))
 	}
 	st := newBwrapStatus(fds.statusR)
 	p.release = bwrapRelease(p, st, fds.blockW, bwrap)
@@ -112,7 +127,8 @@ func checkHostExec(s *Server) error {
 
 // bwrapNamespaceArgs returns bwrap's namespace and privilege flags, and
 // the mechanisms they stand for. root: mcpvet runs as root, and the
-// server as nobody.
+// server as nobody inside, which is the run's unprivileged uid outside
+// (the command runs bwrap as that uid, see bwrap_stage.go).
 func bwrapNamespaceArgs(allowNetwork, root bool) (args, mechanisms []string) {
 	args = []string{"--unshare-all", "--die-with-parent", "--new-session", "--hostname", "mcpvet-sandbox"}
 	mechanisms = []string{"bwrap", "mountns", "pidns", "ipcns", "utsns"}
@@ -127,7 +143,7 @@ func bwrapNamespaceArgs(allowNetwork, root bool) (args, mechanisms []string) {
 	args = append(args, "--unshare-user", "--cap-drop", "ALL")
 	if root {
 		args = append(args, "--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID))
-		mechanisms = append(mechanisms, "userns", "uid:nobody")
+		mechanisms = append(mechanisms, "userns")
 	} else {
 		mechanisms = append(mechanisms, "userns")
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -53,7 +54,7 @@ func TestBwrapCommand(t *testing.T) {
 			want = append(want, "--unshare-user", "--cap-drop", "ALL")
 			if os.Geteuid() == 0 {
 				want = append(want, "--uid", strconv.Itoa(sandboxUID), "--gid", strconv.Itoa(sandboxUID))
-				wantMech = append(wantMech, "userns", "uid:nobody")
+				wantMech = append(wantMech, "userns", "uid:"+strconv.Itoa(runUID(s.runID)))
 			} else {
 				wantMech = append(wantMech, "userns")
 			}
@@ -74,6 +75,21 @@ func TestBwrapCommand(t *testing.T) {
 				"--symlink", "/proc/self/fd/1", "/dev/stdout", "--symlink", "/proc/self/fd/2", "/dev/stderr",
 				"--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/", "--chdir", work,
 				"--json-status-fd", "3", "--block-fd", "4", "--seccomp", "5", "--", "true", "--flag")
+			if os.Geteuid() == 0 {
+				// As root, the stage helper binds the sources outside the
+				// system folders into the run folder, drops to the run's uid
+				// and execs bwrap (issue 22 item 1).
+				bwrap, _ := exec.LookPath("bwrap")
+				staged, srcs := stageBwrapSources(want[1:], s.runDir)
+				if !slices.Contains(srcs, work) || !slices.Contains(srcs, scratch) {
+					t.Errorf("staged sources %v, want %s and %s among them", srcs, work, scratch)
+				}
+				head := append([]string{bwrapStageArgv0, strconv.Itoa(runUID(s.runID)), s.runDir, strconv.Itoa(len(srcs))}, srcs...)
+				want = append(append(head, bwrap), staged...)
+				if p.cmd.Path != "/proc/self/exe" || p.cmd.SysProcAttr == nil || p.cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWNS == 0 {
+					t.Errorf("stage helper: path %q, attr %+v", p.cmd.Path, p.cmd.SysProcAttr)
+				}
+			}
 			if diff := cmp.Diff(want, p.cmd.Args); diff != "" {
 				t.Errorf("bwrap args (-want +got):\n%s", diff)
 			}
@@ -142,8 +158,8 @@ func TestBwrapNamespaceArgs(t *testing.T) {
 	}{
 		{"user, no network", false, false, cat(base, user), cat(ns, []string{"netns", "userns"})},
 		{"user, network", true, false, cat(base, []string{"--share-net"}, user), cat(ns, []string{"userns"})},
-		{"root, no network", false, true, cat(base, user, []string{"--uid", nobody, "--gid", nobody}), cat(ns, []string{"netns", "userns", "uid:nobody"})},
-		{"root, network", true, true, cat(base, []string{"--share-net"}, user, []string{"--uid", nobody, "--gid", nobody}), cat(ns, []string{"userns", "uid:nobody"})},
+		{"root, no network", false, true, cat(base, user, []string{"--uid", nobody, "--gid", nobody}), cat(ns, []string{"netns", "userns"})},
+		{"root, network", true, true, cat(base, []string{"--share-net"}, user, []string{"--uid", nobody, "--gid", nobody}), cat(ns, []string{"userns"})},
 	} {
 		args, mech := bwrapNamespaceArgs(tc.network, tc.root)
 		if diff := cmp.Diff(tc.wantArgs, args); diff != "" {

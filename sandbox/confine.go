@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -44,12 +46,23 @@ var deniedSyscalls = []string{
 	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
 	"setns", "open_by_handle_at", "name_to_handle_at",
 	"reboot", "swapon", "swapoff", "acct", "syslog", "iopl", "ioperm",
+	// io_uring performs opens, chmods and connects in the kernel's own
+	// threads, where this filter never sees them.
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
 }
 
-// seccompPolicy returns the filter: allow by default, refuse the calls
-// above, the terminal ioctls, and new user namespaces (clone or unshare
-// with CLONE_NEWUSER). clone3 passes its flags in memory a filter cannot
-// read, so it gets ENOSYS, on which libc falls back to clone.
+// setIDBits are S_ISUID|S_ISGID: a server may never make a set-id file, in
+// an --expose-rw folder it would be left on the host.
+const setIDBits = 0o6000
+
+// seccompPolicy returns the filter for the native architecture: allow by
+// default, refuse the calls above, the terminal ioctls, new user
+// namespaces (clone or unshare with CLONE_NEWUSER) and every call that
+// would give a file a set-id bit (chmod and its variants, a create with
+// such a mode, mknod). clone3 and openat2 pass their flags in memory a
+// filter cannot read, so they get ENOSYS, on which libc falls back to
+// clone and openat. Calls of any other architecture never reach this
+// policy: see [seccompInstructions].
 func seccompPolicy() *seccomp.Policy {
 	eperm := seccomp.ActionErrno | seccomp.Action(unix.EPERM)
 	enosys := seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)
@@ -60,7 +73,7 @@ func seccompPolicy() *seccomp.Policy {
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{
 			{Action: eperm, Names: deniedSyscalls},
-			{Action: enosys, Names: []string{"clone3"}},
+			{Action: enosys, Names: []string{"clone3", "openat2"}},
 			{Action: eperm, NamesWithCondtions: []seccomp.NameWithConditions{
 				// The kernel reads the request as 32 bits: refuse any
 				// request with high bits set, so TIOCSTI|1<<32 does not
@@ -70,6 +83,19 @@ func seccompPolicy() *seccomp.Policy {
 				{Name: "ioctl", Conditions: arg(1, seccomp.GreaterThan, 0xffffffff)},
 				{Name: "clone", Conditions: arg(0, seccomp.BitsSet, unix.CLONE_NEWUSER)},
 				{Name: "unshare", Conditions: arg(0, seccomp.BitsSet, unix.CLONE_NEWUSER)},
+				{Name: "chmod", Conditions: arg(1, seccomp.BitsSet, setIDBits)},
+				{Name: "fchmod", Conditions: arg(1, seccomp.BitsSet, setIDBits)},
+				{Name: "fchmodat", Conditions: arg(2, seccomp.BitsSet, setIDBits)},
+				{Name: "fchmodat2", Conditions: arg(2, seccomp.BitsSet, setIDBits)},
+				{Name: "creat", Conditions: arg(1, seccomp.BitsSet, setIDBits)},
+				{Name: "mknod", Conditions: arg(1, seccomp.BitsSet, setIDBits)},
+				{Name: "mknodat", Conditions: arg(2, seccomp.BitsSet, setIDBits)},
+				{Name: "open", Conditions: seccomp.ArgumentConditions{
+					{Argument: 1, Operation: seccomp.BitsSet, Value: unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY},
+					{Argument: 2, Operation: seccomp.BitsSet, Value: setIDBits}}},
+				{Name: "openat", Conditions: seccomp.ArgumentConditions{
+					{Argument: 2, Operation: seccomp.BitsSet, Value: unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY},
+					{Argument: 3, Operation: seccomp.BitsSet, Value: setIDBits}}},
 			}},
 		},
 	}
@@ -77,35 +103,83 @@ func seccompPolicy() *seccomp.Policy {
 
 var seccompProgram struct {
 	once sync.Once
-	prog []byte
+	raw  []bpf.RawInstruction
 	err  error
+}
+
+// seccompRetKillProcess is SECCOMP_RET_KILL_PROCESS: the whole process
+// dies of SIGSYS.
+const seccompRetKillProcess = 0x80000000
+
+// seccompInstructions returns the filter: a first check that kills the
+// process on a call made through any ABI but the native one (i386 through
+// int 0x80 on amd64, arm32 on arm64), then [seccompPolicy]. go-seccomp-bpf
+// sends a foreign architecture to the default action, which is allow: the
+// i386 numbers of ptrace, unshare, mount and keyctl would all pass.
+func seccompInstructions() ([]bpf.Instruction, error) {
+	native, err := arch.GetInfo("")
+	if err != nil {
+		return nil, err
+	}
+	insts, err := seccompPolicy().Assemble()
+	if err != nil {
+		return nil, err
+	}
+	return append([]bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: seccompRetKillProcess},
+	}, insts...), nil
+}
+
+// seccompRaw returns the assembled filter, once per process.
+func seccompRaw() ([]bpf.RawInstruction, error) {
+	seccompProgram.once.Do(func() {
+		insts, err := seccompInstructions()
+		if err == nil {
+			seccompProgram.raw, err = bpf.Assemble(insts)
+		}
+		if err != nil {
+			seccompProgram.err = fmt.Errorf("assembling seccomp filter: %w", err)
+		}
+	})
+	return seccompProgram.raw, seccompProgram.err
 }
 
 // seccompBPF returns the filter as the raw struct sock_filter array that
 // bwrap --seccomp reads.
 func seccompBPF() ([]byte, error) {
-	seccompProgram.once.Do(func() {
-		insts, err := seccompPolicy().Assemble()
-		if err != nil {
-			seccompProgram.err = fmt.Errorf("assembling seccomp filter: %w", err)
-			return
-		}
-		raw, err := bpf.Assemble(insts)
-		if err != nil {
-			seccompProgram.err = fmt.Errorf("assembling seccomp filter: %w", err)
-			return
-		}
-		var buf bytes.Buffer
-		for _, r := range raw {
-			_ = binary.Write(&buf, binary.NativeEndian, struct {
-				Op     uint16
-				Jt, Jf uint8
-				K      uint32
-			}{r.Op, r.Jt, r.Jf, r.K})
-		}
-		seccompProgram.prog = buf.Bytes()
-	})
-	return seccompProgram.prog, seccompProgram.err
+	raw, err := seccompRaw()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	for _, r := range raw {
+		_ = binary.Write(&buf, binary.NativeEndian, struct {
+			Op     uint16
+			Jt, Jf uint8
+			K      uint32
+		}{r.Op, r.Jt, r.Jf, r.K})
+	}
+	return buf.Bytes(), nil
+}
+
+// loadSeccomp installs the filter on the calling thread (no_new_privs must
+// be set).
+func loadSeccomp() error {
+	raw, err := seccompRaw()
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); e != 0 {
+		return e
+	}
+	return nil
 }
 
 // markInheritedCloseOnExec sets close-on-exec on every descriptor of this
@@ -162,7 +236,7 @@ func confineSelf(uid, gid int) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
-	if err := seccomp.LoadFilter(seccomp.Filter{Policy: *seccompPolicy()}); err != nil {
+	if err := loadSeccomp(); err != nil {
 		// A kernel built without seccomp filters answers EINVAL or ENOSYS:
 		// run without one (the read-back leaves "seccomp" out of the
 		// mechanisms). Any other failure is a broken sandbox.
@@ -199,7 +273,7 @@ func confineThread() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
-	if err := seccomp.LoadFilter(seccomp.Filter{Policy: *seccompPolicy()}); err != nil {
+	if err := loadSeccomp(); err != nil {
 		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
 			return nil // no seccomp in this kernel; the read-back says so
 		}

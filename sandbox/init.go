@@ -54,6 +54,8 @@ func Main() {
 	switch {
 	case os.Args[0] == initArgv0 && os.Getenv(initEnv) == "1":
 		os.Exit(runInit())
+	case os.Args[0] == bwrapStageArgv0 && os.Geteuid() == 0:
+		os.Exit(runBwrapStage())
 	case os.Args[0] == execStageArgv0 && os.Getppid() == 1:
 		// Only ever the child of the helper, pid 1 of the sandbox.
 		os.Exit(runExecStage())
@@ -363,6 +365,11 @@ func mountBinds(newRoot string, binds []initBind) error {
 			return fmt.Errorf("binding %s: %w", b.Path, err)
 		}
 		if b.Writable {
+			// nosuid and nodev: a set-id file or a device node in an
+			// --expose-rw folder gives nothing inside.
+			if err := remountBind(target, false); err != nil {
+				return fmt.Errorf("binding %s nosuid: %w", b.Path, err)
+			}
 			continue
 		}
 		if err := remountReadOnly(target); err != nil {
@@ -446,12 +453,19 @@ func makeMountpoint(target string, dir bool) error {
 // remountReadOnly makes the mount at target read-only, keeping the flags
 // the kernel locks (in a user namespace, nosuid, nodev and noexec cannot be
 // cleared).
-func remountReadOnly(target string) error {
+func remountReadOnly(target string) error { return remountBind(target, true) }
+
+// remountBind makes the bind mount at target nosuid and nodev, and
+// read-only when ro, keeping the flags the kernel locks.
+func remountBind(target string, ro bool) error {
 	var st unix.Statfs_t
 	if err := unix.Statfs(target, &st); err != nil {
 		return err
 	}
-	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV)
+	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_NOSUID | unix.MS_NODEV)
+	if ro {
+		flags |= unix.MS_RDONLY
+	}
 	for _, f := range []struct{ st, ms int64 }{
 		{unix.ST_NOEXEC, unix.MS_NOEXEC},
 		{unix.ST_NOATIME, unix.MS_NOATIME},

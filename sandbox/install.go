@@ -95,7 +95,7 @@ func cached(ctx context.Context, o *Options, kind, key string, fill func(ctx con
 		return "", fmt.Errorf("creating install cache: %w", err)
 	}
 	final := filepath.Join(base, key)
-	if _, err := os.Stat(filepath.Join(final, ".mcpvet-complete")); err == nil {
+	if isCached(o, kind, key) {
 		return final, nil
 	}
 	unlock, err := lockFile(ctx, filepath.Join(base, ".locks", key+".lock"))
@@ -126,6 +126,13 @@ func cached(ctx context.Context, o *Options, kind, key string, fill func(ctx con
 		return "", fmt.Errorf("moving install into the cache: %w", err)
 	}
 	return final, nil
+}
+
+// isCached reports whether the cache already holds a complete install
+// under key (below CACHE/kind).
+func isCached(o *Options, kind, key string) bool {
+	_, err := os.Stat(filepath.Join(o.CacheDir, kind, key, ".mcpvet-complete"))
+	return err == nil
 }
 
 // lockFile takes an exclusive flock on path, waiting until ctx is done.
@@ -207,6 +214,14 @@ func validToken(s string, max int, ok func(c byte) bool) bool {
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
+
+// pinnedVersion reports whether v names one exact version (1.2.3,
+// 1.2.3-beta.1, 1.0.0+build) rather than a tag such as latest.
+func pinnedVersion(v string) bool {
+	return validVersion(v) && pinnedSemver().MatchString(v)
+}
+
+var pinnedSemver = lazyRegexp(`^[0-9]+\.[0-9]+\.[0-9]+(?:[-+][0-9A-Za-z.+-]*)?$`)
 
 // validVersion accepts semver-ish versions and tags: 1.2.3, 1.2.3-beta.1,
 // 1.0.0+build, latest. No ranges, no leading '-'.

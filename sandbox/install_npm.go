@@ -65,21 +65,31 @@ func installNPM(ctx context.Context, pkg *vocab.Package, o *Options) (*entryPoin
 	if err != nil {
 		return nil, err
 	}
-	// One metadata request (cached for the scan) says whether the package
-	// and version exist before anything is installed, and resolves a
-	// dist-tag such as latest to the version that will be installed.
-	exact, err := checkNPM(ctx, pkg.RegistryBaseURL, name, version)
-	if err != nil {
-		return nil, err
+	npmKey := func(version string) string {
+		key := cacheKeyPart(name) + "@" + cacheKeyPart(version)
+		if len(registryArgs) > 0 {
+			key += "@" + shortHash(registryArgs[0])
+		}
+		return key
 	}
-	if exact != "" {
-		version = exact
+	// A pinned version already installed needs nothing from the registry:
+	// npm never republishes a version, and the install is complete. Any
+	// other request asks once (cached for the scan) whether the package and
+	// version exist before anything is installed, and resolves a dist-tag
+	// such as latest to the version that will be installed.
+	var note string
+	if !pinnedVersion(version) || !isCached(o, "npm", npmKey(version)) {
+		exact, why, err := checkNPM(ctx, o.CacheDir, pkg.RegistryBaseURL, name, version)
+		if err != nil {
+			return nil, err
+		}
+		if exact != "" {
+			version = exact
+		}
+		note = why
 	}
 	spec := name + "@" + version
-	key := cacheKeyPart(name) + "@" + cacheKeyPart(version)
-	if len(registryArgs) > 0 {
-		key += "@" + shortHash(registryArgs[0])
-	}
+	key := npmKey(version)
 	dir, err := cached(ctx, o, "npm", key, func(ctx context.Context, dir string) error {
 		// A package.json of our own keeps npm from walking up to a
 		// project folder.
@@ -104,6 +114,9 @@ func installNPM(ctx context.Context, pkg *vocab.Package, o *Options) (*entryPoin
 		return nil, err
 	}
 	ep := &entryPoint{argv: []string{node, bin}, dir: dir, version: installedNPMVersion(pkgDir)}
+	if note != "" {
+		ep.warnings = append(ep.warnings, note)
+	}
 	ep.sdk, ep.sdkWhy = npmSDK(dir)
 	for _, a := range pkg.RuntimeArgs {
 		if a != "-y" && a != "--yes" {

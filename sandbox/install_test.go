@@ -205,8 +205,8 @@ func TestNPMConcurrentInstallsShareOneInstall(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if len(names) != 2 || names[0] != ".locks" || !strings.HasPrefix(names[1], "mcpvet-echo@1.0.0@") {
-		t.Errorf("cache folder holds %v, want the lock folder and one install", names)
+	if len(names) != 3 || names[0] != ".locks" || names[1] != ".meta" || !strings.HasPrefix(names[2], "mcpvet-echo@1.0.0@") {
+		t.Errorf("cache folder holds %v, want the lock folder, the saved metadata and one install", names)
 	}
 }
 

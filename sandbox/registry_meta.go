@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -104,32 +106,131 @@ func fetchNPMMeta(ctx context.Context, base, name string) (*npmMeta, error) {
 	return m, nil
 }
 
+// metaTagTimeout bounds the metadata request that resolves a dist-tag when
+// metadata saved by an earlier run can answer instead: a slow or absent
+// network then costs at most this long.
+var metaTagTimeout = 3 * time.Second
+
 // checkNPM asks the registry whether name@version exists before any
 // install. It returns the exact version to install (a dist-tag resolved),
-// or "" when the registry could not be asked; a *LaunchError when the
-// registry definitely has no such package or version.
-func checkNPM(ctx context.Context, base, name, version string) (string, error) {
-	m, err := npmMetadata(ctx, base, name)
-	if err != nil {
-		return "", nil // unknown: the install decides, and its output is the evidence
+// or "" when the registry could not be asked and no saved metadata could
+// answer; a *LaunchError when the registry definitely has no such package
+// or version. Every answer is saved below cacheDir (see [saveNPMMeta]);
+// when the registry cannot be asked, the saved answer resolves the
+// version, and note says so.
+func checkNPM(ctx context.Context, cacheDir, base, name, version string) (exact, note string, err error) {
+	saved, savedAt := loadNPMMeta(cacheDir, base, name)
+	askCtx := ctx
+	if saved != nil {
+		var cancel context.CancelFunc
+		askCtx, cancel = context.WithTimeout(ctx, metaTagTimeout)
+		defer cancel()
 	}
+	m, err := npmMetadata(askCtx, base, name)
+	if err != nil {
+		if saved == nil || !saved.found {
+			return "", "", nil // unknown: the install decides, and its output is the evidence
+		}
+		if v := saved.resolve(version); v != "" {
+			return v, fmt.Sprintf("the npm registry could not be asked (%v); %s@%s resolved to %s from the metadata saved on %s",
+				err, name, version, v, savedAt.UTC().Format(time.RFC3339)), nil
+		}
+		return "", "", nil
+	}
+	saveNPMMeta(cacheDir, base, name, m)
 	reg := base
 	if reg == "" {
 		reg = defaultNPMRegistry()
 	}
 	evidence := fmt.Sprintf("registry %s: ", reg)
 	if !m.found {
-		return "", &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name),
+		return "", "", &LaunchError{Status: vocab.StatusPackageNotFound, Detail: fmt.Sprintf("npm package %s not found: the registry answered 404 for it", name),
 			Evidence: evidence + "404 for " + name}
 	}
+	if v := m.resolve(version); v != "" {
+		return v, "", nil
+	}
+	return "", "", &LaunchError{Status: vocab.StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version or tag %s", name, version),
+		Evidence: evidence + fmt.Sprintf("%s has %d versions; dist-tags %s", name, len(m.versions), formatTags(m.tags))}
+}
+
+// resolve returns the exact version a version or dist-tag names, or "".
+func (m *npmMeta) resolve(version string) string {
 	if m.versions[version] {
-		return version, nil
+		return version
 	}
 	if v, ok := m.tags[version]; ok && m.versions[v] {
-		return v, nil
+		return v
 	}
-	return "", &LaunchError{Status: vocab.StatusVersionNotFound, Detail: fmt.Sprintf("npm package %s has no version or tag %s", name, version),
-		Evidence: evidence + fmt.Sprintf("%s has %d versions; dist-tags %s", name, len(m.versions), formatTags(m.tags))}
+	return ""
+}
+
+// savedNPMMeta is the on-disk form of [npmMeta], kept with the installs
+// (CACHE/npm/.meta/<name>[@<registry hash>].json).
+type savedNPMMeta struct {
+	Registry string            `json:"registry"`
+	Name     string            `json:"name"`
+	Saved    time.Time         `json:"saved"`
+	Found    bool              `json:"found"`
+	Tags     map[string]string `json:"distTags"`
+	Versions []string          `json:"versions"`
+}
+
+func npmMetaPath(cacheDir, base, name string) string {
+	key := cacheKeyPart(name)
+	if base != "" {
+		key += "@" + shortHash("--registry="+base)
+	}
+	return filepath.Join(cacheDir, "npm", ".meta", key+".json")
+}
+
+// saveNPMMeta writes m beside the installs, atomically; a failure only
+// loses the fallback.
+func saveNPMMeta(cacheDir, base, name string, m *npmMeta) {
+	if cacheDir == "" {
+		return
+	}
+	doc := savedNPMMeta{Registry: base, Name: name, Saved: time.Now(), Found: m.found, Tags: m.tags}
+	for v := range m.versions {
+		doc.Versions = append(doc.Versions, v)
+	}
+	sort.Strings(doc.Versions)
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return
+	}
+	p := npmMetaPath(cacheDir, base, name)
+	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-meta-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// loadNPMMeta reads the metadata an earlier run saved, or nil.
+func loadNPMMeta(cacheDir, base, name string) (*npmMeta, time.Time) {
+	if cacheDir == "" {
+		return nil, time.Time{}
+	}
+	data, err := os.ReadFile(npmMetaPath(cacheDir, base, name))
+	if err != nil || len(data) > metaMaxBytes {
+		return nil, time.Time{}
+	}
+	var doc savedNPMMeta
+	if json.Unmarshal(data, &doc) != nil || doc.Name != name || doc.Registry != base {
+		return nil, time.Time{}
+	}
+	m := &npmMeta{found: doc.Found, tags: doc.Tags, versions: make(map[string]bool, len(doc.Versions))}
+	for _, v := range doc.Versions {
+		m.versions[v] = true
+	}
+	return m, doc.Saved
 }
 
 func formatTags(tags map[string]string) string {

@@ -134,3 +134,75 @@ func pathWithout(t *testing.T, tool string) string {
 	}
 	return strings.Join(keep, ":")
 }
+
+// forgetProcessMemos clears what one process remembers about packages
+// (metadata answers and installs), so a test can act as the next run.
+func forgetProcessMemos() {
+	metaCache.Clear()
+	installMemo.Clear()
+}
+
+// TestNPMPinnedCachedAsksNoRegistry: a pinned version already installed is
+// launched by the next run without any registry request; a dist-tag still
+// asks, and when the registry cannot be reached the metadata saved with the
+// install resolves it (issue 25: the request cost about 0.45 s, half the
+// probe of a cached server).
+func TestNPMPinnedCachedAsksNoRegistry(t *testing.T) {
+	npmEnv(t)
+	reg := newNPMRegistry(t)
+	reg.add(t, "mcpvet-echo", "1.0.0", "server.js", map[string]string{"server.js": readTestdata(t, "echo-server.js")})
+	cache := t.TempDir()
+	run := func(version string) (*Info, error) {
+		t.Helper()
+		forgetProcessMemos()
+		t.Cleanup(forgetProcessMemos)
+		plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo", Version: version}}
+		opts := testOptions(BackendNone)
+		opts.CacheDir = cache
+		s, err := Launch(context.Background(), plan, opts)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		info := s.Info(0)
+		return &info, nil
+	}
+	if _, err := run("1.0.0"); err != nil {
+		t.Fatalf("first install: %v", err)
+	}
+	before := reg.metas.Load()
+	if before == 0 {
+		t.Fatal("the first install asked the registry nothing")
+	}
+	info, err := run("1.0.0")
+	if err != nil {
+		t.Fatalf("cached pinned: %v", err)
+	}
+	if got := reg.metas.Load() - before; got != 0 {
+		t.Errorf("cached pinned 1.0.0: %d metadata requests, want 0", got)
+	}
+	if info.InstalledVersion != "1.0.0" {
+		t.Errorf("InstalledVersion = %q, want 1.0.0", info.InstalledVersion)
+	}
+	if _, err := run("latest"); err != nil {
+		t.Fatalf("latest: %v", err)
+	}
+	if got := reg.metas.Load() - before; got != 1 {
+		t.Errorf("latest: %d metadata requests, want 1 (a tag still asks)", got)
+	}
+	reg.Close() // the registry is gone: the saved metadata answers
+	info, err = run("latest")
+	if err != nil {
+		t.Fatalf("latest with the registry unreachable: %v", err)
+	}
+	if info.InstalledVersion != "1.0.0" {
+		t.Errorf("InstalledVersion = %q, want 1.0.0", info.InstalledVersion)
+	}
+	var noted bool
+	for _, w := range info.Warnings {
+		noted = noted || strings.Contains(w, "resolved to 1.0.0 from the metadata saved on")
+	}
+	if !noted {
+		t.Errorf("warnings %q do not say the saved metadata resolved latest", info.Warnings)
+	}
+}

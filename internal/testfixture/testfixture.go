@@ -127,6 +127,11 @@ func goBuild(root string, missing []string, everything bool) error {
 		if dir, err = filepath.Abs(d); err != nil {
 			return fmt.Errorf("creating fixture directory: %w", err)
 		}
+		// Searchable by others: a server bwrap runs as a per-run uid
+		// (mcpvet as root) must reach the fixture it runs.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			return fmt.Errorf("creating fixture directory: %w", err)
+		}
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {

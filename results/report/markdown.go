@@ -83,6 +83,7 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 
 	mdHeadlines(e, c)
 	mdLiveness(e, c)
+	mdRemotes(e, c)
 	mdToolCounts(e, c)
 	mdSchema(e, c)
 	mdAnnotations(e, c)
@@ -135,6 +136,18 @@ func mdLiveness(e *mdWriter, c *results.Census) {
 		e.printf("| %s | %s | %s | %s | %s |\n", mdText(string(s.Status), 64), fmtInt(s.Share.Count), s.Share.Percent(),
 			fmtInt(s.Handshake), mdText(s.Meaning, maxShownLine))
 	}
+}
+
+// mdRemotes writes the OAuth readiness of the remotes that answered 401,
+// when the scan had remotes.
+func mdRemotes(e *mdWriter, c *results.Census) {
+	r := c.Remotes
+	if r.Plans == 0 {
+		return
+	}
+	e.printf("\nRemotes: %s plans, %s answered 401 without credentials. OAuth-ready %s (%s, 95%% CI %s); not ready %s (%s); broken metadata %s (%s); not checked %s.\n",
+		fmtInt(r.Plans), fmtInt(r.Unauthorized), fmtInt(r.OAuthReady.Count), r.OAuthReady.Percent(), r.OAuthReady.CI(),
+		fmtInt(r.OAuthNotReady.Count), r.OAuthNotReady.Percent(), fmtInt(r.OAuthBroken.Count), r.OAuthBroken.Percent(), fmtInt(r.NotChecked))
 }
 
 // mdToolCounts writes the tools listed, per server.

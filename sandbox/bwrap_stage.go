@@ -1,0 +1,108 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// bwrap as root. Started by root, bwrap makes a user namespace owned by
+// root in which the server's "nobody" is host root (uid_map "65534 0 1"):
+// the server reads every 0600 file of an exposed folder and leaves
+// root-owned, set-id files in an --expose-rw folder. So bwrap is started as
+// the run's own unprivileged uid ([runUID], like builtin's server), and its
+// user namespace maps nobody to that uid. That uid cannot reach a folder
+// below a 0700 one (/root, a go-build or t.TempDir folder), so a stage
+// helper (the re-executed binary, in a mount namespace of its own) binds
+// each such source first into a staging folder the uid can reach, then
+// drops to the uid and execs bwrap, which binds from the staging folder.
+// Nothing of the staging is visible outside the helper's mount namespace.
+
+// bwrapStageArgv0 marks the stage helper: argv is
+// [bwrapStageArgv0, uid, stageDir, n, src_0 ... src_n-1, bwrap, args...].
+const bwrapStageArgv0 = "mcpvet-bwrap-stage"
+
+// stageBwrapSources rewrites the sources of bwrap's --bind and --ro-bind
+// in args that lie outside the system folders and /etc to stageDir/i, and
+// returns the rewritten args and the sources in order.
+func stageBwrapSources(args []string, stageDir string) ([]string, []string) {
+	out := slices.Clone(args)
+	var srcs []string
+	for i := 0; i+2 < len(out); i++ {
+		if out[i] != "--bind" && out[i] != "--ro-bind" {
+			continue
+		}
+		src := out[i+1]
+		if src == "/dev/null" || underSystemDir(src) || slices.Contains(systemDirs, src) || slices.Contains(etcFiles, src) || within(src, "/etc") {
+			i += 2
+			continue
+		}
+		out[i+1] = filepath.Join(stageDir, strconv.Itoa(len(srcs)))
+		srcs = append(srcs, src)
+		i += 2
+	}
+	return out, srcs
+}
+
+// runBwrapStage is the stage helper: it makes its mount namespace private,
+// mounts a tmpfs on stageDir (a folder of its own), binds each source
+// there, drops to the uid (no groups) and execs bwrap with the rest of
+// argv. It returns only on failure.
+func runBwrapStage() int {
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "mcpvet bwrap stage: %v\n", err)
+		return 126
+	}
+	a := os.Args
+	if len(a) < 5 || os.Geteuid() != 0 {
+		return fail(errors.New("bad invocation"))
+	}
+	uid, err := strconv.Atoi(a[1])
+	if err != nil || uid <= 0 {
+		return fail(fmt.Errorf("uid %q", a[1]))
+	}
+	stageDir := a[2]
+	n, err := strconv.Atoi(a[3])
+	if err != nil || n < 0 || len(a) < 5+n {
+		return fail(fmt.Errorf("source count %q", a[3]))
+	}
+	srcs, rest := a[4:4+n], a[4+n:]
+	// Private first: the host's mounts are often shared, and a bind made
+	// here would otherwise propagate to them.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fail(fmt.Errorf("making mounts private: %w", err))
+	}
+	if err := unix.Mount("tmpfs", stageDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
+		return fail(fmt.Errorf("mounting the staging folder: %w", err))
+	}
+	for i, src := range srcs {
+		fi, err := os.Stat(src)
+		if err != nil {
+			return fail(err)
+		}
+		target := filepath.Join(stageDir, strconv.Itoa(i))
+		if err := makeMountpoint(target, fi.IsDir()); err != nil {
+			return fail(err)
+		}
+		if err := unix.Mount(src, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fail(fmt.Errorf("staging %s: %w", src, err))
+		}
+	}
+	if err := syscall.Setgroups(nil); err != nil {
+		return fail(fmt.Errorf("setgroups: %w", err))
+	}
+	if err := syscall.Setresgid(uid, uid, uid); err != nil {
+		return fail(fmt.Errorf("setresgid: %w", err))
+	}
+	if err := syscall.Setresuid(uid, uid, uid); err != nil {
+		return fail(fmt.Errorf("setresuid: %w", err))
+	}
+	err = syscall.Exec(rest[0], rest, os.Environ())
+	return fail(&os.PathError{Op: "fork/exec", Path: rest[0], Err: err})
+}
