@@ -61,6 +61,14 @@ const (
 	BytesPerToken = 4
 )
 
+// MaxLeakingScore caps the score of a response that leaks a secret, a
+// credential or a connection string: below the 10 points no_leak alone
+// earns any response that signals its failure without leaking, so no
+// leaking response outranks a non-leaking one (issue 25 item 4: a DNS
+// failure leaking an API key scored 57.9, as much as a complete enum
+// error).
+const MaxLeakingScore = 5
+
 // ChannelCutover is the first protocol revision in which input validation
 // errors belong in tool execution errors (isError: true) rather than in
 // JSON-RPC errors.

@@ -340,9 +340,13 @@ func TestSkipServer(t *testing.T) {
 		{`{"source": "extension"}`, true},
 		{`{"source": "custom"}`, false},
 		{`"npx"`, false},
+		// The form mcp-server-github's Zed extension README asks for.
+		{`{"settings": {"github_personal_access_token": "ghp_x"}}`, true},
+		{`{"command": {"path": "node", "args": []}, "settings": {}}`, false},
+		{`{"url": "http://127.0.0.1:1/mcp", "settings": {}}`, false},
 	}
 	for _, tt := range tests {
-		if got := skipServer(json.RawMessage(tt.in)); got != tt.want {
+		if got := skipServer(json.RawMessage(tt.in)) != ""; got != tt.want {
 			t.Errorf("skipServer(%s) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
