@@ -2,6 +2,8 @@ package probe
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpvet/mcpvet/vocab"
@@ -139,6 +141,10 @@ type Liveness struct {
 	// Evidence is the text that decided the status (for example the stderr
 	// line naming a missing credential).
 	Evidence string `json:"evidence,omitempty"`
+	// Environment, when set, says that the status reflects a limit of the
+	// machine that ran the scan, not the server (for example "DNS resolves
+	// no public name here"); the verdict is then not_assessed.
+	Environment string `json:"environment,omitempty"`
 }
 
 // ServerInfo is the implementation the server named in the handshake.
@@ -255,12 +261,102 @@ type Element struct {
 	Evidence string `json:"evidence,omitempty"`
 }
 
-// Verdict is a keep / fix / drop decision with the rules behind it.
+// Verdict is a decision (keep, fix or drop for an assessed server;
+// needs_setup or not_assessed for one that was not) with who must act and
+// the rules behind it.
 type Verdict struct {
 	Decision string `json:"decision"`
+	// Actor is who must act: the server's author (fix, drop), the user
+	// (needs_setup), the environment that ran the scan (not_assessed), or
+	// nobody (keep). Results stored before the actor existed have none
+	// recorded; [Verdict.Who] derives it from the decision.
+	Actor vocab.Actor `json:"actor,omitempty"`
+	// Supply lists what the user has to supply for needs_setup: variable
+	// names, a header, OAuth authorization.
+	Supply []string `json:"supply,omitempty"`
+	// Cause says, for not_assessed, what this machine lacked; for drop,
+	// why the server is not to be used.
+	Cause string `json:"cause,omitempty"`
+	// AuthorItems counts the distinct findings (code and subject) the
+	// author has to act on, and WorstSeverity is the highest of their
+	// severities; set for fix and drop.
+	AuthorItems   int      `json:"authorItems,omitempty"`
+	WorstSeverity Severity `json:"worstSeverity,omitempty"`
+	// Advisories are notes that did not decide (an error score below the
+	// policy's minScore on a server without findings to fix).
+	Advisories []string `json:"advisories,omitempty"`
 	// Rules are in the order they were evaluated; the first that fired
 	// decided.
 	Rules []Rule `json:"rules"`
+}
+
+// Who returns the verdict's actor, derived from the decision for a
+// verdict stored without one (keep: none; fix and drop: author;
+// needs_setup: user; not_assessed: environment).
+func (v *Verdict) Who() vocab.Actor {
+	if v == nil {
+		return ""
+	}
+	if v.Actor != "" {
+		return v.Actor
+	}
+	return ActorOf(v.Decision)
+}
+
+// ActorOf is the actor a decision implies.
+func ActorOf(decision string) vocab.Actor {
+	switch decision {
+	case vocab.DecisionKeep:
+		return vocab.ActorNone
+	case vocab.DecisionFix, vocab.DecisionDrop:
+		return vocab.ActorAuthor
+	case vocab.DecisionNeedsSetup:
+		return vocab.ActorUser
+	case vocab.DecisionNotAssessed:
+		return vocab.ActorEnvironment
+	}
+	return ""
+}
+
+// Words returns the verdict in a user's words: "usable", "usable, author
+// has 3 items (worst: error)", "do not use: CAUSE", "needs setup: supply
+// A, B", "not assessed: CAUSE".
+func (v *Verdict) Words() string {
+	if v == nil {
+		return ""
+	}
+	switch v.Decision {
+	case vocab.DecisionKeep:
+		if len(v.Advisories) > 0 {
+			return "usable (advisory: " + strings.Join(v.Advisories, "; ") + ")"
+		}
+		return "usable"
+	case vocab.DecisionFix:
+		if v.AuthorItems == 0 {
+			return "usable, author has items"
+		}
+		items := "items"
+		if v.AuthorItems == 1 {
+			items = "item"
+		}
+		return fmt.Sprintf("usable, author has %d %s (worst: %s)", v.AuthorItems, items, v.WorstSeverity)
+	case vocab.DecisionDrop:
+		if v.Cause == "" {
+			return "do not use"
+		}
+		return "do not use: " + v.Cause
+	case vocab.DecisionNeedsSetup:
+		if len(v.Supply) == 0 {
+			return "needs setup"
+		}
+		return "needs setup: supply " + strings.Join(v.Supply, ", ")
+	case vocab.DecisionNotAssessed:
+		if v.Cause == "" {
+			return "not assessed"
+		}
+		return "not assessed: " + v.Cause
+	}
+	return v.Decision
 }
 
 // Rule is one step of a verdict's trace.

@@ -73,7 +73,7 @@ func TestDiffScans(t *testing.T) {
 	}
 	wantEvidence := map[string]results.DiffChange{
 		"crash died":            {Kind: results.DiffDied, Old: "ok", New: "exited_early: the process exited with code 2 before the handshake"},
-		"crash verdict":         {Kind: results.DiffVerdict, Old: "keep", New: "drop", Detail: "decided by no_handshake"},
+		"crash verdict":         {Kind: results.DiffVerdict, Old: "keep (none)", New: "drop (author)", Detail: "decided by no_handshake"},
 		"github version":        {Kind: results.DiffVersion, Old: "1.0.0", New: "1.1.0"},
 		"tracker score_dropped": {Kind: results.DiffScoreDropped, Old: "80.0", New: "52.5", Detail: "-27.5 points, threshold 5"},
 		"tracker finding_appeared": {Kind: results.DiffFindingAppeared, Subject: probe.CodeAcceptedInvalidInput,

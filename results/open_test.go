@@ -317,7 +317,7 @@ func TestMigrationsUpgrade(t *testing.T) {
 		applied = append(applied, n)
 	}
 	rows.Close()
-	if diff := cmp.Diff([]string{"0001_init", "0002_report_indexes", "0003_item_digests", "0004_run_summary"}, applied); diff != "" {
+	if diff := cmp.Diff([]string{"0001_init", "0002_report_indexes", "0003_item_digests", "0004_run_summary", "0005_verdict_actor"}, applied); diff != "" {
 		t.Errorf("schema_migrations (-want +got):\n%s", diff)
 	}
 	if n := count(t, st, "SELECT count(*) FROM sqlite_master WHERE name IN ('findings_by_code', 'run_summary')"); n != 2 {

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scoring"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -182,16 +182,33 @@ type ElementFigure struct {
 	Pass    Proportion `json:"pass"`
 }
 
-// VerdictFigures are the keep / fix / drop shares of the servers with a
-// verdict.
+// VerdictFigures are the keep / fix / drop shares of the assessed plans
+// (those with one of the three decisions), with the plans that were not
+// assessed beside them: needs_setup (the user has to supply something)
+// and not_assessed (this machine could not run them), the latter by cause.
 type VerdictFigures struct {
-	WithVerdict int        `json:"withVerdict"`
-	Without     int        `json:"without"`
+	WithVerdict int `json:"withVerdict"`
+	Without     int `json:"without"`
+	// Assessed is the plans with keep, fix or drop: the denominator of
+	// Keep, Fix and Drop.
+	Assessed    int        `json:"assessed"`
 	Keep        Proportion `json:"keep"`
 	Fix         Proportion `json:"fix"`
 	Drop        Proportion `json:"drop"`
+	NeedsSetup  int        `json:"needsSetup"`
+	NotAssessed int        `json:"notAssessed"`
+	// NotAssessedCauses count the not-assessed plans by cause, most first.
+	NotAssessedCauses []CauseFigure `json:"notAssessedCauses"`
+	// Actors count the plans with a verdict by who must act.
+	Actors []CauseFigure `json:"actors"`
 	// Rules count the rule that decided each verdict.
 	Rules []RuleFigure `json:"rules"`
+}
+
+// CauseFigure counts the plans of one cause or actor.
+type CauseFigure struct {
+	Cause string `json:"cause"`
+	Plans int    `json:"plans"`
 }
 
 // RuleFigure counts the verdicts one rule decided.
@@ -271,6 +288,7 @@ type Tally struct {
 	elemApplies, elemPass         map[string]int
 	verdicts                      map[string]int
 	noVerdict                     int
+	actors, notAssessed           map[string]int
 	rules                         map[[2]string]int
 	findings                      map[string]*findingTally
 	by                            [4]map[string]*bucket
@@ -299,6 +317,8 @@ func NewTally() *Tally {
 		elemApplies: map[string]int{},
 		elemPass:    map[string]int{},
 		verdicts:    map[string]int{},
+		actors:      map[string]int{},
+		notAssessed: map[string]int{},
 		rules:       map[[2]string]int{},
 		findings:    map[string]*findingTally{},
 		oauth:       map[string]int{},
@@ -360,6 +380,10 @@ func (t *Tally) Add(res *probe.Result) {
 	if v := res.Verdict; v != nil && v.Decision != "" {
 		decision = v.Decision
 		t.verdicts[decision]++
+		t.actors[string(v.Who())]++
+		if decision == vocab.DecisionNotAssessed {
+			t.notAssessed[notAssessedCause(v.Cause)]++
+		}
 		for _, r := range v.Rules {
 			if r.Fired {
 				t.rules[[2]string{r.Name, decision}]++
@@ -611,8 +635,8 @@ func (t *Tally) Census() *Census {
 		c.Errors.Classes = append(c.Errors.Classes, ClassFigure{Class: cl, Share: Prop(t.classes[cl], t.probes)})
 	}
 	elemOrder := map[string]int{}
-	for i, w := range scoring.Weights {
-		elemOrder[w.Element] = i + 1
+	for i, e := range vocab.Elements {
+		elemOrder[e] = i + 1
 	}
 	for _, e := range sortedKeys(t.elemApplies, elemOrder) {
 		c.Errors.Elements = append(c.Errors.Elements, ElementFigure{Element: e, Meaning: elementMeanings[e],
@@ -620,9 +644,12 @@ func (t *Tally) Census() *Census {
 	}
 
 	nv := t.servers - t.noVerdict
-	c.Verdicts = VerdictFigures{WithVerdict: nv, Without: t.noVerdict,
-		Keep: Prop(t.verdicts[vocab.DecisionKeep], nv), Fix: Prop(t.verdicts[vocab.DecisionFix], nv),
-		Drop: Prop(t.verdicts[vocab.DecisionDrop], nv)}
+	na := t.verdicts[vocab.DecisionKeep] + t.verdicts[vocab.DecisionFix] + t.verdicts[vocab.DecisionDrop]
+	c.Verdicts = VerdictFigures{WithVerdict: nv, Without: t.noVerdict, Assessed: na,
+		Keep: Prop(t.verdicts[vocab.DecisionKeep], na), Fix: Prop(t.verdicts[vocab.DecisionFix], na),
+		Drop:       Prop(t.verdicts[vocab.DecisionDrop], na),
+		NeedsSetup: t.verdicts[vocab.DecisionNeedsSetup], NotAssessed: t.verdicts[vocab.DecisionNotAssessed],
+		NotAssessedCauses: causeFigures(t.notAssessed), Actors: causeFigures(t.actors)}
 	for k, n := range t.rules {
 		c.Verdicts.Rules = append(c.Verdicts.Rules, RuleFigure{Rule: k[0], Decision: k[1], Servers: n})
 	}
@@ -665,10 +692,13 @@ func (t *Tally) Census() *Census {
 }
 
 // classOrder is the report order of probe classes, worst last.
-var classOrder = map[string]int{
-	scoring.ClassToolError: 1, scoring.ClassProtocolError: 2, scoring.ClassAccepted: 3,
-	scoring.ClassCrash: 4, scoring.ClassHang: 5,
-}
+var classOrder = func() map[string]int {
+	m := map[string]int{}
+	for i, c := range vocab.Classes {
+		m[c] = i + 1
+	}
+	return m
+}()
 
 // sortedKeys returns m's keys in the given order, unknown keys last by
 // name.
@@ -731,4 +761,32 @@ func entriesWithoutPlans(options []byte) int {
 		return 0
 	}
 	return o.SourceStats.NoTargets
+}
+
+// notAssessedCause is the cause a not-assessed plan is counted under: the
+// verdict's cause without its parenthesised evidence, so that plans lacking
+// the same thing count together.
+func notAssessedCause(cause string) string {
+	if i := strings.Index(cause, " ("); i > 0 {
+		cause = cause[:i]
+	}
+	if cause == "" {
+		return "unknown"
+	}
+	return safe.Truncate(cause, 120, safe.Ellipsis)
+}
+
+// causeFigures lists counts most first, then by name.
+func causeFigures(m map[string]int) []CauseFigure {
+	out := []CauseFigure{}
+	for k, n := range m {
+		out = append(out, CauseFigure{Cause: k, Plans: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Plans != out[j].Plans {
+			return out[i].Plans > out[j].Plans
+		}
+		return out[i].Cause < out[j].Cause
+	})
+	return out
 }

@@ -69,6 +69,8 @@ type summaryElement struct {
 
 type summaryVerdict struct {
 	Decision string        `json:"decision"`
+	Actor    vocab.Actor   `json:"actor,omitempty"`
+	Cause    string        `json:"cause,omitempty"`
 	Rules    []summaryRule `json:"rules"`
 }
 
@@ -106,7 +108,7 @@ func summarize(res *probe.Result) *runSummary {
 		s.OAuth = &summaryOAuth{Readiness: res.OAuth.Readiness}
 	}
 	if v := res.Verdict; v != nil {
-		s.Verdict = &summaryVerdict{Decision: v.Decision}
+		s.Verdict = &summaryVerdict{Decision: v.Decision, Actor: v.Actor, Cause: v.Cause}
 		for _, r := range v.Rules {
 			s.Verdict.Rules = append(s.Verdict.Rules, summaryRule{Name: r.Name, Fired: r.Fired, Decision: r.Decision})
 		}
@@ -144,7 +146,7 @@ func (s *runSummary) result() *probe.Result {
 		res.OAuth = &probe.OAuthReadiness{Readiness: s.OAuth.Readiness}
 	}
 	if v := s.Verdict; v != nil {
-		res.Verdict = &probe.Verdict{Decision: v.Decision}
+		res.Verdict = &probe.Verdict{Decision: v.Decision, Actor: v.Actor, Cause: v.Cause}
 		for _, r := range v.Rules {
 			res.Verdict.Rules = append(res.Verdict.Rules, probe.Rule{Name: r.Name, Fired: r.Fired, Decision: r.Decision})
 		}

@@ -30,6 +30,7 @@ const (
 	stInsertCall
 	stInsertProbe
 	stInsertDigest
+	stSetActor
 	stCount
 )
 
@@ -61,6 +62,7 @@ var stmtSQL = [stCount]string{
 	stInsertProbe: `INSERT INTO probes (run_id, idx, kind, method, tool, param, sent, class, latency_ms, response, text, elements, score, destructive, open_world)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	stInsertDigest: `INSERT INTO item_digests (run_id, kind, key, digest) VALUES (?, ?, ?, ?)`,
+	stSetActor:     `UPDATE runs SET actor = ? WHERE id = ?`,
 }
 
 // stmts are the write statements, prepared once on the write connection;
@@ -77,6 +79,9 @@ func (s *Store) prepare(ctx context.Context) error {
 		}
 		if i == stInsertSummary && s.version < migrationVersion("run_summary") {
 			continue // nor a summary table
+		}
+		if i == stSetActor && s.version < migrationVersion("verdict_actor") {
+			continue // nor an actor column
 		}
 		st, err := s.w.PrepareContext(ctx, q)
 		if err != nil {
@@ -239,6 +244,11 @@ func saveRun(t *txStmts, scanID int64, key string, res *probe.Result, created ti
 	runID, err := r.LastInsertId()
 	if err != nil {
 		return 0, err
+	}
+	if t.base[stSetActor] != nil && res.Verdict != nil {
+		if _, err := t.exec(stSetActor, string(res.Verdict.Who()), runID); err != nil {
+			return 0, fmt.Errorf("recording actor: %w", err)
+		}
 	}
 	if t.base[stInsertSummary] != nil {
 		if _, err := t.exec(stInsertSummary, runID, enc.summary); err != nil {

@@ -37,26 +37,32 @@ type Triage struct {
 	// Portfolio are the findings about pairs of servers (a tool name two
 	// servers share, a description naming another server's tool), each
 	// code once per pair.
-	Portfolio []probe.PairFinding `json:"portfolio"`
+	Portfolio []probe.PortfolioFinding `json:"portfolio"`
 	// Baseline is the database the definitions were compared with
 	// (triage --baseline), empty without one.
 	Baseline string `json:"baseline,omitempty"`
+	// Skipped are the config entries not probed, each with its reason.
+	Skipped []TriageSkipped `json:"skipped,omitempty"`
 	// results are the stored results by target key, for the portfolio
 	// and baseline comparisons.
 	results map[string]*probe.Result
 	// db is the path of the database the triage was loaded from.
 	db string
+	// identities are the identities of the scan's target plans, by key.
+	identities map[string]string
 }
 
 // TriageCounts counts the servers of a [Triage] by decision. Ungraded
 // servers ran but carry no verdict; pending ones never ran because the scan
 // stopped first.
 type TriageCounts struct {
-	Keep     int `json:"keep"`
-	Fix      int `json:"fix"`
-	Drop     int `json:"drop"`
-	Ungraded int `json:"ungraded"`
-	Pending  int `json:"pending"`
+	Keep        int `json:"keep"`
+	Fix         int `json:"fix"`
+	Drop        int `json:"drop"`
+	NeedsSetup  int `json:"needsSetup"`
+	NotAssessed int `json:"notAssessed"`
+	Ungraded    int `json:"ungraded"`
+	Pending     int `json:"pending"`
 }
 
 // TriageServer is one server of a [Triage].
@@ -71,6 +77,11 @@ type TriageServer struct {
 	Decision string `json:"decision"`
 	// Rule is the verdict rule that decided.
 	Rule string `json:"rule,omitempty"`
+	// Actor is who must act (author, user, environment, none), and Words
+	// the verdict in a user's words ("usable, author has 3 items (worst:
+	// warn)", "needs setup: supply env TOKEN").
+	Actor vocab.Actor `json:"actor,omitempty"`
+	Words string      `json:"words,omitempty"`
 	// Score is the actionability score (0-100), null when no error
 	// response was graded.
 	Score *float64 `json:"score"`
@@ -101,6 +112,34 @@ type TriageServer struct {
 	// Config is the config file the entry is in, when the triage read
 	// several (a server in several configs is reported under each).
 	Config string `json:"config,omitempty"`
+	// Client names the client of Config (Claude Code, Cursor, ...), when
+	// known.
+	Client string `json:"client,omitempty"`
+	// Project is the project folder of a per-project entry (Claude Code's
+	// "projects"), which its client loads together with the config's
+	// top-level entries; empty for a top-level entry.
+	Project string `json:"project,omitempty"`
+	// Probed is the key of the run reported for this entry: entries that
+	// reach the same server (the same URL, or the same command run the same
+	// way) share one run. Empty when it is the entry's own Key.
+	Probed string `json:"probed,omitempty"`
+}
+
+// TriageSkipped is a config entry the triage did not probe, and why: its
+// client does not run it, or mcpvet cannot read it.
+type TriageSkipped struct {
+	Config string `json:"config,omitempty"`
+	Client string `json:"client,omitempty"`
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// RunKey is the key of the run reported for s.
+func (s TriageServer) RunKey() string {
+	if s.Probed != "" {
+		return s.Probed
+	}
+	return s.Key
 }
 
 // triageMaxReasons bounds TriageServer.Reasons.
@@ -156,6 +195,9 @@ func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
 	slices.Sort(rest)
 	for _, k := range rest {
 		t.Servers = append(t.Servers, byKey[k])
+	}
+	if t.identities, err = st.targetIdentities(ctx, scanID); err != nil {
+		return nil, err
 	}
 	t.Portfolio = triagePortfolio(t.Servers, t.results)
 	t.Recount()
@@ -231,6 +273,7 @@ func NewTriageServer(key string, res *probe.Result) TriageServer {
 	var deciding *probe.Rule
 	if v := res.Verdict; v != nil {
 		s.Decision = v.Decision
+		s.Actor, s.Words = v.Who(), v.Words()
 		for i := range v.Rules {
 			if v.Rules[i].Fired {
 				deciding = &v.Rules[i]
@@ -240,7 +283,7 @@ func NewTriageServer(key string, res *probe.Result) TriageServer {
 		}
 	}
 	s.Reasons = triageReasons(res)
-	if s.Decision != vocab.DecisionKeep {
+	if s.Decision != vocab.DecisionKeep || s.Rule == vocab.RuleLowScore {
 		s.NextStep = triageNextStep(res, deciding)
 	}
 	return s
@@ -268,11 +311,13 @@ func triageReasons(res *probe.Result) []string {
 	covered := map[string]bool{}
 	if v := res.Verdict; v != nil {
 		for _, r := range v.Rules {
-			if !r.Fired || r.Decision == vocab.DecisionKeep {
+			// Keep rules explain nothing, except an advisory (a low
+			// score on a kept server).
+			if !r.Fired || (r.Decision == vocab.DecisionKeep && r.Name != vocab.RuleLowScore) {
 				continue
 			}
 			codes := triageFindingCodes(res.Findings, r.Findings)
-			if r.Name == vocab.RuleNoHandshake || len(codes) == 0 {
+			if triageUnassessed(r.Name) || len(codes) == 0 {
 				line := triageHumanRule(r.Name)
 				if r.Detail != "" {
 					line += ": " + r.Detail
@@ -280,7 +325,7 @@ func triageReasons(res *probe.Result) []string {
 				if add(line) {
 					return out
 				}
-				if r.Name == vocab.RuleNoHandshake && res.Liveness.Evidence != "" &&
+				if triageUnassessed(r.Name) && res.Liveness.Evidence != "" &&
 					!strings.Contains(r.Detail, res.Liveness.Evidence) {
 					if add("evidence: " + res.Liveness.Evidence) {
 						return out
@@ -316,6 +361,12 @@ func triageReasons(res *probe.Result) []string {
 }
 
 func triageHumanRule(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
+// triageUnassessed reports whether a rule decides for a server that did not
+// complete the handshake, whose reason is its status, not its findings.
+func triageUnassessed(rule string) bool {
+	return rule == vocab.RuleNoHandshake || rule == vocab.RuleNeedsSetup || rule == vocab.RuleNotAssessed
+}
 
 // triageFindingCodes returns the entries of codes that are codes of findings in
 // fs, worst severity first, keeping the given order otherwise.
@@ -386,7 +437,13 @@ func triageNextStep(res *probe.Result, deciding *probe.Rule) string {
 		}
 		return ""
 	}
-	if deciding.Name == vocab.RuleNoHandshake {
+	if deciding.Name == vocab.RuleNeedsSetup && len(res.Verdict.Supply) > 0 {
+		return "supply " + strings.Join(res.Verdict.Supply, ", ")
+	}
+	if deciding.Name == vocab.RuleNotAssessed && res.Verdict.Cause != "" {
+		return "run the scan where this is not so: " + res.Verdict.Cause
+	}
+	if triageUnassessed(deciding.Name) {
 		if s := triageCauseStep(res); s != "" {
 			return s
 		}
@@ -472,6 +529,10 @@ func (t *Triage) Recount() {
 			t.Counts.Fix++
 		case s.Decision == vocab.DecisionDrop:
 			t.Counts.Drop++
+		case s.Decision == vocab.DecisionNeedsSetup:
+			t.Counts.NeedsSetup++
+		case s.Decision == vocab.DecisionNotAssessed:
+			t.Counts.NotAssessed++
 		default:
 			t.Counts.Ungraded++
 		}

@@ -30,14 +30,14 @@ func TestLoadTriage(t *testing.T) {
 		{"wellbehaved", "keep", "keep_otherwise", vocab.StatusOK, false, 0, false},
 		{"tracker", "fix", "findings_to_fix", vocab.StatusOK, false, 3, true},
 		{"crash", "drop", "no_handshake", vocab.StatusExitedEarly, false, 1, true},
-		{"needsenv", "drop", "no_handshake", vocab.StatusMissingCredentials, false, 2, true},
+		{"needsenv", "needs_setup", "setup_required", vocab.StatusMissingCredentials, false, 2, true},
 		{"legacy", "", "", vocab.StatusOK, false, 1, true},
 		{"later", "", "", "", true, 1, false},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
-	wantCounts := results.TriageCounts{Keep: 1, Fix: 1, Drop: 2, Ungraded: 1, Pending: 1}
+	wantCounts := results.TriageCounts{Keep: 1, Fix: 1, Drop: 1, NeedsSetup: 1, Ungraded: 1, Pending: 1}
 	if diff := cmp.Diff(wantCounts, tr.Counts); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
@@ -72,9 +72,11 @@ func TestTriageFailing(t *testing.T) {
 		failOn string
 		want   []string
 	}{
-		{"drop", []string{"crash", "needsenv"}},
-		{"fix", []string{"tracker", "crash", "needsenv"}},
-		{"keep", []string{"wellbehaved", "tracker", "crash", "needsenv"}},
+		// needs_setup and not_assessed say nothing of the server: they
+		// are not at or below any assessed decision.
+		{"drop", []string{"crash"}},
+		{"fix", []string{"tracker", "crash"}},
+		{"keep", []string{"wellbehaved", "tracker", "crash"}},
 		{"", nil},
 		{"bogus", nil},
 	} {
@@ -125,7 +127,7 @@ func TestNewTriageServer(t *testing.T) {
 	preLaunch := fixture.TriageResult(fixture.TriageTarget("unset"), probe.Liveness{Status: vocab.StatusNeedsConfiguration,
 		Detail: "unresolved references: ${input:token}"})
 	preLaunch.Verdict = fixture.TriageRules(map[string]probe.Rule{
-		"no_handshake": {Detail: "liveness status needs_configuration: unresolved references: ${input:token}"},
+		"setup_required": {Detail: "liveness status needs_configuration: unresolved references: ${input:token}"},
 	})
 
 	fix := func(code string) string { e, _ := probe.Lookup(code); return e.Fix }
@@ -141,8 +143,8 @@ func TestNewTriageServer(t *testing.T) {
 		{"fatal finding outranks the rest", fatal,
 			[]string{"schema/input_unsatisfiable on tool:a: no value satisfies the schema", "tool/description_missing on tool:a: no description"},
 			fix(probe.CodeInputUnsatisfiable)},
-		{"no handshake before launch", preLaunch,
-			[]string{"no handshake: liveness status needs_configuration: unresolved references: ${input:token}"},
+		{"setup required before launch", preLaunch,
+			[]string{"setup required: liveness status needs_configuration: unresolved references: ${input:token}"},
 			results.TriageStatusSteps[vocab.StatusNeedsConfiguration]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

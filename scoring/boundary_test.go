@@ -26,10 +26,10 @@ func TestLowScoreBoundary(t *testing.T) {
 		fired  bool
 	}{
 		{"default: exactly 70 keeps", DefaultMinScore, nil, vocab.DecisionKeep, false},
-		{"default: 69.9 fixes", DefaultMinScore - 0.1, nil, vocab.DecisionFix, true},
+		{"default: 69.9 keeps with an advisory", DefaultMinScore - 0.1, nil, vocab.DecisionKeep, true},
 		{"default: 70.1 keeps", DefaultMinScore + 0.1, nil, vocab.DecisionKeep, false},
 		{"custom: exactly 85.5 keeps", 85.5, &Policy{MinScore: 85.5}, vocab.DecisionKeep, false},
-		{"custom: 85.4 fixes", 85.4, &Policy{MinScore: 85.5}, vocab.DecisionFix, true},
+		{"custom: 85.4 keeps with an advisory", 85.4, &Policy{MinScore: 85.5}, vocab.DecisionKeep, true},
 		{"zero minScore: 0 keeps", 0, &Policy{MinScore: 0}, vocab.DecisionKeep, false},
 	}
 	for _, tt := range tests {
@@ -47,6 +47,9 @@ func TestLowScoreBoundary(t *testing.T) {
 			}
 			if low == nil {
 				t.Fatalf("no %s rule in %+v", vocab.RuleLowScore, v.Rules)
+			}
+			if (len(v.Advisories) > 0) != tt.fired {
+				t.Errorf("advisories = %q, want one: %v", v.Advisories, tt.fired)
 			}
 			if low.Fired != tt.fired {
 				t.Errorf("%s fired = %v, want %v (%s)", vocab.RuleLowScore, low.Fired, tt.fired, low.Detail)

@@ -12,41 +12,80 @@ import (
 // maxDetail bounds a rule's detail line.
 const maxDetail = 400
 
-// Decide triages a probed server into keep, fix or drop. Every rule is
-// evaluated in order and recorded, fired or not; the first that fired
-// decides:
+// Decide triages a probed server. A server that did not complete the
+// handshake for a reason of this machine is not_assessed, and one that
+// waits for its user's configuration or credentials is needs_setup; an
+// assessed server is keep, fix or drop. Every rule is evaluated in order
+// and recorded, fired or not; the first that fired decides:
 //
-//  1. no_handshake (drop): the handshake never completed.
-//  2. crash_or_hang_on_invalid_input (drop): a probe crashed or hung the
+//  1. environment_lacking (not_assessed, actor environment): the handshake
+//     never completed because this machine lacked something
+//     ([EnvironmentCause]: no network or DNS, a registry or index
+//     unreachable, no container engine, a runtime missing).
+//  2. setup_required (needs_setup, actor user): the status is
+//     needs_configuration or missing_credentials; [Supply] says what to
+//     supply.
+//  3. no_handshake (drop): the handshake never completed for a reason of
+//     the server's own.
+//  4. crash_or_hang_on_invalid_input (drop): a probe crashed or hung the
 //     server.
-//  3. leaks_secret (drop): a secret canary appeared in any output.
-//  4. fatal_finding (drop): any other fatal finding, such as a fatal schema
+//  5. leaks_secret (drop): a secret canary appeared in any output.
+//  6. fatal_finding (drop): any other fatal finding, such as a fatal schema
 //     violation.
-//  5. findings_to_fix (fix): findings with a severity in p.FixSeverities,
+//  7. findings_to_fix (fix): findings with a severity in p.FixSeverities,
 //     except p.IgnoreFindings.
-//  6. low_actionability_score (fix): res.Score is below p.MinScore.
-//  7. keep_otherwise (keep): no earlier rule fired.
+//  8. low_actionability_score (keep, with an advisory): res.Score is below
+//     p.MinScore. The score alone does not make a server fix: see "Verdict"
+//     in docs/rubric.md for the evidence.
+//  9. keep_otherwise (keep): no earlier rule fired.
 //
-// A nil p means [DefaultPolicy]. Decide does not change res.
+// Drop and fix name the author as actor and count the author's items
+// (distinct findings by code and subject) and their worst severity; keep
+// names nobody. A nil p means [DefaultPolicy]. Decide does not change res.
 func Decide(res *probe.Result, p *Policy) probe.Verdict {
 	if p == nil {
 		p = DefaultPolicy()
 	}
 	var rules []probe.Rule
-
-	// 1. The handshake.
 	alive := res.Liveness.HandshakeCompleted || res.Liveness.Status.Alive()
-	r := probe.Rule{Name: vocab.RuleNoHandshake, Decision: vocab.DecisionDrop, Fired: !alive}
+	livenessCodes := codesWhere(res.Findings, func(f probe.Finding) bool { return strings.HasPrefix(f.Code, "liveness/") })
+	statusDetail := fmt.Sprintf("liveness status %s", res.Liveness.Status)
+	if res.Liveness.Detail != "" {
+		statusDetail += ": " + res.Liveness.Detail
+	}
+
+	// 1. The environment.
+	var cause string
 	if !alive {
-		r.Findings = codesWhere(res.Findings, func(f probe.Finding) bool { return strings.HasPrefix(f.Code, "liveness/") })
-		r.Detail = fmt.Sprintf("liveness status %s", res.Liveness.Status)
-		if res.Liveness.Detail != "" {
-			r.Detail += ": " + res.Liveness.Detail
-		}
+		cause = EnvironmentCause(res)
+	}
+	r := probe.Rule{Name: vocab.RuleNotAssessed, Decision: vocab.DecisionNotAssessed, Fired: cause != ""}
+	if r.Fired {
+		r.Findings = livenessCodes
+		r.Detail = detail([]string{cause, statusDetail})
 	}
 	rules = append(rules, r)
 
-	// 2. Crashes and hangs on invalid input.
+	// 2. Setup.
+	setup := !alive && cause == "" && needsSetup(res)
+	var supply []string
+	r = probe.Rule{Name: vocab.RuleNeedsSetup, Decision: vocab.DecisionNeedsSetup, Fired: setup}
+	if setup {
+		supply = Supply(res)
+		r.Findings = livenessCodes
+		r.Detail = statusDetail
+	}
+	rules = append(rules, r)
+
+	// 3. The handshake.
+	r = probe.Rule{Name: vocab.RuleNoHandshake, Decision: vocab.DecisionDrop, Fired: !alive && cause == "" && !setup}
+	if !alive {
+		r.Findings = livenessCodes
+		r.Detail = statusDetail
+	}
+	rules = append(rules, r)
+
+	// 4. Crashes and hangs on invalid input.
 	var events []string
 	crashCodes := map[string]bool{}
 	for _, pc := range res.Probes {
@@ -75,7 +114,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 	}
 	rules = append(rules, r)
 
-	// 3. Secrets.
+	// 5. Secrets.
 	secrets := findingsWhere(res.Findings, func(f probe.Finding) bool { return f.Code == CodeLeaksSecret })
 	r = probe.Rule{Name: vocab.RuleLeaksSecret, Decision: vocab.DecisionDrop, Fired: len(secrets) > 0}
 	if r.Fired {
@@ -84,13 +123,13 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 	}
 	rules = append(rules, r)
 
-	// 4. Other fatal findings.
+	// 6. Other fatal findings.
 	fatal := findingsWhere(res.Findings, func(f probe.Finding) bool {
 		if f.Severity != probe.SeverityFatal || f.Code == CodeLeaksSecret ||
 			f.Code == CodeCrashOnInvalidInput || f.Code == CodeHangOnInvalidInput {
 			return false
 		}
-		// A failed handshake is rule 1's finding.
+		// A failed handshake is rule 1's, 2's or 3's finding.
 		return alive || !strings.HasPrefix(f.Code, "liveness/")
 	})
 	r = probe.Rule{Name: vocab.RuleFatalFinding, Decision: vocab.DecisionDrop, Fired: len(fatal) > 0}
@@ -100,7 +139,7 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 	}
 	rules = append(rules, r)
 
-	// 5. Findings to fix.
+	// 7. Findings to fix.
 	fixable := findingsWhere(res.Findings, func(f probe.Finding) bool {
 		if slices.Contains(p.FixSeverities, f.Severity) {
 			return !slices.Contains(p.IgnoreFindings, f.Code)
@@ -114,8 +153,9 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 	}
 	rules = append(rules, r)
 
-	// 6. Actionability.
-	r = probe.Rule{Name: vocab.RuleLowScore, Decision: vocab.DecisionFix}
+	// 8. Actionability: an advisory, not a decision of its own.
+	var advisories []string
+	r = probe.Rule{Name: vocab.RuleLowScore, Decision: vocab.DecisionKeep}
 	switch {
 	case res.Score == nil:
 		r.Detail = "no error response was graded"
@@ -123,16 +163,17 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 		r.Fired = true
 		r.Detail = fmt.Sprintf("actionability score %.1f is below minScore %g", *res.Score, p.MinScore)
 		r.Findings = lowScoreElements(res.Probes)
+		advisories = append(advisories, fmt.Sprintf("error score %.1f is below %g", *res.Score, p.MinScore))
 	default:
 		r.Detail = fmt.Sprintf("actionability score %.1f is at least minScore %g", *res.Score, p.MinScore)
 	}
 	rules = append(rules, r)
 
-	// 7. Keep.
-	decision := ""
-	for _, x := range rules {
+	// 9. Keep.
+	decision, decidedBy := "", -1
+	for i, x := range rules {
 		if x.Fired {
-			decision = x.Decision
+			decision, decidedBy = x.Decision, i
 			break
 		}
 	}
@@ -140,7 +181,46 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 	if decision == "" {
 		decision = vocab.DecisionKeep
 	}
-	return probe.Verdict{Decision: decision, Rules: rules}
+	v := probe.Verdict{Decision: decision, Actor: probe.ActorOf(decision), Rules: rules}
+	switch decision {
+	case vocab.DecisionNotAssessed:
+		v.Cause = cause
+	case vocab.DecisionNeedsSetup:
+		v.Supply = supply
+	case vocab.DecisionDrop:
+		v.Cause = dropCause(rules[decidedBy], res)
+		v.AuthorItems, v.WorstSeverity = authorItems(append(slices.Clone(fatal), append(secrets, fixable...)...))
+		if v.AuthorItems == 0 {
+			v.AuthorItems, v.WorstSeverity = authorItems(findingsWhere(res.Findings, func(f probe.Finding) bool {
+				return f.Severity == probe.SeverityFatal
+			}))
+		}
+	case vocab.DecisionFix:
+		v.AuthorItems, v.WorstSeverity = authorItems(fixable)
+		v.Advisories = advisories
+	case vocab.DecisionKeep:
+		v.Advisories = advisories
+	}
+	return v
+}
+
+// dropCause says in a few words why a server is not to be used.
+func dropCause(r probe.Rule, res *probe.Result) string {
+	switch r.Name {
+	case vocab.RuleNoHandshake:
+		s := "never completed the handshake (" + string(res.Liveness.Status) + ")"
+		if res.Liveness.Detail != "" {
+			s += ": " + clip(res.Liveness.Detail)
+		}
+		return s
+	case vocab.RuleCrashOrHang:
+		return "crashed or hung on invalid input"
+	case vocab.RuleLeaksSecret:
+		return "leaks a secret"
+	case vocab.RuleFatalFinding:
+		return "fatal findings: " + clip(strings.Join(r.Findings, ", "))
+	}
+	return r.Name
 }
 
 // lowScoreElements names the rubric elements most often failed, as

@@ -45,6 +45,11 @@ const (
 // Verdict rule names, in evaluation order. A verdict's rule trace names
 // each rule it evaluated; the names are stable like the statuses.
 const (
+	// RuleNotAssessed (not_assessed) and RuleNeedsSetup (needs_setup) come
+	// first: they say why a server that did not complete the handshake was
+	// not assessed, before no_handshake drops it.
+	RuleNotAssessed   = "environment_lacking"
+	RuleNeedsSetup    = "setup_required"
 	RuleNoHandshake   = "no_handshake"
 	RuleCrashOrHang   = "crash_or_hang_on_invalid_input"
 	RuleLeaksSecret   = "leaks_secret"

@@ -98,6 +98,8 @@ func writeDiffText(w io.Writer, d *results.Diff) error {
 			dec := s.Decision
 			if dec == "" {
 				dec = "-"
+			} else if s.Actor != "" {
+				dec += " (" + string(s.Actor) + ")"
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", diffCell(s.Name), diffCell(s.Version), s.Status, dec)
 		}

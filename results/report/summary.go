@@ -70,7 +70,8 @@ func WriteSummary(w io.Writer, res *probe.Result) error {
 				break
 			}
 		}
-		fmt.Fprintln(b)
+		fmt.Fprintf(b, ": %s\n", safe.Line(v.Words()))
+		fmt.Fprintf(b, "  who acts   %s\n", v.Who())
 	}
 	fmt.Fprintf(b, "  time       %.0f ms total\n", l.Timings.TotalMs)
 

@@ -102,6 +102,11 @@ func writeTriageJUnit(w io.Writer, t *results.Triage, failOn string) error {
 		case s.Decision == "":
 			c.Skipped = &triageJUnitMessage{Message: "not graded: the run carries no verdict"}
 			suite.Skipped++
+		case s.Decision == vocab.DecisionNeedsSetup || s.Decision == vocab.DecisionNotAssessed:
+			// Not assessed: nothing to pass or fail until the user (or
+			// the machine) supplies what is missing.
+			c.Skipped = &triageJUnitMessage{Message: safe.Line(s.Words)}
+			suite.Skipped++
 		case results.TriageAtOrBelow(s.Decision, failOn):
 			msg := s.Decision
 			if len(s.Reasons) > 0 {

@@ -159,6 +159,9 @@ func triageVerdictCells(s results.TriageServer) (verdict, score string) {
 		verdict = "pending"
 	case verdict == "":
 		verdict = "-"
+	case s.Actor != "":
+		// Who must act: "fix (author)", "needs_setup (user)".
+		verdict += " (" + string(s.Actor) + ")"
 	}
 	if s.Score != nil {
 		score = fmt.Sprintf("%.1f", *s.Score)
@@ -171,6 +174,12 @@ func triageVerdictCells(s results.TriageServer) (verdict, score string) {
 func writeTriageCounts(b *bytes.Buffer, t *results.Triage) {
 	c := t.Counts
 	fmt.Fprintf(b, "\n%d servers: %d keep, %d fix, %d drop", len(t.Servers), c.Keep, c.Fix, c.Drop)
+	if c.NeedsSetup > 0 {
+		fmt.Fprintf(b, ", %d needs setup", c.NeedsSetup)
+	}
+	if c.NotAssessed > 0 {
+		fmt.Fprintf(b, ", %d not assessed", c.NotAssessed)
+	}
 	if c.Ungraded > 0 {
 		fmt.Fprintf(b, ", %d not graded", c.Ungraded)
 	}
