@@ -323,7 +323,12 @@ func TestScriptArg(t *testing.T) {
 		{"empty", nil, -1},
 		{"not an interpreter", []string{"mytool", "server.js"}, -1},
 		{"script first", []string{"node", "server.js", "--port=1"}, 1},
-		{"flags before the script", []string{"/usr/bin/python3.12", "-u", "-X", "server.py"}, 3},
+		{"flags before the script", []string{"/usr/bin/python3.12", "-u", "-X", "dev", "server.py"}, 4},
+		// Issue 22 item 11: a flag's value is not the script.
+		{"python -W FILE", []string{"python3", "-W", "/home/u/.secret", "server.py"}, 3},
+		{"node -r module", []string{"node", "-r", "/opt/preload.js", "server.js"}, 3},
+		{"node --require=x", []string{"node", "--require=/opt/preload.js", "server.js"}, 2},
+		{"bash -o", []string{"bash", "-o", "pipefail", "run.sh"}, 3},
 		{"python -m", []string{"python3", "-m", "pkg.server"}, -1},
 		{"python -c", []string{"python", "-c", "print(1)", "x.py"}, -1},
 		{"node -e", []string{"node", "-e", "1", "x.js"}, -1},
