@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,8 +14,6 @@ import (
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
-	"github.com/mcpvet/mcpvet/scan/source"
-	"github.com/mcpvet/mcpvet/vocab"
 )
 
 type triageFlags struct {
@@ -116,26 +112,26 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if err != nil {
 		return err
 	}
-	set, err := loadTriageConfigs(config, copts, stderr, g.quiet)
+	set, err := loadConfigSet(config, copts, stderr, g.quiet)
 	if err != nil {
 		return err
 	}
 	if f.listConfigs {
 		return writeConfigList(stdout, set)
 	}
-	if len(set.unique) == 0 {
+	if len(set.Unique) == 0 {
 		return usagef("the configs found list no servers; add one, or give a config file: mcpvet triage claude_desktop_config.json")
 	}
-	plans := set.unique
+	plans := set.Unique
 	st, err := results.Open(ctx, f.db, nil)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	src := "config:" + set.label()
+	src := "config:" + set.Label()
 	optsJSON, _ := json.Marshal(map[string]any{
-		"config": set.label(), "configs": set.paths(), "sandbox": f.s.Backend, "allowNetwork": f.s.AllowNetwork, "allowPrivateNetwork": f.s.AllowPrivateNetwork, "noInject": f.s.NoInject,
+		"config": set.Label(), "configs": set.Paths(), "sandbox": f.s.Backend, "allowNetwork": f.s.AllowNetwork, "allowPrivateNetwork": f.s.AllowPrivateNetwork, "noInject": f.s.NoInject,
 		"failOn": f.failOn, "policy": popts.Policy, "expose": popts.Sandbox.Expose, "exposeRw": popts.Sandbox.ExposeRW,
 		"noTranslate": f.noTranslate, "passEnv": f.passEnv,
 	})
@@ -147,7 +143,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		Info:        results.ScanInfo{Kind: results.KindTriage, Source: src, Options: optsJSON},
 	}
 	if !g.quiet {
-		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(set.label()))
+		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(set.Label()))
 		o.Progress = newProgress(stderr)
 	}
 	sum, runErr := scan.Run(ctx, o)
@@ -163,7 +159,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if err != nil {
 		return err
 	}
-	set.expand(t)
+	scan.ExpandTriage(t, set)
 	if baseline != nil {
 		if err := t.CompareBaseline(context.WithoutCancel(ctx), baseline, f.baseline); err != nil {
 			if errors.Is(err, results.ErrNotFound) {
@@ -260,56 +256,3 @@ func (f *triageFlags) check() (popts *scan.ProbeOptions, root string, err error)
 // triage, which has no --resume: the scan is stored, the report marks the
 // servers that did not run as pending.
 var errTriageInterrupted error = partialError("triage interrupted; the report shows the servers that finished and marks the rest pending; run triage again for a complete report")
-
-// readTriageConfig reads and parses a client config, returning its bytes
-// (for locating servers in reports) and its plans. Any problem is a usage
-// error naming the file.
-func readTriageConfig(path string, copts *source.ConfigOptions) ([]byte, []vocab.Plan, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, nil, usagef("config %q: %v; give the path of an MCP client config such as claude_desktop_config.json", path, err)
-	}
-	defer file.Close()
-	if fi, err := file.Stat(); err == nil && fi.IsDir() {
-		return nil, nil, usagef("config %q is a directory; give the config file inside it, such as mcp.json", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(file, source.DefaultMaxConfigBytes+1))
-	if err != nil {
-		return nil, nil, usagef("config %q: %v", path, err)
-	}
-	o := *copts
-	o.File = path
-	plans, err := source.ReadConfig(bytes.NewReader(data), &o)
-	if err != nil {
-		return nil, nil, usagef("%s: %v", path, err)
-	}
-	if len(plans) == 0 {
-		return nil, nil, usagef("%s lists no servers; add one under \"mcpServers\" (Claude Desktop, Cursor) or \"servers\" (VS Code)", path)
-	}
-	return data, plans, nil
-}
-
-// configKeyLine returns the 1-based line of the first `"name":` member key
-// in a JSON or JSONC document, or 0.
-func configKeyLine(doc []byte, name string) int {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(name) != nil {
-		return 0
-	}
-	key := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	for off := 0; off < len(doc); {
-		i := bytes.Index(doc[off:], key)
-		if i < 0 {
-			return 0
-		}
-		at := off + i
-		rest := bytes.TrimLeft(doc[at+len(key):], " \t\r\n")
-		if len(rest) > 0 && rest[0] == ':' {
-			return bytes.Count(doc[:at], []byte("\n")) + 1
-		}
-		off = at + len(key)
-	}
-	return 0
-}

@@ -381,12 +381,3 @@ func TestTriageUsage(t *testing.T) {
 		})
 	}
 }
-
-func TestConfigKeyLine(t *testing.T) {
-	doc := []byte("{\n  // servers\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\", \"args\": [\"b\"]},\n    \"b\" :\n {\"command\": \"b\"},\n    \"q\\\"x\": {}\n  }\n}\n")
-	for name, want := range map[string]int{"a": 4, "b": 5, "mcpServers": 3, "q\"x": 7, "command": 4, "missing": 0, "": 0} {
-		if got := configKeyLine(doc, name); got != want {
-			t.Errorf("configKeyLine(%q) = %d, want %d", name, got, want)
-		}
-	}
-}
