@@ -108,8 +108,7 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 	default:
 		set(vocab.StatusProtocolError, "the handshake failed: "+err.Error(), msg)
 	}
-	res.Findings = append(res.Findings, NewFinding(CodeNotAlive, "server", "", string(l.Status),
-		"the server did not complete the MCP handshake (%s): %s", l.Status, l.Detail))
+	RecordNotAlive(res)
 	if v, ok := answeredUnknownVersion(rec); ok {
 		res.Findings = append(res.Findings, NewFinding(CodeUnknownVersion, "server", "/protocolVersion", v,
 			"the server answered initialize with protocolVersion %q, which is not a published MCP revision, so no client can continue the handshake; the spec says %s",
@@ -119,6 +118,17 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 		res.Findings = append(res.Findings, NewFinding(CodeStdoutPollution, "server", "stdout", pi.StdoutNoise,
 			"the server wrote non-protocol bytes to stdout; over stdio, stdout must carry only JSON-RPC messages, so write logs and banners to stderr"))
 	}
+}
+
+// RecordNotAlive adds the liveness/handshake_failed finding for res's
+// liveness status and detail, which the caller has set: probe's
+// classification of a failed handshake, or scan's verdict on a remote it
+// found unreachable before any handshake. Probe is the code's one
+// producer.
+func RecordNotAlive(res *Result) {
+	l := &res.Liveness
+	res.Findings = append(res.Findings, NewFinding(CodeNotAlive, "server", "", string(l.Status),
+		"the server did not complete the MCP handshake (%s): %s", l.Status, l.Detail))
 }
 
 // classifyRemote decides the status of a URL target whose handshake

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Failure injection sends each tool calls its own input schema rejects, and
@@ -26,23 +27,18 @@ import (
 // say; each ProbeCall records whether its tool is (by default or
 // explicitly) destructive or open-world.
 
-// Response classes (ProbeCall.Class).
+// Response classes (ProbeCall.Class): the words of [vocab.ClassProtocolError]
+// and its kin, which probe sets.
 const (
-	// ClassProtocolError: a JSON-RPC error response.
-	ClassProtocolError = "protocol_error"
-	// ClassToolError: a tools/call result with isError: true.
-	ClassToolError = "tool_error"
-	// ClassAccepted: a success result for a request that should have
-	// failed.
-	ClassAccepted = "accepted"
-	// ClassCrash: the server went away (its connection closed, or it no
-	// longer answered ping after the probe's response).
-	ClassCrash = "crash"
-	// ClassHang: no response within the probe's call timeout.
-	ClassHang = "hang"
+	ClassProtocolError = vocab.ClassProtocolError
+	ClassToolError     = vocab.ClassToolError
+	ClassAccepted      = vocab.ClassAccepted
+	ClassCrash         = vocab.ClassCrash
+	ClassHang          = vocab.ClassHang
 	// ClassLimit: the sandbox killed the server for a resource limit
-	// while the call was in flight. Such a call is no answer: it is not
-	// recorded among the probes (see [CodeLimitExceeded]).
+	// while the call was in flight. Such a call is no answer: it is never
+	// recorded among the probes (see [CodeLimitExceeded]), so the word
+	// stays probe's own.
 	ClassLimit = "limit"
 )
 

@@ -646,7 +646,7 @@ func (cr *configReader) remoteServer(pl *vocab.Plan, st *planState, path string,
 	if err != nil {
 		return err
 	}
-	pl.Headers = cr.resolveValues(headers, "headers.", SecretHeaderPrefix, st)
+	pl.Headers = cr.resolveValues(headers, "headers.", vocab.SecretHeaderPrefix, st)
 	return nil
 }
 
@@ -686,7 +686,7 @@ func (cr *configReader) headers(path string, fields serverFields, st *planState)
 	if v, ok := cr.lookupRef("env:" + name); ok {
 		headers = append(headers, keyValue{"Authorization", "Bearer " + v})
 	} else {
-		st.addSecret(SecretHeaderPrefix + "Authorization")
+		st.addSecret(vocab.SecretHeaderPrefix + "Authorization")
 	}
 	return headers, nil
 }
@@ -717,7 +717,7 @@ func (st *planState) apply(pl *vocab.Plan) {
 	if len(st.missing) == 0 {
 		return
 	}
-	pl.Status = StatusNeedsConfiguration
+	pl.Status = vocab.StatusNeedsConfiguration
 	pl.StatusDetail = "unresolved references: " + strings.Join(st.missing, ", ")
 	if len(st.hints) > 0 {
 		pl.StatusDetail += "; give " + strings.Join(st.hints, " ")
