@@ -63,7 +63,7 @@ for list in "${lists[@]}"; do
 		rc=0
 		nice -n "$NICE" go test -count=1 -short -vet=off -overlay="$tmp/overlay.json" "./$(dirname "$file")" >"$log" 2>&1 || rc=$?
 		secs=$((SECONDS - start))
-		failed=$(grep -E '^--- FAIL' "$log" | awk '{print $3}' | head -5 | paste -sd, -)
+		failed=$(grep -E '^--- FAIL' "$log" | awk '{print $3}' | head -5 | paste -sd, - || true)
 		if [ $rc -eq 0 ]; then
 			st=LIVED
 			status=1

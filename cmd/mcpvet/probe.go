@@ -370,6 +370,7 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, ou
 			return err
 		}
 	}
+	failed := false
 	switch {
 	case gate.base != nil && gate.update:
 		added, removed, err := gate.base.Update(gate.baseline, res)
@@ -384,9 +385,15 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, ou
 	case gate.base != nil:
 		gr := gate.base.Check(res, gate.maxScoreDrop)
 		reportGate(stderr, gate.baseline, gr, gate.maxScoreDrop)
-		if gr.Failed() {
-			return errFindings
-		}
+		failed = gr.Failed()
+	}
+	if l := gate.contextLimits(); !gate.update && (l.MaxTokens > 0 || l.MaxGrowthPct >= 0) {
+		cg := scan.CheckContext(res, gate.base, l)
+		reportContextGate(stderr, cg, l)
+		failed = failed || cg.Failed()
+	}
+	if failed {
+		return errFindings
 	}
 	if out.failOn != "" && res.Verdict != nil && results.TriageAtOrBelow(res.Verdict.Decision, out.failOn) {
 		return errFindings
