@@ -39,6 +39,7 @@ type scanFlags struct {
 	registryTyp string
 	transport   string
 	retries     int
+	budget      crawlBudget
 	// flags is the command's flag set: what was given, for --resume.
 	flags *pflag.FlagSet
 	// set is the config set of a --config scan.
@@ -77,6 +78,7 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.registryTyp, "registry-type", "", "keep only plans of this package type: npm, pypi, oci, nuget, mcpb or remote")
 	fl.StringVar(&f.transport, "transport", "", "keep only plans of this transport: stdio, streamable-http or sse")
 	fl.IntVar(&f.retries, "registry-retries", source.DefaultMaxRetries, "retries of one registry page after a transient failure (0: fail at once)")
+	f.budget.register(fl)
 	return cmd
 }
 
@@ -202,6 +204,8 @@ func (f *scanFlags) check() error {
 		return usagef("--install-concurrency %d: must not be negative (0: as many as --concurrency)", f.installConc)
 	case f.retries < 0:
 		return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", f.retries)
+	case f.budget.check() != nil:
+		return f.budget.check()
 	case f.sample < 0 || f.limit < 0:
 		return usagef("--sample and --limit must not be negative")
 	}
@@ -309,6 +313,7 @@ func loadPlans(ctx context.Context, f *scanFlags, copts *source.ConfigOptions, s
 			copts.Version = "latest"
 		}
 		copts.MaxRetries = f.retries
+		f.budget.apply(copts)
 		if f.retries == 0 {
 			copts.MaxRetries = -1 // CrawlOptions: negative is never
 		}
@@ -387,6 +392,7 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		allVersions bool
 		search      string
 		retries     int
+		budget      crawlBudget
 	)
 	pull := &cobra.Command{
 		Use:   "pull [-o FILE]",
@@ -396,7 +402,11 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if retries < 0 {
 				return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", retries)
 			}
+			if err := budget.check(); err != nil {
+				return err
+			}
 			copts := &source.CrawlOptions{BaseURL: url, Search: search, MaxRetries: retries}
+			budget.apply(copts)
 			if retries == 0 {
 				copts.MaxRetries = -1
 			}
@@ -426,6 +436,7 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	pull.Flags().BoolVar(&allVersions, "all-versions", false, "every version, not only the latest")
 	pull.Flags().StringVar(&search, "search", "", "only servers whose name contains this")
 	pull.Flags().IntVar(&retries, "registry-retries", source.DefaultMaxRetries, "retries of one registry page after a transient failure (0: fail at once)")
+	budget.register(pull.Flags())
 	cmd.AddCommand(pull)
 	return cmd
 }

@@ -912,7 +912,7 @@ func skipServer(raw json.RawMessage) string {
 		case f.Key == "disabled" && v == "true", f.Key == "enabled" && v == "false":
 			return "disabled in the config; its client does not start it"
 		case f.Key == "source" && v == `"extension"`:
-			return "a Zed extension server: Zed's extension installs and starts it, so mcpvet cannot run it as written; probe the package the extension runs instead"
+			return "a Zed extension server: its extension starts it inside Zed; probe the package it runs instead"
 		case f.Key == "settings":
 			settings = true
 		case f.Key == "command" || f.Key == "url" || f.Key == "serverUrl" || f.Key == "httpUrl":
@@ -920,7 +920,7 @@ func skipServer(raw json.RawMessage) string {
 		}
 	}
 	if settings && !runnable {
-		return "a Zed extension server (settings without a command): Zed's extension installs and starts it, so mcpvet cannot run it as written; probe the package the extension runs instead"
+		return "a Zed extension server (settings, no command): its extension starts it inside Zed; probe the package it runs instead"
 	}
 	return ""
 }
