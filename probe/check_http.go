@@ -36,6 +36,8 @@ const (
 	CodeHTTPGet             = "http/get_not_sse_or_405"
 	CodeHTTPConcurrent      = "http/concurrent_request_refused"
 	CodeHTTPValidOrigin     = "http/valid_origin_refused"
+	CodeHTTPMethodHeader    = "http/method_header_not_validated"
+	CodeHTTPMetaMissing     = "http/request_meta_missing_accepted"
 )
 
 // The specification lines the checks enforce, quoted in their findings.
@@ -49,6 +51,8 @@ const (
 	specNotification    = `"If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body." (2025-11-25, Transports, Sending Messages to the Server)`
 	specConcurrent      = `"If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object." and "The client MAY remain connected to multiple SSE streams simultaneously." (2025-11-25, Transports, Sending Messages to the Server; Multiple Connections)`
 	specValidOrigin     = `"If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden" (2025-11-25, Transports, Security Warning): only an invalid Origin may be refused; the server's own origin is valid, and browser-based clients always send it`
+	specHeaderMismatch  = `"Returned when a server rejects a request because the values in the HTTP headers do not match the corresponding values in the request body, or because required headers are missing or malformed. For HTTP, the response status code MUST be 400 Bad Request." (2026-07-28, schema, HeaderMismatchError, code -32020; SEP-2243)`
+	specRequestMeta     = `every request's params carry the required _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities ("Capabilities are declared per-request rather than once at initialization", 2026-07-28, schema, RequestParams and RequestMetaObject); a request without them is invalid params (-32602)`
 	specGet             = `"The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed" (2025-11-25, Transports, Listening for Messages from the Server)`
 )
 
@@ -81,14 +85,22 @@ func init() {
 		CatalogEntry{CodeHTTPConcurrent, SeverityError,
 			"simultaneous requests on one session were refused (such as 409 Conflict) although the same request alone was answered",
 			"answer every POSTed request of a session, however many are in flight at once, each with its own JSON answer or SSE stream"},
+		CatalogEntry{CodeHTTPMethodHeader, SeverityError,
+			"a 2026-07-28 server answered a request whose Mcp-Method header was missing or named another method",
+			"compare the Mcp-Method header with the body's method and answer a missing or different one with 400 Bad Request and the JSON-RPC error -32020 (HeaderMismatch)"},
+		CatalogEntry{CodeHTTPMetaMissing, SeverityWarn,
+			"a 2026-07-28 server answered a request without the required params._meta (protocol version, client capabilities) as a success",
+			"reject a request whose params lack _meta, or its protocolVersion or clientCapabilities, with -32602 (Invalid params) and HTTP 400"},
 		CatalogEntry{CodeHTTPValidOrigin, SeverityWarn,
 			"the server refused a request carrying its own Origin (over-blocking: every browser-based client is locked out)",
 			"refuse only foreign origins: accept the origin the server is served under (for a local server http://localhost:PORT and http://127.0.0.1:PORT)"},
 	)
 	registerWhy(map[string]string{
-		CodeHTTPForeignHost: specHost + ".",
-		CodeHTTPConcurrent:  specConcurrent + ". Clients send requests in parallel (a tool call while a listing is pending); the official conformance suite's server-sse-multiple-streams scenario sends three at once.",
-		CodeHTTPValidOrigin: specValidOrigin + ". The official conformance suite's dns-rebinding-protection scenario (localhost-host-valid-accepted) fails a server that refuses it.",
+		CodeHTTPForeignHost:  specHost + ".",
+		CodeHTTPConcurrent:   specConcurrent + ". Clients send requests in parallel (a tool call while a listing is pending); the official conformance suite's server-sse-multiple-streams scenario sends three at once.",
+		CodeHTTPValidOrigin:  specValidOrigin + ". The official conformance suite's dns-rebinding-protection scenario (localhost-host-valid-accepted) fails a server that refuses it.",
+		CodeHTTPMethodHeader: specHeaderMismatch + ". Gateways route and authorize on the Mcp-Method header without reading the body; a server that does not check it lets a request be routed as one method and run as another. The official suite's http-header-validation scenario checks the same.",
+		CodeHTTPMetaMissing:  specRequestMeta + ". Graded warn: the suite's server-stateless scenario requires the rejection; the transport text mcpvet has (the schema) only makes _meta required.",
 	})
 }
 
@@ -132,9 +144,13 @@ func (h *httpChecks) add(f Finding) {
 // the tools a capability-less session lists (nil when not listed).
 func runHTTPChecks(ctx context.Context, client *http.Client, url, version string) ([]Finding, map[string]bool, int) {
 	h := &httpChecks{client: client, url: url, version: version}
-	if version == "" || version >= vocab.Protocol20260728 {
-		// The stateless revision has no sessions and no initialize.
+	if version == "" {
 		return nil, nil, 0
+	}
+	if version >= vocab.Protocol20260728 {
+		// The stateless revision has no sessions and no initialize.
+		h.stateless(ctx)
+		return h.findings, nil, h.requests
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { h.foreign(ctx, "Origin") })
@@ -433,6 +449,11 @@ func (h *httpChecks) concurrent(ctx context.Context, sid string) {
 		})
 	}
 	wg.Wait()
+	h.concurrentFinding(statuses)
+}
+
+// concurrentFinding reports simultaneous requests that were refused.
+func (h *httpChecks) concurrentFinding(statuses []int) {
 	refused := 0
 	for _, st := range statuses {
 		if st >= 400 {
@@ -442,10 +463,9 @@ func (h *httpChecks) concurrent(ctx context.Context, sid string) {
 	if refused == 0 {
 		return
 	}
-	value := fmt.Sprint(statuses)
-	h.add(NewFinding(CodeHTTPConcurrent, "server", "http:POST tools/list (3 at once, one session)", value,
-		"%d of %d simultaneous tools/list requests on one session were refused (statuses %v) although tools/list alone was answered; the spec says %s",
-		refused, concurrentRequests, statuses, specConcurrent))
+	h.add(NewFinding(CodeHTTPConcurrent, "server", "http:POST tools/list (3 at once)", fmt.Sprint(statuses),
+		"%d of %d simultaneous tools/list requests were refused (statuses %v) although tools/list alone was answered; the spec says %s",
+		refused, len(statuses), statuses, specConcurrent))
 }
 
 // getStream checks GET on the endpoint: an event stream, or 405.
@@ -502,7 +522,8 @@ func visibleASCII(s string) bool {
 // beside the rest of the run and returns the function that waits for them
 // and folds them into res.
 func startHTTPChecks(ctx context.Context, res *Result, o Options) func() {
-	if o.HTTPClient == nil || res.Target.URL == "" || res.Target.Transport != "streamable-http" || res.Liveness.Handshake != "initialize" {
+	stateless := res.Liveness.Handshake == "server/discover" && res.Liveness.ProtocolVersion >= vocab.Protocol20260728
+	if o.HTTPClient == nil || res.Target.URL == "" || res.Target.Transport != "streamable-http" || (res.Liveness.Handshake != "initialize" && !stateless) {
 		return func() {}
 	}
 	version := res.Liveness.ProtocolVersion
@@ -523,4 +544,143 @@ func startHTTPChecks(ctx context.Context, res *Result, o Options) func() {
 			res.Tools[i].NeedsClientCapabilities = !base[res.Tools[i].Name]
 		}
 	}
+}
+
+// statelessMeta is the _meta of a 2026-07-28 request of the checks.
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcpvet-http-check","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+
+// statelessBody is a 2026-07-28 request with the required _meta, or
+// without params when meta is false.
+func statelessBody(id, method string, meta bool) []byte {
+	if !meta {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":{}}`, id, method)
+	}
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":{%s}}`, id, method, statelessMeta)
+}
+
+// statelessHeaders sets the headers of a 2026-07-28 request: the protocol
+// version and Mcp-Method (SEP-2243), each when not empty, then more.
+func statelessHeaders(version, method string, more func(http.Header)) func(http.Header) {
+	return func(hd http.Header) {
+		if version != "" {
+			hd.Set("Mcp-Protocol-Version", version)
+		}
+		if method != "" {
+			hd.Set("Mcp-Method", method)
+		}
+		if more != nil {
+			more(hd)
+		}
+	}
+}
+
+// hasResult reports whether an answer carries a JSON-RPC result.
+func hasResult(r *reply) bool {
+	if r == nil || r.msg == nil {
+		return false
+	}
+	var m struct {
+		Result json.RawMessage `json:"result"`
+	}
+	return json.Unmarshal(r.msg, &m) == nil && len(m.Result) > 0 && string(m.Result) != "null"
+}
+
+// stateless runs the checks of a server that negotiated 2026-07-28, which
+// has no sessions: foreign and own Origin and foreign Host on
+// server/discover, three simultaneous tools/list, and the request
+// validation of the revision (Mcp-Method missing or different,
+// MCP-Protocol-Version different from the body's, no _meta). Each check
+// of a refusal runs only when the same request done right was answered.
+func (h *httpChecks) stateless(ctx context.Context) {
+	const v = vocab.Protocol20260728
+	origin := originOf(h.url)
+	const foreignOrigin = "https://mcpvet-rebinding-check.invalid"
+	const foreignHost = "mcpvet-rebinding-check.invalid"
+	discover := func(set func(http.Header), host string) *reply {
+		r, err := h.send(ctx, http.MethodPost, statelessBody(`"mcpvet-discover"`, "server/discover", true), `"mcpvet-discover"`, statelessHeaders(v, "server/discover", set), host)
+		if err != nil {
+			return nil
+		}
+		return r
+	}
+	list := func(id string, meta bool, version, method string) *reply {
+		r, err := h.send(ctx, http.MethodPost, statelessBody(id, "tools/list", meta), id, statelessHeaders(version, method, nil), "")
+		if err != nil {
+			return nil
+		}
+		return r
+	}
+	ok := func(r *reply) bool { return r != nil && r.status >= 200 && r.status < 300 }
+	var plain, foreignO, foreignH, own, base *reply
+	var wg sync.WaitGroup
+	wg.Go(func() { plain = discover(nil, "") })
+	wg.Go(func() { foreignO = discover(func(hd http.Header) { hd.Set("Origin", foreignOrigin) }, "") })
+	wg.Go(func() { foreignH = discover(nil, foreignHost) })
+	wg.Go(func() { own = discover(func(hd http.Header) { hd.Set("Origin", origin) }, "") })
+	wg.Go(func() { base = list(`"mcpvet-list"`, true, v, "tools/list") })
+	wg.Wait()
+	if ok(foreignO) {
+		h.add(NewFinding(CodeHTTPForeignOrigin, "server", "http:POST server/discover (Origin: "+foreignOrigin+")", fmt.Sprint(foreignO.status),
+			"server/discover with the foreign header Origin: %s was answered %d; the spec says %s", foreignOrigin, foreignO.status, specOrigin))
+	}
+	if ok(foreignH) {
+		h.add(NewFinding(CodeHTTPForeignHost, "server", "http:POST server/discover (Host: "+foreignHost+")", fmt.Sprint(foreignH.status),
+			"server/discover with the foreign header Host: %s was answered %d; %s", foreignHost, foreignH.status, specHost))
+	}
+	if ok(plain) && own != nil && !ok(own) && origin != "" {
+		h.add(NewFinding(CodeHTTPValidOrigin, "server", "http:POST server/discover (Origin: "+origin+")", fmt.Sprint(own.status),
+			"server/discover with the server's own Origin: %s was answered %d, while the same request without Origin was answered %d; %s",
+			origin, own.status, plain.status, specValidOrigin))
+	}
+	if !ok(base) || !hasResult(base) {
+		return
+	}
+	h.concurrentStateless(ctx)
+	type variant struct {
+		id, what, ptr string
+		meta          bool
+		version       string
+		method        string
+		code          string
+		spec          string
+	}
+	variants := []variant{
+		{`"mcpvet-method-other"`, "tools/list with the header Mcp-Method: prompts/list", "http:POST tools/list (Mcp-Method: prompts/list)", true, v, "prompts/list", CodeHTTPMethodHeader, specHeaderMismatch},
+		{`"mcpvet-method-missing"`, "tools/list without the Mcp-Method header", "http:POST tools/list (no Mcp-Method)", true, v, "", CodeHTTPMethodHeader, specHeaderMismatch},
+		{`"mcpvet-version-other"`, "tools/list with the header MCP-Protocol-Version: 1999-01-01 and 2026-07-28 in _meta", "http:POST tools/list (MCP-Protocol-Version: 1999-01-01)", true, "1999-01-01", "tools/list", CodeHTTPProtocolVersion, specHeaderMismatch},
+		{`"mcpvet-no-meta"`, "tools/list without params._meta", "http:POST tools/list (no _meta)", false, v, "tools/list", CodeHTTPMetaMissing, specRequestMeta},
+	}
+	got := make([]*reply, len(variants))
+	for i, vr := range variants {
+		wg.Go(func() { got[i] = list(vr.id, vr.meta, vr.version, vr.method) })
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, vr := range variants {
+		r := got[i]
+		if !ok(r) || !hasResult(r) || seen[vr.code] {
+			continue
+		}
+		seen[vr.code] = true
+		h.add(NewFinding(vr.code, "server", vr.ptr, fmt.Sprint(r.status),
+			"%s was answered %d with a result; %s", vr.what, r.status, vr.spec))
+	}
+}
+
+// concurrentStateless sends three well-formed tools/list at once to a
+// 2026-07-28 server; each must be answered like one alone.
+func (h *httpChecks) concurrentStateless(ctx context.Context) {
+	statuses := make([]int, concurrentRequests)
+	var wg sync.WaitGroup
+	for i := range concurrentRequests {
+		wg.Go(func() {
+			id := fmt.Sprintf(`"mcpvet-concurrent-%d"`, i)
+			r, err := h.send(ctx, http.MethodPost, statelessBody(id, "tools/list", true), id, statelessHeaders(vocab.Protocol20260728, "tools/list", nil), "")
+			if err == nil {
+				statuses[i] = r.status
+			}
+		})
+	}
+	wg.Wait()
+	h.concurrentFinding(statuses)
 }

@@ -20,14 +20,14 @@ const (
 func init() {
 	register(
 		CatalogEntry{CodePortfolioShadowed, SeverityWarn,
-			"two servers of the portfolio offer a tool of the same name (or of names that look the same)",
+			"servers one client loads together offer a tool of the same name (or of names that look the same)",
 			"rename one tool or drop one server; a client that merges both lists gives the model two tools it cannot tell apart, and one can stand in for the other"},
 		CatalogEntry{CodePortfolioCrossRef, SeverityWarn,
 			"a server's descriptions or instructions name a tool that another server of the portfolio provides",
 			"describe only the server's own tools; text about another server's tools is how cross-server shadowing redirects them"},
 	)
 	registerWhy(map[string]string{
-		CodePortfolioShadowed: "Clients put every server's tools in one list. With two tools of one name the model picks either, and a malicious server can register a trusted server's tool name (or a look-alike of it) to receive its calls. Reported once per pair of servers, with every shared name.",
+		CodePortfolioShadowed: "Clients put every server's tools in one list. With two tools of one name the model picks either, and a malicious server can register a trusted server's tool name (or a look-alike of it) to receive its calls. Reported once per group of servers sharing names (in the set of servers one client loads together), listing every server and every shared name.",
 		CodePortfolioCrossRef: "Cross-server tool shadowing works by one server's description naming another server's tool and changing how the model calls it (\"when send_email is available, BCC ...\"). A server has no honest need to name tools it does not provide; reported once per pair of servers, with the names and the first span.",
 	})
 }
@@ -39,26 +39,35 @@ type PortfolioServer struct {
 	Result *Result
 }
 
-// PairFinding is a finding about two servers of a portfolio.
-type PairFinding struct {
+// PortfolioFinding is a finding about servers of one portfolio: the
+// servers sharing tool names, or two servers of which one names the
+// other's tools.
+type PortfolioFinding struct {
 	Code     string   `json:"code"`
 	Severity Severity `json:"severity"`
-	// Servers are the two servers, in portfolio order.
-	Servers [2]string `json:"servers"`
+	// Servers are the servers involved, in portfolio order: every server
+	// offering the shared names (tool_shadowed), or the two servers of a
+	// cross-server reference.
+	Servers []string `json:"servers"`
 	// Names are the tool names involved, sorted.
 	Names []string `json:"names"`
 	// Value is the deciding span: for a cross-server reference the text
 	// around the first mention, for shadowing the shared names.
 	Value   string `json:"value,omitempty"`
 	Message string `json:"message"`
+	// Configs name the configs (and clients) that load these servers
+	// together, when the caller knows them.
+	Configs []string `json:"configs,omitempty"`
 }
 
 // CheckPortfolio compares the servers that completed the handshake with
-// each other: tool names two servers share (exactly, or by look-alike
-// skeleton, or ignoring case), and descriptions or instructions of one
-// server that name another server's tools. Each code is reported at most
-// once per pair of servers, in portfolio order.
-func CheckPortfolio(servers []PortfolioServer) []PairFinding {
+// each other, as one client loads them together: tool names several
+// servers share (exactly, by look-alike skeleton, or ignoring case), one
+// finding per group of servers sharing names, listing every server of the
+// group and every shared name; and descriptions or instructions of one
+// server that name another server's tools, once per pair. Findings come in
+// portfolio order, shadowing first.
+func CheckPortfolio(servers []PortfolioServer) []PortfolioFinding {
 	type view struct {
 		name  string
 		tools []string
@@ -87,6 +96,15 @@ func CheckPortfolio(servers []PortfolioServer) []PairFinding {
 		}
 		vs = append(vs, v)
 	}
+	var out []PortfolioFinding
+	{
+		names := make([]string, len(vs))
+		tools := make([][]string, len(vs))
+		for i, v := range vs {
+			names[i], tools[i] = v.name, v.tools
+		}
+		out = shadowGroups(names, tools)
+	}
 	patterns := map[string]*regexp.Regexp{}
 	mention := func(tool string) *regexp.Regexp {
 		re, ok := patterns[tool]
@@ -96,13 +114,9 @@ func CheckPortfolio(servers []PortfolioServer) []PairFinding {
 		}
 		return re
 	}
-	var out []PairFinding
 	for i := range vs {
 		for j := i + 1; j < len(vs); j++ {
 			a, b := vs[i], vs[j]
-			if f, ok := shadowed(a.name, a.tools, b.name, b.tools); ok {
-				out = append(out, f)
-			}
 			var names []string
 			first := ""
 			for _, dir := range [][2]view{{a, b}, {b, a}} {
@@ -129,7 +143,7 @@ func CheckPortfolio(servers []PortfolioServer) []PairFinding {
 			if len(names) > 0 {
 				slices.Sort(names)
 				e := catalog[CodePortfolioCrossRef]
-				out = append(out, PairFinding{Code: e.Code, Severity: e.Severity, Servers: [2]string{a.name, b.name},
+				out = append(out, PortfolioFinding{Code: e.Code, Severity: e.Severity, Servers: []string{a.name, b.name},
 					Names: names, Value: safe.Truncate(visible(first), MaxEvidence, safe.Ellipsis),
 					Message: safe.Truncate(fmt.Sprintf("descriptions name the other server's tools: %s", strings.Join(names, "; ")), MaxEvidence, safe.Ellipsis)})
 			}
@@ -138,39 +152,91 @@ func CheckPortfolio(servers []PortfolioServer) []PairFinding {
 	return out
 }
 
-// shadowed reports the tool names servers a and b share.
-func shadowed(an string, a []string, bn string, b []string) (PairFinding, bool) {
-	var names, look []string
-	for _, x := range a {
-		for _, y := range b {
-			switch {
-			case x == y:
-				names = append(names, x)
-			case strings.EqualFold(Skeleton(x), Skeleton(y)):
-				look = append(look, x+" / "+y)
+// shadowGroups reports the tool names shared by several servers (names
+// are the servers, tools their tool names, in portfolio order): names are
+// grouped by look-alike skeleton, and the names whose servers are the same
+// set make one finding listing every server of the set.
+func shadowGroups(names []string, tools [][]string) []PortfolioFinding {
+	type group struct {
+		servers []int    // indexes into names, ascending
+		names   []string // the spellings, sorted
+	}
+	bySkel := map[string]*group{}
+	var order []string
+	for i, ts := range tools {
+		for _, t := range ts {
+			k := strings.ToLower(Skeleton(t))
+			g := bySkel[k]
+			if g == nil {
+				g = &group{}
+				bySkel[k] = g
+				order = append(order, k)
+			}
+			if n := len(g.servers); n == 0 || g.servers[n-1] != i {
+				g.servers = append(g.servers, i)
+			}
+			if !slices.Contains(g.names, t) {
+				g.names = append(g.names, t)
 			}
 		}
 	}
-	if len(names)+len(look) == 0 {
-		return PairFinding{}, false
+	// Shared skeletons, merged by their set of servers.
+	type merged struct {
+		servers     []int
+		exact, look []string
 	}
-	slices.Sort(names)
-	slices.Sort(look)
-	msg := ""
-	if len(names) > 0 {
-		msg = fmt.Sprintf("both servers offer %s", strings.Join(names, ", "))
-	}
-	if len(look) > 0 {
-		if msg != "" {
-			msg += "; "
+	var sets []*merged
+	bySet := map[string]*merged{}
+	for _, k := range order {
+		g := bySkel[k]
+		if len(g.servers) < 2 {
+			continue
 		}
-		msg += fmt.Sprintf("names that look the same: %s", strings.Join(look, ", "))
+		sk := fmt.Sprint(g.servers)
+		m := bySet[sk]
+		if m == nil {
+			m = &merged{servers: g.servers}
+			bySet[sk] = m
+			sets = append(sets, m)
+		}
+		slices.Sort(g.names)
+		if len(g.names) == 1 {
+			m.exact = append(m.exact, g.names[0])
+		} else {
+			m.look = append(m.look, strings.Join(g.names, " / "))
+		}
 	}
+	// Groups in portfolio order of their servers.
+	slices.SortStableFunc(sets, func(a, b *merged) int { return slices.Compare(a.servers, b.servers) })
 	e := catalog[CodePortfolioShadowed]
-	all := append(append([]string{}, names...), look...)
-	return PairFinding{Code: e.Code, Severity: e.Severity, Servers: [2]string{an, bn}, Names: all,
-		Value:   safe.Truncate(visible(strings.Join(all, ", ")), MaxEvidence, safe.Ellipsis),
-		Message: safe.Truncate(visible(msg)+"; a client merging both lists cannot tell them apart", MaxEvidence, safe.Ellipsis)}, true
+	var out []PortfolioFinding
+	for _, m := range sets {
+		slices.Sort(m.exact)
+		slices.Sort(m.look)
+		servers := make([]string, len(m.servers))
+		for i, s := range m.servers {
+			servers[i] = names[s]
+		}
+		who := "both servers offer"
+		if len(servers) > 2 {
+			who = fmt.Sprintf("%d servers offer", len(servers))
+		}
+		msg := ""
+		if len(m.exact) > 0 {
+			msg = fmt.Sprintf("%s %s", who, strings.Join(m.exact, ", "))
+		}
+		if len(m.look) > 0 {
+			if msg != "" {
+				msg += "; "
+			}
+			msg += fmt.Sprintf("names that look the same: %s", strings.Join(m.look, ", "))
+		}
+		all := append(append([]string{}, m.exact...), m.look...)
+		out = append(out, PortfolioFinding{Code: e.Code, Severity: e.Severity, Servers: servers, Names: all,
+			Value:   safe.Truncate(visible(strings.Join(all, ", ")), MaxEvidence, safe.Ellipsis),
+			Message: safe.Truncate(visible(msg)+"; a client merging their lists cannot tell them apart", MaxEvidence, safe.Ellipsis)})
+	}
+	return out
 }
 
 // distinctive reports whether a tool name is identifier-like enough that

@@ -26,7 +26,7 @@ func TestCheckPortfolio(t *testing.T) {
 		[2]string{"topics", "Help topics:\n- read_file: how files are read"})
 	var got []string
 	for _, f := range CheckPortfolio([]PortfolioServer{fs, evil, dead, plain}) {
-		got = append(got, f.Code+" "+f.Servers[0]+"+"+f.Servers[1]+": "+strings.Join(f.Names, "; "))
+		got = append(got, f.Code+" "+strings.Join(f.Servers, "+")+": "+strings.Join(f.Names, "; "))
 	}
 	want := []string{
 		// Exact and look-alike names, one finding for the pair.
@@ -35,6 +35,32 @@ func TestCheckPortfolio(t *testing.T) {
 		"portfolio/cross_server_reference fs+evil: evil names fs's read_file",
 		// A plain word ("search") is no reference, nor is a bare list item
 		// naming read_file; the dead server is left out.
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckPortfolioGroups: nine servers offering one tool name are one
+// finding listing all nine (not 36 pairs); names shared by another set of
+// servers are another finding.
+func TestCheckPortfolioGroups(t *testing.T) {
+	var servers []PortfolioServer
+	for i := range 9 {
+		name := string(rune('a' + i))
+		tools := [][2]string{{"echo", "Echoes."}}
+		if i < 2 {
+			tools = append(tools, [2]string{"get_time", "Gives the time."}, [2]string{"get_date", "Gives the date."})
+		}
+		servers = append(servers, portfolioServer(name, "", tools...))
+	}
+	var got []string
+	for _, f := range CheckPortfolio(servers) {
+		got = append(got, f.Code+" "+strings.Join(f.Servers, "+")+": "+strings.Join(f.Names, "; ")+" | "+f.Message)
+	}
+	want := []string{
+		"portfolio/tool_shadowed a+b: get_date; get_time | both servers offer get_date, get_time; a client merging their lists cannot tell them apart",
+		"portfolio/tool_shadowed a+b+c+d+e+f+g+h+i: echo | 9 servers offer echo; a client merging their lists cannot tell them apart",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

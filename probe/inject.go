@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Failure injection sends each tool calls its own input schema rejects, and
@@ -27,20 +28,19 @@ import (
 // say; each ProbeCall records whether its tool is (by default or
 // explicitly) destructive or open-world.
 
-// Response classes (ProbeCall.Class).
+// Response classes (ProbeCall.Class): the words of [vocab.ClassProtocolError]
+// and its kin, which probe sets.
 const (
-	// ClassProtocolError: a JSON-RPC error response.
-	ClassProtocolError = "protocol_error"
-	// ClassToolError: a tools/call result with isError: true.
-	ClassToolError = "tool_error"
-	// ClassAccepted: a success result for a request that should have
-	// failed.
-	ClassAccepted = "accepted"
-	// ClassCrash: the server went away (its connection closed, or it no
-	// longer answered ping after the probe's response).
-	ClassCrash = "crash"
-	// ClassHang: no response within the probe's call timeout.
-	ClassHang = "hang"
+	ClassProtocolError = vocab.ClassProtocolError
+	ClassToolError     = vocab.ClassToolError
+	ClassAccepted      = vocab.ClassAccepted
+	ClassCrash         = vocab.ClassCrash
+	ClassHang          = vocab.ClassHang
+	// ClassLimit: the sandbox killed the server for a resource limit
+	// while the call was in flight. Such a call is no answer: it is never
+	// recorded among the probes (see [CodeLimitExceeded]), so the word
+	// stays probe's own.
+	ClassLimit = "limit"
 )
 
 // Finding codes of failure injection.
@@ -249,7 +249,7 @@ func (in *injector) probeTool(ctx context.Context, t Tool, limit int) {
 			return
 		}
 		pc := in.probe(ctx, p)
-		if pc == nil || pc.Class == ClassHang || pc.Class == ClassCrash {
+		if pc == nil || pc.Class == ClassHang || pc.Class == ClassCrash || pc.Class == ClassLimit {
 			return
 		}
 	}
@@ -321,7 +321,14 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 	}
 	if note.killed {
 		note.exit = in.exitEvidence()
-		if in.opts.Process != nil && in.relaunches == 0 {
+		// A limit the sandbox enforced ended the call (issue 22 item 10):
+		// the request in flight gets the limit finding, and the call is
+		// no answer at all: it is not recorded as a probe, so it is never
+		// graded nor taken for a crash on invalid input. Process describes
+		// the newest process, so this holds after a relaunch too (the
+		// limit of a relaunched server was graded as the fatal
+		// crash_on_invalid_input before).
+		if in.opts.Process != nil {
 			if pi := in.opts.Process(0); pi.LimitExceeded != "" {
 				limit := pi.LimitExceeded
 				if pi.LimitValue != "" {
@@ -329,6 +336,12 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 				}
 				in.add(CodeLimitExceeded, "server", p.Method, limit,
 					"the sandbox killed the server while it answered %s: %s limit exceeded", describe(p), limit)
+				in.sent++
+				p.Class = ClassLimit
+				if !in.relaunch(ctx) {
+					in.stop = true
+				}
+				return &p
 			}
 		}
 	}

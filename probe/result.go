@@ -46,6 +46,9 @@ type Result struct {
 	// OAuth is the OAuth readiness of a remote that answered 401
 	// (check_oauth.go); nil when it did not.
 	OAuth *OAuthReadiness `json:"oauth,omitempty"`
+	// Context is what a client loads into a model's context from this
+	// server, in o200k_base tokens ([MeasureContext]).
+	Context *ContextCost `json:"context,omitempty"`
 }
 
 // Target says what was probed and how.

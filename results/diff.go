@@ -260,29 +260,37 @@ func diffServerOf(r Record) DiffServer {
 // source (in run order among equals), then by a name unique among the
 // unmatched runs of both sides.
 func diffMatch(old, cur []Record) (pairs [][2]Record, onlyOld, onlyNew []Record) {
+	return diffMatchBy(old, cur, nil)
+}
+
+// diffMatchBy is [diffMatch] with a pass by identity (what reaches the
+// server, see [vocab.Plan.Identity]) after the pass by target key, when
+// identity is not nil; a record whose identity is "" is left to the later
+// passes.
+func diffMatchBy(old, cur []Record, identity func(r Record, old bool) string) (pairs [][2]Record, onlyOld, onlyNew []Record) {
 	oldUsed := make([]bool, len(old))
 	newUsed := make([]bool, len(cur))
-	pass := func(key func(Record) string, unique bool) {
+	pass := func(key func(Record, bool) string, unique bool) {
 		idx := map[string][]int{}
 		for i, r := range old {
 			if !oldUsed[i] {
-				k := key(r)
+				k := key(r, true)
 				idx[k] = append(idx[k], i)
 			}
 		}
 		newCount := map[string]int{}
 		for j, r := range cur {
 			if !newUsed[j] {
-				newCount[key(r)]++
+				newCount[key(r, false)]++
 			}
 		}
 		for j, r := range cur {
 			if newUsed[j] {
 				continue
 			}
-			k := key(r)
+			k := key(r, false)
 			cands := idx[k]
-			if len(cands) == 0 || (unique && (len(cands) != 1 || newCount[k] != 1)) {
+			if k == "" || len(cands) == 0 || (unique && (len(cands) != 1 || newCount[k] != 1)) {
 				continue
 			}
 			i := cands[0]
@@ -291,9 +299,12 @@ func diffMatch(old, cur []Record) (pairs [][2]Record, onlyOld, onlyNew []Record)
 			pairs = append(pairs, [2]Record{old[i], r})
 		}
 	}
-	pass(func(r Record) string { return r.TargetKey }, false)
-	pass(func(r Record) string { return r.Result.Target.Name + "\x00" + r.Result.Target.Source }, false)
-	pass(func(r Record) string { return r.Result.Target.Name }, true)
+	pass(func(r Record, _ bool) string { return r.TargetKey }, false)
+	if identity != nil {
+		pass(identity, false)
+	}
+	pass(func(r Record, _ bool) string { return r.Result.Target.Name + "\x00" + r.Result.Target.Source }, false)
+	pass(func(r Record, _ bool) string { return r.Result.Target.Name }, true)
 	for i, r := range old {
 		if !oldUsed[i] {
 			onlyOld = append(onlyOld, r)

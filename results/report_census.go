@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scoring"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -664,8 +663,8 @@ func (t *Tally) Census() *Census {
 		c.Errors.Classes = append(c.Errors.Classes, ClassFigure{Class: cl, Share: Prop(t.classes[cl], t.probes)})
 	}
 	elemOrder := map[string]int{}
-	for i, w := range scoring.Weights {
-		elemOrder[w.Element] = i + 1
+	for i, e := range vocab.Elements {
+		elemOrder[e] = i + 1
 	}
 	for _, e := range sortedKeys(t.elemApplies, elemOrder) {
 		c.Errors.Elements = append(c.Errors.Elements, ElementFigure{Element: e, Meaning: elementMeanings[e],
@@ -721,10 +720,13 @@ func (t *Tally) Census() *Census {
 }
 
 // classOrder is the report order of probe classes, worst last.
-var classOrder = map[string]int{
-	scoring.ClassToolError: 1, scoring.ClassProtocolError: 2, scoring.ClassAccepted: 3,
-	scoring.ClassCrash: 4, scoring.ClassHang: 5,
-}
+var classOrder = func() map[string]int {
+	m := map[string]int{}
+	for i, c := range vocab.Classes {
+		m[c] = i + 1
+	}
+	return m
+}()
 
 // sortedKeys returns m's keys in the given order, unknown keys last by
 // name.

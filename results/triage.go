@@ -37,15 +37,19 @@ type Triage struct {
 	// Portfolio are the findings about pairs of servers (a tool name two
 	// servers share, a description naming another server's tool), each
 	// code once per pair.
-	Portfolio []probe.PairFinding `json:"portfolio"`
+	Portfolio []probe.PortfolioFinding `json:"portfolio"`
 	// Baseline is the database the definitions were compared with
 	// (triage --baseline), empty without one.
 	Baseline string `json:"baseline,omitempty"`
+	// Skipped are the config entries not probed, each with its reason.
+	Skipped []TriageSkipped `json:"skipped,omitempty"`
 	// results are the stored results by target key, for the portfolio
 	// and baseline comparisons.
 	results map[string]*probe.Result
 	// db is the path of the database the triage was loaded from.
 	db string
+	// identities are the identities of the scan's target plans, by key.
+	identities map[string]string
 }
 
 // TriageCounts counts the servers of a [Triage] by decision. Ungraded
@@ -108,6 +112,34 @@ type TriageServer struct {
 	// Config is the config file the entry is in, when the triage read
 	// several (a server in several configs is reported under each).
 	Config string `json:"config,omitempty"`
+	// Client names the client of Config (Claude Code, Cursor, ...), when
+	// known.
+	Client string `json:"client,omitempty"`
+	// Project is the project folder of a per-project entry (Claude Code's
+	// "projects"), which its client loads together with the config's
+	// top-level entries; empty for a top-level entry.
+	Project string `json:"project,omitempty"`
+	// Probed is the key of the run reported for this entry: entries that
+	// reach the same server (the same URL, or the same command run the same
+	// way) share one run. Empty when it is the entry's own Key.
+	Probed string `json:"probed,omitempty"`
+}
+
+// TriageSkipped is a config entry the triage did not probe, and why: its
+// client does not run it, or mcpvet cannot read it.
+type TriageSkipped struct {
+	Config string `json:"config,omitempty"`
+	Client string `json:"client,omitempty"`
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// RunKey is the key of the run reported for s.
+func (s TriageServer) RunKey() string {
+	if s.Probed != "" {
+		return s.Probed
+	}
+	return s.Key
 }
 
 // triageMaxReasons bounds TriageServer.Reasons.
@@ -163,6 +195,9 @@ func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
 	slices.Sort(rest)
 	for _, k := range rest {
 		t.Servers = append(t.Servers, byKey[k])
+	}
+	if t.identities, err = st.targetIdentities(ctx, scanID); err != nil {
+		return nil, err
 	}
 	t.Portfolio = triagePortfolio(t.Servers, t.results)
 	t.Recount()

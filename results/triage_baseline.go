@@ -2,8 +2,11 @@ package results
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Values of TriageServer.Definitions.
@@ -38,14 +41,34 @@ func (t *Triage) CompareBaseline(ctx context.Context, baseline *Store, db string
 	if err != nil {
 		return err
 	}
+	// Each server once: entries that reach the same server share a run.
 	var cur []Record
+	seen := map[string]bool{}
 	for _, s := range t.Servers {
-		if r := t.results[s.Key]; r != nil {
-			cur = append(cur, Record{TargetKey: s.Key, Result: r})
+		k := s.RunKey()
+		if r := t.results[k]; r != nil && !seen[k] {
+			seen[k] = true
+			cur = append(cur, Record{TargetKey: k, Result: r})
 		}
 	}
+	// Servers are matched by what reaches them (the stored plans'
+	// identity) before their names: the same command in a config read
+	// from another path, or under another name, is the same server.
+	oldIDs, err := baseline.targetIdentities(ctx, id)
+	if err != nil {
+		return err
+	}
+	curIDs := t.identities
+	if curIDs == nil {
+		curIDs = map[string]string{}
+	}
 	t.Baseline = db
-	pairs, _, onlyNew := diffMatch(old.Runs, cur)
+	pairs, _, onlyNew := diffMatchBy(old.Runs, cur, func(r Record, old bool) string {
+		if old {
+			return oldIDs[r.TargetKey]
+		}
+		return curIDs[r.TargetKey]
+	})
 	marks := map[string]TriageServer{}
 	for _, p := range pairs {
 		a, b := p[0].Result, p[1].Result
@@ -68,11 +91,33 @@ func (t *Triage) CompareBaseline(ctx context.Context, baseline *Store, db string
 		}
 	}
 	for i := range t.Servers {
-		if m, ok := marks[t.Servers[i].Key]; ok {
+		if m, ok := marks[t.Servers[i].RunKey()]; ok {
 			t.Servers[i].Definitions, t.Servers[i].Changed = m.Definitions, m.Changed
 		}
 	}
 	return nil
+}
+
+// targetIdentities returns the [vocab.Plan.Identity] of each stored target
+// plan of a scan, by target key.
+func (s *Store) targetIdentities(ctx context.Context, scanID int64) (map[string]string, error) {
+	rows, err := s.r.QueryContext(ctx, "SELECT key, plan FROM targets WHERE scan_id = ? AND plan IS NOT NULL", scanID)
+	if err != nil {
+		return nil, fmt.Errorf("results: reading target plans of scan %d: %w", scanID, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var key, js string
+		if err := rows.Scan(&key, &js); err != nil {
+			return nil, fmt.Errorf("results: reading target plans of scan %d: %w", scanID, err)
+		}
+		var pl vocab.Plan
+		if json.Unmarshal([]byte(js), &pl) == nil {
+			out[key] = pl.Identity()
+		}
+	}
+	return out, rows.Err()
 }
 
 // definitionSubject names the item of a change as KIND:NAME.

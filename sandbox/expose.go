@@ -23,9 +23,11 @@ import (
 //     named in argv together with its project root (the nearest ancestor
 //     holding package.json, pyproject.toml, go.mod, Cargo.toml or .git,
 //     never $HOME or /); a file outside any project only when it is the
-//     program run (the command, or the script an interpreter is given):
-//     a data file elsewhere needs --expose, so that a path handed to a
-//     server does not by itself open the host to it;
+//     program run (the command, or the script an interpreter is given),
+//     and then with its own folder, which holds the modules it imports
+//     (refused like any path when it is /, a top-level folder, $HOME or a
+//     credential store): a data file elsewhere needs --expose, so that a
+//     path handed to a server does not by itself open the host to it;
 //   - the installation prefix of the command (the folder above the bin/
 //     or shims/ its path or real path is in);
 //   - [Options.Expose], and [Options.ExposeRW] writable.
@@ -41,9 +43,12 @@ const (
 	ExposeCwd     = "cwd"
 	ExposeArgv    = "argv"
 	ExposeProject = "project"
-	ExposePrefix  = "prefix"
-	ExposeUser    = "expose"
-	ExposeUserRW  = "expose-rw"
+	// ExposeScriptDir: the folder of the program run, when it is in no
+	// project.
+	ExposeScriptDir = "script-dir"
+	ExposePrefix    = "prefix"
+	ExposeUser      = "expose"
+	ExposeUserRW    = "expose-rw"
 )
 
 // An Exposure is a host path a server sees at the same path.
@@ -105,19 +110,21 @@ func within(p, dir string) bool {
 }
 
 // CheckExpose returns an *[ExposeError] when path must not be shown to a
-// server: /, $HOME, a credential store, a folder holding one, or one of
-// hidden (the results database). path is made absolute first; symlinks are
-// checked at both ends.
+// server: /, a top-level folder, a home folder of the machine (the
+// caller's, any in the passwd database, /root and every /home/*), a
+// credential store or an AI client's store in any of those homes, a
+// folder holding one, a runtime folder (/run, /var/run,
+// $XDG_RUNTIME_DIR: the sockets of the machine's daemons), or one of
+// hidden (the results database, compared by device and inode). path is
+// made absolute first; it, every home and every store are compared both
+// as named and with their symlinks resolved, so a $HOME reached through a
+// symlink, or a config naming the real folder, changes nothing.
 func CheckExpose(path string, hidden []string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return &ExposeError{Path: path, Reason: err.Error()}
 	}
-	cands := []string{abs}
-	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-		cands = append(cands, real)
-	}
-	home := hostHome()
+	cands := resolvedForms(abs)
 	for _, p := range cands {
 		if p == "/" {
 			return &ExposeError{Path: path, Reason: "it is the whole file system; expose the folder the server needs"}
@@ -125,20 +132,36 @@ func CheckExpose(path string, hidden []string) error {
 		if filepath.Dir(p) == "/" {
 			return &ExposeError{Path: path, Reason: "a top-level folder is shared by everything on the machine; expose the folder inside it that the server needs"}
 		}
-		if home != "" {
-			if p == home {
-				return &ExposeError{Path: path, Reason: "$HOME holds your credentials; expose the folder inside it that the server needs"}
+		for _, r := range runtimeDirs() {
+			if within(p, r) {
+				return &ExposeError{Path: path, Reason: r + " is a runtime folder: it holds the sockets of the machine's daemons"}
 			}
-			for _, c := range credentialStores {
-				store := filepath.Join(home, c)
-				switch {
-				case within(p, store):
-					return &ExposeError{Path: path, Reason: "~/" + c + " is a credential store"}
-				case within(store, p):
-					return &ExposeError{Path: path, Reason: "it holds the credential store ~/" + c + "; expose a folder that does not"}
+		}
+		for _, h := range machineHomes() {
+			if p == h.path {
+				if h.own {
+					return &ExposeError{Path: path, Reason: "$HOME holds your credentials; expose the folder inside it that the server needs"}
+				}
+				return &ExposeError{Path: path, Reason: "it is the home folder of user " + h.user + "; expose the folder inside it that the server needs"}
+			}
+			for _, c := range h.stores {
+				if within(p, c.path) {
+					return &ExposeError{Path: path, Reason: h.tilde() + c.rel + " is " + c.kind()}
+				}
+				if within(c.path, p) {
+					return &ExposeError{Path: path, Reason: "it holds " + c.the() + " " + h.tilde() + c.rel + "; expose a folder that does not"}
 				}
 			}
 		}
+	}
+	if fi, err := os.Stat(abs); err == nil {
+		for _, h := range hiddenForms(hidden) {
+			if hi, err := os.Stat(h); err == nil && os.SameFile(fi, hi) {
+				return &ExposeError{Path: path, Reason: "it is mcpvet's results database"}
+			}
+		}
+	}
+	for _, p := range cands {
 		for _, h := range hidden {
 			if h == "" {
 				continue
@@ -149,6 +172,43 @@ func CheckExpose(path string, hidden []string) error {
 		}
 	}
 	return nil
+}
+
+// resolvedForms returns abs and, when different, abs with its symlinks
+// resolved; for a path that does not exist, its deepest existing ancestor
+// is resolved and the rest appended.
+func resolvedForms(abs string) []string {
+	abs = filepath.Clean(abs)
+	out := []string{abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if real != abs {
+			out = append(out, real)
+		}
+		return out
+	}
+	for dir, rest := filepath.Dir(abs), filepath.Base(abs); dir != "/" && dir != "."; dir, rest = filepath.Dir(dir), filepath.Join(filepath.Base(dir), rest) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			if r := filepath.Join(real, rest); r != abs {
+				out = append(out, r)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// hiddenForms lists the hidden files and their SQLite companions.
+func hiddenForms(hidden []string) []string {
+	var out []string
+	for _, h := range hidden {
+		if h == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(h); err == nil {
+			out = append(out, abs, abs+"-wal", abs+"-shm", abs+"-journal")
+		}
+	}
+	return out
 }
 
 // WorkDirNone as [Options.WorkDir] marks plans that are not the user's own
@@ -340,6 +400,7 @@ func scriptArg(argv []string) int {
 	if len(argv) == 0 || !isInterpreter(argv[0]) {
 		return -1
 	}
+	takesValue := valueFlags[strings.TrimRight(filepath.Base(argv[0]), "0123456789.")]
 	for i := 1; i < len(argv); i++ {
 		if !strings.HasPrefix(argv[i], "-") {
 			return i
@@ -347,8 +408,34 @@ func scriptArg(argv []string) int {
 		if argv[i] == "-m" || argv[i] == "-c" || argv[i] == "-e" {
 			break
 		}
+		if slices.Contains(takesValue, argv[i]) {
+			i++ // "python3 -W FILE script.py": FILE is -W's value, not the script
+		}
 	}
 	return -1
+}
+
+// valueFlags are the flags of each interpreter that take the next
+// argument as their value (issue 22 item 11: `python3 -W FILE script.py`
+// exposed FILE as if it were the script).
+var valueFlags = map[string][]string{
+	"python":  {"-W", "-X", "--check-hash-based-pycs"},
+	"python3": {"-W", "-X", "--check-hash-based-pycs"},
+	"node":    {"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--title", "--input-type"},
+	"nodejs":  {"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file", "--title", "--input-type"},
+	"bun":     {"-r", "--preload", "--config", "--env-file", "--cwd"},
+	"deno":    {"-c", "--config", "--import-map", "--env-file"},
+	"ruby":    {"-I", "-r", "-C", "-E"},
+	"perl":    {"-I", "-M", "-m"},
+	"php":     {"-c", "-d", "-z"},
+	"bash":    {"-o", "-O", "--rcfile", "--init-file"},
+	"sh":      {"-o"},
+	"java":    {"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules", "-m", "--module"},
+	"lua":     {"-l"},
+	"tsx":     {"--tsconfig", "--env-file", "-r", "--require", "--import"},
+	"ts-node": {"-r", "--require", "-P", "--project", "-C", "--compiler"},
+	"uv":      {"--with", "--python", "-p", "--directory", "--project"},
+	"Rscript": {"-e"},
 }
 
 // hostArgPath returns the host path an argv path names: an absolute path
@@ -386,6 +473,16 @@ func (x *exposer) argvFile(p string, cmd, script bool) {
 	}
 	if root != "" {
 		x.add(root, ExposeProject, false)
+	} else if dir := filepath.Dir(real); !(cmd && slices.Contains(prefixDirs, filepath.Base(dir))) && x.allowed(dir, ExposeScriptDir) {
+		// A script outside any project imports its siblings (node's
+		// require('./lib'), python's import helper): its own folder is
+		// its project. Never /, a top-level folder, $HOME or a
+		// credential store: allowed refuses those. A command in a bin/
+		// folder has its installation prefix exposed instead.
+		x.add(dir, ExposeScriptDir, false)
+		if dir != filepath.Dir(p) && x.allowed(filepath.Dir(p), ExposeScriptDir) {
+			x.add(filepath.Dir(p), ExposeScriptDir, false)
+		}
 	}
 	// The file as named too when it or its target is outside the root: a
 	// symlink to a project's script is opened by the name argv gives.
@@ -446,28 +543,20 @@ func installPrefix(prog, home string) string {
 }
 
 // maskHidden masks the hidden files (the results database) that lie in
-// exposed folders, and lists the read-only exposures for the layout.
+// exposed folders, by their real paths (a database named through a
+// symlinked folder is the same file), then the sockets and databases the
+// exposed folders hold ([Server.maskHostFiles]), and lists the read-only
+// exposures for the layout.
 func (s *Server) maskHidden() {
-	for _, h := range s.opts.Hidden {
-		if h == "" {
-			continue
-		}
-		abs, err := filepath.Abs(h)
-		if err != nil {
-			continue
-		}
-		for _, f := range []string{abs, abs + "-wal", abs + "-shm", abs + "-journal"} {
-			if _, err := os.Stat(f); err != nil {
-				continue
-			}
-			for _, e := range s.exposed {
-				if within(f, e.Path) {
-					s.masked = append(s.masked, f)
-					break
-				}
+	for _, f := range hiddenForms(s.opts.Hidden) {
+		for _, e := range s.exposed {
+			if real, ok := realWithin(f, e.Path); ok {
+				s.mask(real)
+				break
 			}
 		}
 	}
+	s.maskHostFiles()
 	// Binds nested in another read-only bind are left out: a file mount
 	// point cannot be made in a read-only folder.
 	for _, e := range s.exposed {

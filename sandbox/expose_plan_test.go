@@ -44,6 +44,8 @@ func TestPlanExposure(t *testing.T) {
 	mkfile("proj/mcpvet.db", "db", 0o644)
 	mkfile("loose/script.js", "", 0o644)
 	mkfile("loose/data.txt", "", 0o644)
+	mkfile("proj2/data.txt", "", 0o644)
+	mkfile("home/srv.js", "", 0o644)
 	mkfile("pyenv/versions/3.12/bin/python3", "", 0o755)
 	mkfile("venv/bin/tool", "#!"+p("pyenv/versions/3.12/bin/python3")+"\nimport x\n", 0o755)
 	mkfile("envvenv/bin/tool", "#!/usr/bin/env python3\n", 0o755)
@@ -108,12 +110,37 @@ func TestPlanExposure(t *testing.T) {
 			},
 		},
 		{
-			name: "the script an interpreter runs, not a lone data file",
+			// The script's own folder holds the modules it imports
+			// (issue 27: node index.mjs importing ./lib.mjs, no
+			// package.json); the data file is seen because it is there,
+			// not because argv names it.
+			name: "the script an interpreter runs, with its folder",
 			plan: vocab.Plan{Command: "node", Args: []string{"--inspect", p("loose/script.js"), p("loose/data.txt")}},
 			opts: Options{WorkDir: p("elsewhere")},
 			want: exposureOutcome{
-				Exposed:  []Exposure{{Path: p("elsewhere"), Why: ExposeCwd}, {Path: p("loose/script.js"), Why: ExposeArgv}},
-				ReadOnly: []string{p("elsewhere"), p("loose/script.js")},
+				Exposed:  []Exposure{{Path: p("elsewhere"), Why: ExposeCwd}, {Path: p("loose"), Why: ExposeScriptDir}, {Path: p("loose/script.js"), Why: ExposeArgv}},
+				ReadOnly: []string{p("elsewhere"), p("loose")},
+				WorkDir:  p("elsewhere"),
+			},
+		},
+		{
+			name: "a lone data file outside the script's folder",
+			plan: vocab.Plan{Command: "node", Args: []string{p("loose/script.js"), p("proj2/data.txt")}},
+			opts: Options{WorkDir: p("elsewhere")},
+			want: exposureOutcome{
+				Exposed:  []Exposure{{Path: p("elsewhere"), Why: ExposeCwd}, {Path: p("loose"), Why: ExposeScriptDir}, {Path: p("loose/script.js"), Why: ExposeArgv}},
+				ReadOnly: []string{p("elsewhere"), p("loose")},
+				WorkDir:  p("elsewhere"),
+			},
+		},
+		{
+			name: "a script in $HOME itself: the folder is refused",
+			plan: vocab.Plan{Command: "node", Args: []string{p("home/srv.js")}},
+			opts: Options{WorkDir: p("elsewhere")},
+			want: exposureOutcome{
+				Exposed:  []Exposure{{Path: p("elsewhere"), Why: ExposeCwd}, {Path: p("home/srv.js"), Why: ExposeArgv}},
+				Refused:  []string{credRefusal(ExposeScriptDir, home, "$HOME holds your credentials; expose the folder inside it that the server needs")},
+				ReadOnly: []string{p("elsewhere"), p("home/srv.js")},
 				WorkDir:  p("elsewhere"),
 			},
 		},
@@ -142,8 +169,8 @@ func TestPlanExposure(t *testing.T) {
 			plan: vocab.Plan{Command: p("loose/script.js")},
 			opts: Options{WorkDir: p("elsewhere")},
 			want: exposureOutcome{
-				Exposed:  []Exposure{{Path: p("elsewhere"), Why: ExposeCwd}},
-				ReadOnly: []string{p("elsewhere")},
+				Exposed:  []Exposure{{Path: p("elsewhere"), Why: ExposeCwd}, {Path: p("loose"), Why: ExposeScriptDir}},
+				ReadOnly: []string{p("elsewhere"), p("loose")},
 				WorkDir:  p("elsewhere"),
 			},
 		},
@@ -296,7 +323,12 @@ func TestScriptArg(t *testing.T) {
 		{"empty", nil, -1},
 		{"not an interpreter", []string{"mytool", "server.js"}, -1},
 		{"script first", []string{"node", "server.js", "--port=1"}, 1},
-		{"flags before the script", []string{"/usr/bin/python3.12", "-u", "-X", "server.py"}, 3},
+		{"flags before the script", []string{"/usr/bin/python3.12", "-u", "-X", "dev", "server.py"}, 4},
+		// Issue 22 item 11: a flag's value is not the script.
+		{"python -W FILE", []string{"python3", "-W", "/home/u/.secret", "server.py"}, 3},
+		{"node -r module", []string{"node", "-r", "/opt/preload.js", "server.js"}, 3},
+		{"node --require=x", []string{"node", "--require=/opt/preload.js", "server.js"}, 2},
+		{"bash -o", []string{"bash", "-o", "pipefail", "run.sh"}, 3},
 		{"python -m", []string{"python3", "-m", "pkg.server"}, -1},
 		{"python -c", []string{"python", "-c", "print(1)", "x.py"}, -1},
 		{"node -e", []string{"node", "-e", "1", "x.js"}, -1},

@@ -63,6 +63,15 @@ func install(ctx context.Context, pkg *vocab.Package, o *Options, source string)
 func installOnce(ctx context.Context, pkg *vocab.Package, o *Options, source string) (*entryPoint, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, o.InstallTimeout, errInstallTimeout)
 	defer cancel()
+	// Every URL an untrusted entry names is checked before anything is
+	// contacted, and mcpvet's own requests for it refuse private
+	// addresses at connect time (private_url.go).
+	if err := checkEntryURLs(ctx, pkg, source, o); err != nil {
+		return nil, err
+	}
+	if (&vocab.Plan{Source: source}).Untrusted() && !o.AllowPrivateNetwork {
+		ctx = withPrivateGuard(ctx)
+	}
 	switch pkg.RegistryType {
 	case "npm":
 		return installNPM(ctx, pkg, o)

@@ -63,6 +63,10 @@ func installMCPB(ctx context.Context, pkg *vocab.Package, o *Options, source str
 	return ep, nil
 }
 
+// bundleClient downloads bundles; for an untrusted entry its dialer
+// refuses private addresses (see [withPrivateGuard]).
+var bundleClient = &http.Client{Transport: guardedTransport}
+
 // fetchBundle reads the bundle from an https URL or a local path.
 func fetchBundle(ctx context.Context, id, source string) ([]byte, error) {
 	if strings.HasPrefix(id, "https://") || strings.HasPrefix(id, "http://") {
@@ -75,7 +79,7 @@ func fetchBundle(ctx context.Context, id, source string) ([]byte, error) {
 		if err != nil {
 			return nil, launchErrorf(vocab.StatusInvalidPlan, "invalid mcpb URL %q: %v", id, err)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := bundleClient.Do(req)
 		if err != nil {
 			return nil, &LaunchError{Status: vocab.StatusInstallFailed, Detail: "downloading mcpb bundle", Evidence: err.Error()}
 		}

@@ -41,7 +41,7 @@ type metaEntry struct {
 
 // metaClient bounds one metadata request; the abbreviated document of
 // even the largest packages arrives well within it.
-var metaClient = &http.Client{Timeout: 30 * time.Second}
+var metaClient = &http.Client{Timeout: 30 * time.Second, Transport: guardedTransport}
 
 // metaMaxBytes caps a metadata document (untrusted input).
 const metaMaxBytes = 64 << 20

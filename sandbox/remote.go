@@ -55,7 +55,7 @@ func newRemoteTransport(ctx context.Context, s *Server, plan *vocab.Plan) (*remo
 	// Secret headers ("header:NAME" in plan.Secrets) the plan leaves empty
 	// get a canary, like secret environment variables do.
 	for _, sec := range plan.Secrets {
-		name, ok := strings.CutPrefix(sec, SecretHeaderPrefix)
+		name, ok := strings.CutPrefix(sec, vocab.SecretHeaderPrefix)
 		if !ok {
 			continue
 		}
@@ -366,6 +366,13 @@ type remoteRoundTripper struct {
 const maxErrorPeek = 64 << 10
 
 func (r *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && req.Response == nil && origin(req.URL) != r.home {
+		// Not a redirect mcpvet followed: the server itself named this
+		// URL, as a legacy SSE "endpoint" event does. Messages go to the
+		// server's own origin only, never to a host it chooses.
+		r.s.warn(fmt.Sprintf("the server's SSE endpoint names another origin (%s); mcpvet posts only to %s", origin(req.URL), r.home))
+		return nil, fmt.Errorf("%w: %s", errSSEEndpointOrigin, origin(req.URL))
+	}
 	req = req.Clone(req.Context())
 	for k, v := range r.headers {
 		// The transport's own headers win: a plan must not be able to

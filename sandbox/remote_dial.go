@@ -32,7 +32,20 @@ var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 // or "" when it may: loopback, RFC 1918 and unique-local (fc00::/7),
 // link-local (169.254.0.0/16 with the cloud metadata address, fe80::/10),
 // unspecified, multicast, carrier-grade NAT and known metadata addresses.
+//
+// An IPv6 address carrying an IPv4 one (NAT64 64:ff9b::/96 and
+// 64:ff9b:1::/48, 6to4 2002::/16, Teredo, IPv4-mapped or -compatible) is
+// judged by the IPv4 address it carries: 64:ff9b::7f00:1 reaches 127.0.0.1
+// through a NAT64 gateway.
 func privateReason(ip netip.Addr) string {
+	if v4, how, ok := embeddedIPv4(ip); ok {
+		if r := privateReason(v4); r != "" {
+			if how == "IPv4-mapped" {
+				return r
+			}
+			return r + " through " + how
+		}
+	}
 	ip = ip.Unmap()
 	switch {
 	case ip.IsLoopback():

@@ -14,13 +14,14 @@ import (
 type stderrWatch struct {
 	mu      sync.Mutex
 	needles []canary.Needle
+	finder  *canary.Finder // every other layer and normalised form
 	longest int
 	carry   []byte // the end of the previous chunk, for needles split across reads
 	found   map[string]string
 }
 
 func newStderrWatch(canaries map[string]string) *stderrWatch {
-	w := &stderrWatch{needles: canary.Needles(canaries), found: map[string]string{}}
+	w := &stderrWatch{needles: canary.Needles(canaries), finder: canary.NewFinder(canaries), found: map[string]string{}}
 	for _, n := range w.needles {
 		w.longest = max(w.longest, len(n.Text))
 	}
@@ -38,6 +39,15 @@ func (w *stderrWatch) Write(p []byte) {
 	for _, n := range w.needles {
 		if _, ok := w.found[n.Name]; !ok && strings.Contains(window, n.Text) {
 			w.found[n.Name] = n.Enc
+		}
+	}
+	if len(w.found) < len(w.needles) {
+		// Decoded layers (base32 of the secret, gzip, ...) and pieces:
+		// a log line is usually written whole.
+		for _, h := range append(w.finder.Find(window), w.finder.FindPieces(window)...) {
+			if _, ok := w.found[h.Name]; !ok {
+				w.found[h.Name] = h.Enc
+			}
 		}
 	}
 	keep := min(len(window), w.longest-1)

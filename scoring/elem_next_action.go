@@ -54,7 +54,12 @@ func prevWordApos(s string, i int) string {
 	return s[k:j]
 }
 
-func hasCue(low string) bool {
+func hasCue(low string) bool { return hasCueExcept(low, nil) }
+
+// hasCueExcept is hasCue where the words in names (the called tool's name,
+// the server's tool and argument names) are never cues: "Invalid arguments
+// for tool add" names the tool add, it does not say to add anything.
+func hasCueExcept(low string, names map[string]bool) bool {
 	if !reCue.possible(low) {
 		return false
 	}
@@ -81,7 +86,7 @@ func hasCue(low string) bool {
 		}
 		// After a determiner a cue word is a noun: "this call", "the
 		// pick", "a retry".
-		cue := cueWords[w] && !determiners[prev1] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
+		cue := cueWords[w] && !determiners[prev1] && !names[w] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
 		if cue && !negatedAt(low, i) {
 			return true
 		}
@@ -159,6 +164,24 @@ func appendSentence(out [][2]int, s string, i, j int) [][2]int {
 	return out
 }
 
+// ownNames returns, lower-cased, the names a response may mention without
+// instructing: the called tool's name and the server's tool and argument
+// names (issue 25 item 1).
+func (in *input) ownNames() map[string]bool {
+	if in.names != nil {
+		return in.names
+	}
+	in.names = map[string]bool{}
+	for _, list := range [][]string{in.c.ToolNames, in.c.ParamNames, {in.r.Tool}} {
+		for _, n := range list {
+			if n != "" {
+				in.names[asciiLower(n)] = true
+			}
+		}
+	}
+	return in.names
+}
+
 func gradeNextAction(in *input) (bool, string) {
 	var rejected string
 	for _, seg := range in.text {
@@ -179,7 +202,7 @@ func gradeNextAction(in *input) (bool, string) {
 					}
 				}
 			}
-			if wait == nil && !hasCue(low) {
+			if wait == nil && !hasCueExcept(low, in.ownNames()) {
 				continue
 			}
 			if loc := reHuman.FindStringIndex(low); loc != nil {

@@ -18,7 +18,11 @@ var (
 	reMissing   = guard(`\b(required|missing|not provided|must be (provided|specified|present|supplied|set)|is absent|no value)\b`, "required", "missing", "not provided", "must be", "absent", "no value")
 	reUnknProp  = guard(`\b(unrecognized|unrecognised|unexpected|unknown|additional|extra|not allowed|not permitted|invalid)\s+(key|keys|property|properties|field|fields|param|parameter|parameters|argument|arguments|option|options)\b|\b(key|property|field|argument|parameter)s?\b[^.\n]*?\b(is |are )?(not allowed|not permitted|unrecognized|unexpected|unknown|not supported)\b`, "unrecognized", "unrecognised", "unexpected", "unknown", "additional", "extra", "not allowed", "not permitted", "invalid", "not supported")
 	reCountForm = guard(`\b(expected|expecting|must have|should have|requires|got)\s+(at least |at most |exactly )?\d+\b`, "expect", "must have", "should have", "requires", "got ")
-	reNameList  = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
+	// reStatedForm: a permitted form stated in words rather than by type,
+	// enum, range or pattern: "Only .drawio and .xml files are supported",
+	// "Path '12345' is not absolute", "must start with /" (issue 25 item 3).
+	reStatedForm = guard(`\bonly\b[^\n]{1,80}?\b(are|is)\s+(supported|allowed|accepted|permitted|valid)\b|\b(is not|isn't|must be|should be|needs to be)\s+(an?\s+)?(absolute|relative)\b|\b(must|should) (start|begin|end) with\b|\b(supported|allowed|accepted|valid) (file )?(types|extensions|formats)\b`, "only", "absolute", "relative", "start with", "begin with", "end with", "types", "extensions", "formats")
+	reNameList   = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
 )
 
 // phrases are lowercase phrases that count only as whole words.
@@ -186,7 +190,7 @@ func formStated(in *input) (string, bool) {
 	// Cheapest first: the first that matches decides. The enum and pattern
 	// expressions are mostly whole-word phrases, found by string search;
 	// as regexps they cost ten times the others.
-	res := []guarded{reTypeForm, reNameList, reLength, reConstr, reCountForm}
+	res := []guarded{reTypeForm, reNameList, reLength, reConstr, reCountForm, reStatedForm}
 	if in.r.Kind == KindUnknownProperty {
 		res = append(res, reUnknProp)
 	}

@@ -157,7 +157,22 @@ func Grade(r Response, c Context) Graded {
 	if !silent && total > 0 {
 		g.Score = math.Round(1000*got/total) / 10
 	}
+	if severeLeak(leaks) && g.Score > MaxLeakingScore {
+		g.Score = MaxLeakingScore
+	}
 	return g
+}
+
+// severeLeak reports whether leaks hold a secret, a credential or a
+// connection string: the leaks that cap a score at [MaxLeakingScore].
+func severeLeak(leaks []Leak) bool {
+	for _, l := range leaks {
+		switch l.Kind {
+		case LeakSecret, LeakCredential, LeakConnectionString:
+			return true
+		}
+	}
+	return false
 }
 
 // subject names what a response is about, in finding-subject form. An

@@ -72,6 +72,8 @@ type input struct {
 	// rawJSON marks the raw segments that held a JSON payload: their lines
 	// are JSON layout, not enumerated items.
 	rawJSON []bool
+	// names caches [input.ownNames].
+	names map[string]bool
 }
 
 func newInput(r *Response, c *Context) *input {

@@ -93,6 +93,7 @@ var (
 		guard(`-----BEGIN [A-Z ]*PRIVATE KEY-----`, "-----BEGIN "),
 		guard(`\bAIza[0-9A-Za-z_-]{35}\b`, "AIza"),
 		guard(`\bglpat-[A-Za-z0-9_-]{20,}`, "glpat-"),
+		guard(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`, "k_live_", "k_test_"),
 	}
 )
 
@@ -372,13 +373,20 @@ type needle struct {
 }
 
 // canaryNeedles returns every searched form of every canary (see
-// [canary.Needles]).
-func canaryNeedles(canaries map[string]string) []needle {
-	var out []needle
+// [canary.Needles]), and the searcher that decodes layers and normalises
+// text ([canary.Finder]) for what no listed form covers.
+func canaryNeedles(canaries map[string]string) needles {
+	out := needles{finder: canary.NewFinder(canaries)}
 	for _, n := range canary.Needles(canaries) {
-		out = append(out, needle{n.Text, n.Name, n.Enc})
+		out.list = append(out.list, needle{n.Text, n.Name, n.Enc})
 	}
 	return out
+}
+
+// needles are the listed forms of the canaries and the layered search.
+type needles struct {
+	list   []needle
+	finder *canary.Finder
 }
 
 // A strand is one server-controlled string of a message: a string value or
@@ -537,7 +545,8 @@ type canaryHit struct {
 // line-wrapped encodings), and in the concatenation of adjacent strings
 // (in document order, and of the same field across items), so a canary
 // split over two strings is found too.
-func searchStrands(strands []strand, needles []needle, hit func(canaryHit)) {
+func searchStrands(strands []strand, ns needles, hit func(canaryHit)) {
+	needles := ns.list
 	if len(needles) == 0 || len(strands) == 0 {
 		return
 	}
@@ -549,8 +558,13 @@ func searchStrands(strands []strand, needles []needle, hit func(canaryHit)) {
 				}
 			}
 		}
+		// Every other layer (issue 22 item 8): compressed, base32/85,
+		// reversed, ROT13, interleaved, XORed ...
+		for _, h := range ns.finder.Find(st.s) {
+			hit(canaryHit{h.Name, st.channel, h.Enc})
+		}
 	}
-	searchJoined(strands, needles, hit)
+	searchJoined(strands, ns, hit)
 	groups := map[string][]strand{}
 	var order []string
 	for _, st := range strands {
@@ -561,14 +575,19 @@ func searchStrands(strands []strand, needles []needle, hit func(canaryHit)) {
 	}
 	for _, g := range order {
 		if len(groups[g]) > 1 && len(groups[g]) < len(strands) {
-			searchJoined(groups[g], needles, hit)
+			searchJoined(groups[g], ns, hit)
 		}
 	}
 }
 
 // searchJoined searches the concatenation of strands for needles that
 // span more than one of them (those within one were found already).
-func searchJoined(strands []strand, needles []needle, hit func(canaryHit)) {
+//
+// It also finds a canary cut in pieces with text between them
+// ("part1=…", "part2=…", "a|b|c"; [canary.Finder.FindPieces]), within
+// one string or across them.
+func searchJoined(strands []strand, ns needles, hit func(canaryHit)) {
+	needles := ns.list
 	var b strings.Builder
 	ends := make([]int, len(strands))
 	for i, st := range strands {
@@ -594,6 +613,24 @@ func searchJoined(strands []strand, needles []needle, hit func(canaryHit)) {
 			from = i + 1
 		}
 	}
+	if len(strands) > 0 {
+		ch := strands[0].channel
+		if len(strands) > 1 {
+			ch += " + " + strands[len(strands)-1].channel
+		}
+		for _, h := range ns.finder.FindPieces(strings.Join(strandTexts(strands), "\n")) {
+			hit(canaryHit{h.Name, ch, h.Enc})
+		}
+	}
+}
+
+// strandTexts returns the strings of strands.
+func strandTexts(strands []strand) []string {
+	out := make([]string, len(strands))
+	for i, st := range strands {
+		out[i] = st.s
+	}
+	return out
 }
 
 func joinEnc(a, b string) string {
@@ -797,7 +834,7 @@ func secretLeaks(res *probe.Result, canaries map[string]string, onStderr []strin
 			"the server wrote the value of a secret it was given to its logs: %s", list))
 	}
 	needles := canaryNeedles(canaries)
-	if len(needles) == 0 {
+	if len(needles.list) == 0 {
 		return out
 	}
 	type key struct{ code, subject string }
@@ -820,10 +857,26 @@ func secretLeaks(res *probe.Result, canaries map[string]string, onStderr []strin
 		found[k] = append(found[k], d)
 	}
 	offsets := map[string]map[string]int{}
+	// Consecutive notifications are also searched as one text: a canary
+	// split over three of them is found.
+	var notes []strand
+	flushNotes := func() {
+		if len(notes) > 1 {
+			searchJoined(notes, needles, func(h canaryHit) { note(CodeLeaksSecret, "server", h) })
+		}
+		notes = notes[:0]
+	}
 	for _, m := range messagesOf(res) {
 		subject := subjectOfMessage(m)
-		searchStrands(messageStrands(m, offsets), needles, func(h canaryHit) { note(CodeLeaksSecret, subject, h) })
+		ms := messageStrands(m, offsets)
+		searchStrands(ms, needles, func(h canaryHit) { note(CodeLeaksSecret, subject, h) })
+		if m.Kind != "notification" {
+			flushNotes()
+			continue
+		}
+		notes = append(notes, ms...)
 	}
+	flushNotes()
 	var logs []strand
 	if len(onStderr) == 0 && res.Liveness.StderrTail != "" {
 		logs = append(logs, strand{channel: "stderr", group: "stderr", s: res.Liveness.StderrTail})

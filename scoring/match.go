@@ -171,6 +171,13 @@ func quotedValue(s, v string) (int, int, bool) {
 		}
 		return 0, 0, false
 	}
+	if len(v) == 2 && !commonWords[strings.ToLower(v)] {
+		// A two-character value that is no English word counts as a whole
+		// token: "Tool ad not found" (issue 25 item 2).
+		if i, j, ok := wholeToken(s, v); ok {
+			return i, j, true
+		}
+	}
 	for from := 0; from < len(s); {
 		i := strings.Index(s[from:], v)
 		if i < 0 {
@@ -179,6 +186,25 @@ func quotedValue(s, v string) (int, int, bool) {
 		i += from
 		if quoted(s, i, i+len(v)) {
 			return i, i + len(v), true
+		}
+		from = i + 1
+	}
+	return 0, 0, false
+}
+
+// wholeToken finds v in s with no letter, digit, '_' or '-' on either
+// side.
+func wholeToken(s, v string) (int, int, bool) {
+	word := func(c byte) bool { return isDigitOrLetter(c) || c == '_' || c == '-' }
+	for from := 0; from < len(s); {
+		i := strings.Index(s[from:], v)
+		if i < 0 {
+			return 0, 0, false
+		}
+		i += from
+		j := i + len(v)
+		if (i == 0 || !word(s[i-1])) && (j == len(s) || !word(s[j])) {
+			return i, j, true
 		}
 		from = i + 1
 	}

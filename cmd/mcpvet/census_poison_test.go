@@ -64,7 +64,7 @@ func TestPoisonCensusDB(t *testing.T) {
 	}
 	for _, f := range probe.CheckPortfolio(ps) {
 		counts[f.Code]++
-		t.Logf("PAIR %s %s + %s: %s | %q", f.Code, f.Servers[0], f.Servers[1], f.Message, f.Value)
+		t.Logf("PAIR %s %s + %s: %s | %q", f.Code, f.Servers, "", f.Message, f.Value)
 	}
 	var codes []string
 	for _, e := range probe.Catalog() {

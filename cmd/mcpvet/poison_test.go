@@ -198,14 +198,14 @@ func TestPortfolioFixtures(t *testing.T) {
 		t.Fatalf("triage: exit %d: %s", code, stderr)
 	}
 	var tr struct {
-		Portfolio []probe.PairFinding `json:"portfolio"`
+		Portfolio []probe.PortfolioFinding `json:"portfolio"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &tr); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, f := range tr.Portfolio {
-		got = append(got, f.Code+" "+f.Servers[0]+"+"+f.Servers[1]+" "+strings.Join(f.Names, ","))
+		got = append(got, f.Code+" "+strings.Join(f.Servers, "+")+" "+strings.Join(f.Names, ","))
 	}
 	want := []string{
 		"portfolio/tool_shadowed wellbehaved+poisoned list_projects",

@@ -214,29 +214,48 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		serverJSON string
 		failOn     string
 		gate       gateFlags
+		config     string
+		server     string
 	)
 	cmd := &cobra.Command{
-		Use:   "probe [flags] (-- COMMAND [ARGS...] | URL | npm:NAME@VERSION | pypi:NAME==VERSION | oci:IMAGE)",
+		Use:   "probe [flags] (-- COMMAND [ARGS...] | URL | npm:NAME@VERSION | pypi:NAME==VERSION | oci:IMAGE | --server NAME [--config FILE])",
 		Short: "Probe one MCP server and store the result",
 		Example: `  mcpvet probe --allow-network -- npx -y @modelcontextprotocol/server-everything
   mcpvet probe npm:@modelcontextprotocol/server-memory@2026.1.26
   mcpvet probe https://example.com/mcp
+  mcpvet probe --config ~/.cursor/mcp.json --server memory
   mcpvet probe --json --db results.db --env API_KEY=x --timeout 30s -- node server.js`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			plan, err := scan.ParseTarget(args)
-			if err != nil {
-				return usageError{err}
-			}
-			if !rf.noTranslate {
-				// `probe -- npx -y pkg` runs as a config's entry would.
-				scan.TranslateLauncher(plan)
+			var plan *vocab.Plan
+			if config != "" || server != "" {
+				// A config's entry, read as triage and scan --config read it.
+				p, err := configEntry(config, server, args, &rf, stderr, g.quiet)
+				if err != nil {
+					return err
+				}
+				plan = p
+			} else {
+				p, err := scan.ParseTarget(args)
+				if err != nil {
+					return usageError{err}
+				}
+				if !rf.noTranslate {
+					// `probe -- npx -y pkg` runs as a config's entry would.
+					scan.TranslateLauncher(p)
+				}
+				plan = p
 			}
 			headers, err := keyValues("--header", rf.headers)
 			if err != nil {
 				return err
 			}
-			plan.Headers = headers
+			for k, v := range headers {
+				if plan.Headers == nil {
+					plan.Headers = map[string]string{}
+				}
+				plan.Headers[k] = v
+			}
 			if serverJSON != "" {
 				data, err := os.ReadFile(serverJSON)
 				if err != nil {
@@ -261,6 +280,9 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		},
 	}
 	rf.register(cmd)
+	rf.registerConfigFlags(cmd)
+	cmd.Flags().StringVar(&config, "config", "", "client config holding the --server entry (default: the configs found on this machine, as triage finds them)")
+	cmd.Flags().StringVar(&server, "server", "", "probe this entry of the client config, as triage and scan --config run it")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the result as one JSON document")
 	cmd.Flags().StringVarP(&output, "output", "o", "-", "write the report here (- is stdout)")
 	cmd.Flags().StringVar(&serverJSON, "server-json", "", "registry server.json of the target, for declared-vs-observed checks")
@@ -268,6 +290,35 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	gate.register(cmd)
 	registerEnumCompletion(cmd, "fail-on", results.TriageFailOn...)
 	return cmd
+}
+
+// configEntry returns the plan of the entry named server in config (or in
+// the configs found on this machine when config is ""), read as triage
+// reads it.
+func configEntry(config, server string, args []string, rf *runFlags, stderr io.Writer, quiet bool) (*vocab.Plan, error) {
+	if len(args) > 0 {
+		return nil, usagef("--config and --server name the target; drop the arguments %q", strings.Join(args, " "))
+	}
+	if server == "" {
+		return nil, usagef("--config %q: give the entry to probe with --server NAME", config)
+	}
+	copts, err := rf.configOptions()
+	if err != nil {
+		return nil, err
+	}
+	set, err := loadConfigSet(config, copts, stderr, quiet)
+	if err != nil {
+		return nil, err
+	}
+	pl, ok := set.Entry(server)
+	if !ok {
+		names := set.EntryNames()
+		if len(names) > 12 {
+			names = append(names[:12], "...")
+		}
+		return nil, usagef("--server %q: no such entry in %s; its entries are %s", server, set.Label(), strings.Join(names, ", "))
+	}
+	return &pl, nil
 }
 
 // probeOutput are the flags of `mcpvet probe` about what happens to the
@@ -319,6 +370,7 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, ou
 			return err
 		}
 	}
+	failed := false
 	switch {
 	case gate.base != nil && gate.update:
 		added, removed, err := gate.base.Update(gate.baseline, res)
@@ -333,9 +385,15 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, ou
 	case gate.base != nil:
 		gr := gate.base.Check(res, gate.maxScoreDrop)
 		reportGate(stderr, gate.baseline, gr, gate.maxScoreDrop)
-		if gr.Failed() {
-			return errFindings
-		}
+		failed = gr.Failed()
+	}
+	if l := gate.contextLimits(); !gate.update && (l.MaxTokens > 0 || l.MaxGrowthPct >= 0) {
+		cg := scan.CheckContext(res, gate.base, l)
+		reportContextGate(stderr, cg, l)
+		failed = failed || cg.Failed()
+	}
+	if failed {
+		return errFindings
 	}
 	if out.failOn != "" && res.Verdict != nil && results.TriageAtOrBelow(res.Verdict.Decision, out.failOn) {
 		return errFindings

@@ -17,12 +17,14 @@ import (
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 )
 
-// writeConfig writes a Claude Desktop config with n servers running bin.
+// writeConfig writes a Claude Desktop config with n servers running bin,
+// each with its own environment (entries that run the same command the
+// same way are one server, probed once).
 func writeConfig(t *testing.T, dir, bin string, n int) string {
 	t.Helper()
 	servers := map[string]any{}
 	for i := range n {
-		servers[fmt.Sprintf("s%03d", i)] = map[string]any{"command": bin, "args": []string{}}
+		servers[fmt.Sprintf("s%03d", i)] = map[string]any{"command": bin, "args": []string{}, "env": map[string]string{"INSTANCE": fmt.Sprint(i)}}
 	}
 	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	path := filepath.Join(dir, "claude_desktop_config.json")

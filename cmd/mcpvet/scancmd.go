@@ -43,8 +43,11 @@ type scanFlags struct {
 	registryTyp string
 	transport   string
 	retries     int
+	budget      crawlBudget
 	// flags is the command's flag set: what was given, for --resume.
 	flags *pflag.FlagSet
+	// set is the config set of a --config scan.
+	set *source.ConfigSet
 }
 
 func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
@@ -63,10 +66,11 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	f.registerConfigFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.registry, "registry", "", "crawl an MCP registry API at this URL (e.g. "+source.DefaultBaseURL+")")
 	fl.StringVar(&f.from, "from", "", "read targets from a registry snapshot file (JSON array, API page or NDJSON)")
-	fl.StringVar(&f.config, "config", "", "read targets from an MCP client config (Claude Desktop, VS Code, Cursor)")
+	fl.StringVar(&f.config, "config", "", "read targets from an MCP client config (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf, Gemini CLI, Codex CLI, Zed), as triage reads it")
 	fl.IntVar(&f.limit, "limit", 0, "scan at most N targets (after filtering, sampling and sharding)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "servers probed at once (default: number of CPUs)")
 	fl.IntVar(&f.installConc, "install-concurrency", 0, "packages installed at once, in their own pool (default: --concurrency)")
@@ -78,6 +82,7 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.registryTyp, "registry-type", "", "keep only plans of this package type: npm, pypi, oci, nuget, mcpb or remote")
 	fl.StringVar(&f.transport, "transport", "", "keep only plans of this transport: stdio, streamable-http or sse")
 	fl.IntVar(&f.retries, "registry-retries", source.DefaultMaxRetries, "retries of one registry page after a transient failure (0: fail at once)")
+	f.budget.register(fl)
 	return cmd
 }
 
@@ -104,6 +109,7 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 	}
 	defer st.Close()
 	var resumeID int64
+	configScan := f.config
 	if f.resume {
 		// The resumed scan keeps every option it started with.
 		id, err := latestUnfinished(ctx, st)
@@ -114,6 +120,12 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 		if err := restoreScanFlags(ctx, st, id, f); err != nil {
 			return err
 		}
+		if sc, err := st.Scan(ctx, id); err == nil {
+			configScan, _ = strings.CutPrefix(sc.Source, "config:")
+			if configScan == sc.Source {
+				configScan = ""
+			}
+		}
 	}
 	shardI, shardN := 0, 0 // shardN 0: not sharded
 	if f.shard != "" {
@@ -122,10 +134,17 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 			return err
 		}
 	}
-	// Registry servers are no one's local servers: they start in their
-	// private HOME, not in the folder mcpvet runs in.
-	f.s.WorkDir = scan.WorkDirNone
+	if configScan == "" {
+		// Registry servers are no one's local servers: they start in their
+		// private HOME, not in the folder mcpvet runs in. A config's
+		// servers are the user's and run as triage runs them.
+		f.s.WorkDir = scan.WorkDirNone
+	}
 	popts, err := f.options()
+	if err != nil {
+		return err
+	}
+	copts, err := f.configOptions()
 	if err != nil {
 		return err
 	}
@@ -133,32 +152,36 @@ func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr i
 	o := &scan.Options{Store: st, Concurrency: f.concurrency, InstallConcurrency: f.installConc, Probe: *popts}
 	if f.resume {
 		o.Resume = resumeID
-		o.Restore = secretRestorer(f)
-	} else if err := f.newScan(ctx, o, shardI, shardN, stderr, g.quiet); err != nil {
+		o.Restore = scan.ConfigRestorer(copts, f.env, f.headers)
+		if configScan != "" {
+			// For the portfolio at the end; a config gone since is
+			// reported by the restorer if a secret needs it.
+			f.set, _ = source.LoadConfigSet(configScan, source.DiscoverEnv{}, copts)
+		}
+	} else if err := f.newScan(ctx, o, copts, shardI, shardN, stderr, g.quiet); err != nil {
 		return err
 	}
 	if !g.quiet {
 		o.Progress = newProgress(stderr)
 	}
 	sum, err := scan.Run(ctx, o)
-	var ue usageError
-	if errors.As(err, &ue) {
+	var re *scan.RestoreError
+	if errors.As(err, &re) {
 		// A resume that cannot obtain a secret again stopped before
 		// running anything: its one line is all there is to say.
-		return err
+		return usageError{err}
 	}
 	if !g.quiet {
 		fmt.Fprintln(stderr)
 	}
 	writeScanSummary(stdout, sum)
-	if f.config != "" && sum.ScanID != 0 {
+	if configScan != "" && sum.ScanID != 0 {
 		// A config is a portfolio: report tools its servers share and
-		// descriptions naming another server's tools, once per pair.
-		pf, perr := results.LoadPortfolio(context.WithoutCancel(ctx), st, sum.ScanID)
-		if perr != nil {
+		// descriptions naming another server's tools, within what one
+		// client loads together, as triage does.
+		if perr := writeConfigPortfolio(context.WithoutCancel(ctx), stdout, st, sum.ScanID, f.set); perr != nil {
 			return perr
 		}
-		report.WritePortfolioSummary(stdout, pf)
 	}
 	if errors.Is(err, scan.ErrInterrupted) {
 		return errPartial
@@ -185,6 +208,8 @@ func (f *scanFlags) check() error {
 		return usagef("--install-concurrency %d: must not be negative (0: as many as --concurrency)", f.installConc)
 	case f.retries < 0:
 		return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", f.retries)
+	case f.budget.check() != nil:
+		return f.budget.check()
 	case f.sample < 0 || f.limit < 0:
 		return usagef("--sample and --limit must not be negative")
 	}
@@ -193,8 +218,8 @@ func (f *scanFlags) check() error {
 
 // newScan loads the targets of a new scan from its source, selects them
 // and describes the scan in o.
-func (f *scanFlags) newScan(ctx context.Context, o *scan.Options, shardI, shardN int, stderr io.Writer, quiet bool) error {
-	plans, src, stats, err := loadPlans(ctx, f, stderr, quiet)
+func (f *scanFlags) newScan(ctx context.Context, o *scan.Options, copts *source.ConfigOptions, shardI, shardN int, stderr io.Writer, quiet bool) error {
+	plans, src, stats, err := loadPlans(ctx, f, copts, stderr, quiet)
 	if err != nil {
 		return err
 	}
@@ -233,6 +258,27 @@ func (f *scanFlags) newScan(ctx context.Context, o *scan.Options, shardI, shardN
 	return nil
 }
 
+// writeConfigPortfolio writes the portfolio findings of a config scan:
+// per client when the config can still be read (set), else over all its
+// servers.
+func writeConfigPortfolio(ctx context.Context, w io.Writer, st *results.Store, scanID int64, set *source.ConfigSet) error {
+	if set == nil {
+		pf, err := results.LoadPortfolio(ctx, st, scanID)
+		if err != nil {
+			return err
+		}
+		report.WritePortfolioSummary(w, pf)
+		return nil
+	}
+	t, err := results.LoadTriage(ctx, st, scanID)
+	if err != nil {
+		return err
+	}
+	scan.ExpandTriage(t, set)
+	report.WritePortfolioSummary(w, t.Portfolio)
+	return nil
+}
+
 func latestUnfinished(ctx context.Context, st *results.Store) (int64, error) {
 	scans, err := st.Scans(ctx)
 	if err != nil {
@@ -247,20 +293,19 @@ func latestUnfinished(ctx context.Context, st *results.Store) (int64, error) {
 	return 0, usagef("--resume: %s has no unfinished scan; start one with --registry, --from or --config", st.Path())
 }
 
-func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) ([]vocab.Plan, string, any, error) {
+func loadPlans(ctx context.Context, f *scanFlags, copts *source.ConfigOptions, stderr io.Writer, quiet bool) ([]vocab.Plan, string, any, error) {
 	popts := &source.PlanOptions{AllVersions: f.allVersions}
 	switch {
 	case f.config != "":
-		file, err := os.Open(f.config)
+		// The one reading of configs triage and probe --config use:
+		// launchers translated, workspace variables, entries skipped one
+		// by one, the same server named twice probed once.
+		set, err := loadConfigSet(f.config, copts, stderr, quiet)
 		if err != nil {
-			return nil, "", nil, usagef("--config %q: %v; give the path of an MCP client config", f.config, err)
+			return nil, "", nil, err
 		}
-		defer file.Close()
-		plans, err := source.ReadConfig(file, &source.ConfigOptions{File: f.config})
-		if err != nil {
-			return nil, "", nil, usageError{err}
-		}
-		return plans, "config:" + f.config, nil, nil
+		f.set = set
+		return set.Unique, "config:" + f.config, nil, nil
 	case f.from != "":
 		data, err := os.ReadFile(f.from)
 		if err != nil {
@@ -282,6 +327,7 @@ func loadPlans(ctx context.Context, f *scanFlags, stderr io.Writer, quiet bool) 
 			copts.Version = "latest"
 		}
 		copts.MaxRetries = f.retries
+		f.budget.apply(copts)
 		if f.retries == 0 {
 			copts.MaxRetries = -1 // CrawlOptions: negative is never
 		}
@@ -360,6 +406,7 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		allVersions bool
 		search      string
 		retries     int
+		budget      crawlBudget
 	)
 	pull := &cobra.Command{
 		Use:   "pull [-o FILE]",
@@ -369,7 +416,11 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if retries < 0 {
 				return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", retries)
 			}
+			if err := budget.check(); err != nil {
+				return err
+			}
 			copts := &source.CrawlOptions{BaseURL: url, Search: search, MaxRetries: retries}
+			budget.apply(copts)
 			if retries == 0 {
 				copts.MaxRetries = -1
 			}
@@ -399,6 +450,7 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	pull.Flags().BoolVar(&allVersions, "all-versions", false, "every version, not only the latest")
 	pull.Flags().StringVar(&search, "search", "", "only servers whose name contains this")
 	pull.Flags().IntVar(&retries, "registry-retries", source.DefaultMaxRetries, "retries of one registry page after a transient failure (0: fail at once)")
+	budget.register(pull.Flags())
 	cmd.AddCommand(pull)
 	return cmd
 }

@@ -92,7 +92,9 @@ func TestResumeKeepsStoredOptions(t *testing.T) {
 	dir := t.TempDir()
 	servers := map[string]any{"a-hang": map[string]any{"command": bins["hang"]}}
 	for i := range 3 {
-		servers[fmt.Sprintf("b-well%d", i)] = map[string]any{"command": bins["wellbehaved"]}
+		// Each its own environment: one command run the same way is one
+		// server, probed once.
+		servers[fmt.Sprintf("b-well%d", i)] = map[string]any{"command": bins["wellbehaved"], "env": map[string]string{"INSTANCE": fmt.Sprint(i)}}
 	}
 	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	cfg := filepath.Join(dir, "mcp.json")

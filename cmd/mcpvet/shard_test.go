@@ -23,7 +23,8 @@ func TestShardsMergeEqualOneScan(t *testing.T) {
 	servers := map[string]any{}
 	names := []string{"wellbehaved", "crash", "needsenv", "banner"}
 	for i := range 24 {
-		servers[fmt.Sprintf("srv%02d", i)] = map[string]any{"command": bins[names[i%len(names)]]}
+		// Each its own environment, so that the 24 entries are 24 servers.
+		servers[fmt.Sprintf("srv%02d", i)] = map[string]any{"command": bins[names[i%len(names)]], "env": map[string]string{"INSTANCE": fmt.Sprint(i)}}
 	}
 	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
 	cfg := filepath.Join(dir, "mcp.json")

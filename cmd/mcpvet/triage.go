@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,8 +14,6 @@ import (
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
-	"github.com/mcpvet/mcpvet/scan/source"
-	"github.com/mcpvet/mcpvet/vocab"
 )
 
 type triageFlags struct {
@@ -29,6 +25,8 @@ type triageFlags struct {
 	baseline    string
 	sarifRoot   string
 	listConfigs bool
+	verbose     bool
+	server      string
 }
 
 // newTriageCmd builds `mcpvet triage CONFIG`: probe every server of a
@@ -41,7 +39,9 @@ func newTriageCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		Long: `triage reads an MCP client config (Claude Desktop, Claude Code, VS Code,
 Cursor, Windsurf, Gemini CLI, Codex CLI config.toml, Zed), probes every server
 in it in the sandbox, stores the scan in --db and reports each server's
-verdict, score, top reasons and the one next step for its owner.
+verdict in your words, one line per server (usable; usable, author has N
+items; needs setup: what to supply; do not use: why; not assessed: why);
+--verbose or --server NAME show each entry's score, reasons and next step.
 
 Without CONFIG, triage finds every client config on this machine (and the
 project configs of the current folder: .mcp.json, .vscode/mcp.json, ...);
@@ -93,6 +93,8 @@ show.`,
 	fl.StringVar(&f.sarifRoot, "sarif-root", "", "directory SARIF locations are relative to (default: the git checkout around the working directory)")
 	fl.StringVar(&f.baseline, "baseline", "", "results database of an earlier triage or scan; mark servers whose tools, prompts, resources or instructions changed since it")
 	fl.BoolVar(&f.listConfigs, "list-configs", false, "print the client configs found (or the one given) and their servers, and exit")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "table: every entry with its reasons and next step, instead of one line per server")
+	fl.StringVar(&f.server, "server", "", "triage only the server of this entry, and show its details")
 	registerEnumCompletion(cmd, "format", report.Formats(report.KindTriage)...)
 	registerEnumCompletion(cmd, "fail-on", results.TriageFailOn...)
 	return cmd
@@ -116,26 +118,41 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if err != nil {
 		return err
 	}
-	set, err := loadTriageConfigs(config, copts, stderr, g.quiet)
+	set, err := loadConfigSet(config, copts, stderr, g.quiet)
 	if err != nil {
 		return err
 	}
 	if f.listConfigs {
 		return writeConfigList(stdout, set)
 	}
-	if len(set.unique) == 0 {
+	if len(set.Unique) == 0 {
 		return usagef("the configs found list no servers; add one, or give a config file: mcpvet triage claude_desktop_config.json")
 	}
-	plans := set.unique
+	plans := set.Unique
+	if f.server != "" {
+		// Only the server of that entry: every entry reaching it is
+		// reported, in detail.
+		pl, ok := set.Entry(f.server)
+		if !ok {
+			return usagef("--server %q: no such entry in %s; its entries are %s", f.server, set.Label(), strings.Join(set.EntryNames(), ", "))
+		}
+		probed := set.Probed[pl.Key]
+		plans = nil
+		for _, u := range set.Unique {
+			if u.Key == probed {
+				plans = append(plans, u)
+			}
+		}
+	}
 	st, err := results.Open(ctx, f.db, nil)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 
-	src := "config:" + set.label()
+	src := "config:" + set.Label()
 	optsJSON, _ := json.Marshal(map[string]any{
-		"config": set.label(), "configs": set.paths(), "sandbox": f.s.Backend, "allowNetwork": f.s.AllowNetwork, "allowPrivateNetwork": f.s.AllowPrivateNetwork, "noInject": f.s.NoInject,
+		"config": set.Label(), "configs": set.Paths(), "sandbox": f.s.Backend, "allowNetwork": f.s.AllowNetwork, "allowPrivateNetwork": f.s.AllowPrivateNetwork, "noInject": f.s.NoInject,
 		"failOn": f.failOn, "policy": popts.Policy, "expose": popts.Sandbox.Expose, "exposeRw": popts.Sandbox.ExposeRW,
 		"noTranslate": f.noTranslate, "passEnv": f.passEnv,
 	})
@@ -147,7 +164,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		Info:        results.ScanInfo{Kind: results.KindTriage, Source: src, Options: optsJSON},
 	}
 	if !g.quiet {
-		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(set.label()))
+		fmt.Fprintf(stderr, "mcpvet: triaging %d servers from %s\n", len(plans), safe.Line(set.Label()))
 		o.Progress = newProgress(stderr)
 	}
 	sum, runErr := scan.Run(ctx, o)
@@ -163,7 +180,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 	if err != nil {
 		return err
 	}
-	set.expand(t)
+	scan.ExpandTriage(t, set)
 	if baseline != nil {
 		if err := t.CompareBaseline(context.WithoutCancel(ctx), baseline, f.baseline); err != nil {
 			if errors.Is(err, results.ErrNotFound) {
@@ -180,7 +197,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		width = terminalWidth(stdout)
 	}
 	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
-		return report.WriteTriage(w, t, f.format, &report.TriageOptions{Width: width, FailOn: f.failOn})
+		return report.WriteTriage(w, t, f.format, &report.TriageOptions{Width: width, FailOn: f.failOn, Summary: !f.verbose && f.server == ""})
 	}); err != nil {
 		return err
 	}
@@ -260,56 +277,3 @@ func (f *triageFlags) check() (popts *scan.ProbeOptions, root string, err error)
 // triage, which has no --resume: the scan is stored, the report marks the
 // servers that did not run as pending.
 var errTriageInterrupted error = partialError("triage interrupted; the report shows the servers that finished and marks the rest pending; run triage again for a complete report")
-
-// readTriageConfig reads and parses a client config, returning its bytes
-// (for locating servers in reports) and its plans. Any problem is a usage
-// error naming the file.
-func readTriageConfig(path string, copts *source.ConfigOptions) ([]byte, []vocab.Plan, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, nil, usagef("config %q: %v; give the path of an MCP client config such as claude_desktop_config.json", path, err)
-	}
-	defer file.Close()
-	if fi, err := file.Stat(); err == nil && fi.IsDir() {
-		return nil, nil, usagef("config %q is a directory; give the config file inside it, such as mcp.json", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(file, source.DefaultMaxConfigBytes+1))
-	if err != nil {
-		return nil, nil, usagef("config %q: %v", path, err)
-	}
-	o := *copts
-	o.File = path
-	plans, err := source.ReadConfig(bytes.NewReader(data), &o)
-	if err != nil {
-		return nil, nil, usagef("%s: %v", path, err)
-	}
-	if len(plans) == 0 {
-		return nil, nil, usagef("%s lists no servers; add one under \"mcpServers\" (Claude Desktop, Cursor) or \"servers\" (VS Code)", path)
-	}
-	return data, plans, nil
-}
-
-// configKeyLine returns the 1-based line of the first `"name":` member key
-// in a JSON or JSONC document, or 0.
-func configKeyLine(doc []byte, name string) int {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(name) != nil {
-		return 0
-	}
-	key := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	for off := 0; off < len(doc); {
-		i := bytes.Index(doc[off:], key)
-		if i < 0 {
-			return 0
-		}
-		at := off + i
-		rest := bytes.TrimLeft(doc[at+len(key):], " \t\r\n")
-		if len(rest) > 0 && rest[0] == ':' {
-			return bytes.Count(doc[:at], []byte("\n")) + 1
-		}
-		off = at + len(key)
-	}
-	return 0
-}

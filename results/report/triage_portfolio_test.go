@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpvet/mcpvet/internal/sariftest"
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/internal/fixture"
 )
 
@@ -19,7 +22,7 @@ func TestTriagePortfolioEveryFormat(t *testing.T) {
 	_, _, tr := fixture.StoreTriage(t, t.TempDir(), fixture.PortfolioServers())
 	var got []string
 	for _, f := range tr.Portfolio {
-		got = append(got, f.Code+" "+f.Servers[0]+"+"+f.Servers[1]+" "+strings.Join(f.Names, ","))
+		got = append(got, f.Code+" "+strings.Join(f.Servers, "+")+" "+strings.Join(f.Names, ","))
 	}
 	want := []string{
 		"portfolio/tool_shadowed mail+helper send_email",
@@ -38,7 +41,7 @@ func TestTriagePortfolioEveryFormat(t *testing.T) {
 		t.Errorf("table:\n%s", table)
 	}
 	var js struct {
-		Portfolio []probe.PairFinding `json:"portfolio"`
+		Portfolio []probe.PortfolioFinding `json:"portfolio"`
 	}
 	if err := json.Unmarshal(triageWrite(t, func(b *bytes.Buffer) error { return WriteTriage(b, tr, "json", nil) }), &js); err != nil || len(js.Portfolio) != 4 {
 		t.Errorf("json portfolio: %v, %+v", err, js.Portfolio)
@@ -77,12 +80,78 @@ func TestWritePortfolioSummary(t *testing.T) {
 	if b.Len() != 0 {
 		t.Errorf("no findings wrote %q", b.String())
 	}
-	WritePortfolioSummary(&b, []probe.PairFinding{{
+	WritePortfolioSummary(&b, []probe.PortfolioFinding{{
 		Code: probe.CodePortfolioCrossRef, Severity: probe.SeverityWarn,
-		Servers: [2]string{"mail\x1b[2J", "helper"}, Message: "helper names mail's send_email\x07",
+		Servers: []string{"mail\x1b[2J", "helper"}, Message: "helper names mail's send_email\x07",
 	}})
 	want := "  across servers: 1 findings\n    warn portfolio/cross_server_reference mail + helper: helper names mail's send_email\n"
 	if got := b.String(); got != want {
 		t.Errorf("WritePortfolioSummary =\n%q\nwant\n%q", got, want)
 	}
+}
+
+// TestPortfolioPerClient: portfolio findings are computed within what one
+// client loads together (one config file; Claude Code's per-project
+// entries with the file's top-level ones) and name that config; servers
+// of different clients are never compared.
+func TestPortfolioPerClient(t *testing.T) {
+	findings := func(tr *results.Triage) []string {
+		tr.CheckPortfolio()
+		var got []string
+		for _, f := range tr.Portfolio {
+			got = append(got, f.Code+" "+strings.Join(f.Servers, "+")+" in "+strings.Join(f.Configs, "; "))
+		}
+		return got
+	}
+	t.Run("clients apart", func(t *testing.T) {
+		_, _, tr := fixture.StoreTriage(t, t.TempDir(), fixture.PortfolioServers())
+		// mail in Claude Code; helper and notes in Cursor.
+		tr.Servers[0].Client, tr.Servers[0].Config = "Claude Code", "/h/.claude.json"
+		for i := 1; i < 3; i++ {
+			tr.Servers[i].Client, tr.Servers[i].Config = "Cursor", "/h/.cursor/mcp.json"
+		}
+		want := []string{"portfolio/cross_server_reference helper+notes in Cursor (/h/.cursor/mcp.json)"}
+		if diff := cmp.Diff(want, findings(tr)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("Claude Code projects", func(t *testing.T) {
+		_, _, tr := fixture.StoreTriage(t, t.TempDir(), fixture.PortfolioServers())
+		// mail at the top level, helper in project /p1, notes in /p2: mail
+		// meets each, helper and notes never meet.
+		for i := range tr.Servers {
+			tr.Servers[i].Client, tr.Servers[i].Config = "Claude Code", "/h/.claude.json"
+		}
+		tr.Servers[1].Project, tr.Servers[2].Project = "/p1", "/p2"
+		want := []string{
+			"portfolio/tool_shadowed mail+helper in Claude Code (/h/.claude.json) project /p1",
+			"portfolio/cross_server_reference mail+helper in Claude Code (/h/.claude.json) project /p1",
+			"portfolio/cross_server_reference mail+notes in Claude Code (/h/.claude.json) project /p2",
+		}
+		if diff := cmp.Diff(want, findings(tr)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("one server in two configs", func(t *testing.T) {
+		_, _, tr := fixture.StoreTriage(t, t.TempDir(), fixture.PortfolioServers()[:2])
+		// mail and helper both in Cursor and in Windsurf: one finding per
+		// code naming both configs.
+		servers := append([]results.TriageServer{}, tr.Servers...)
+		for i := range servers {
+			servers[i].Client, servers[i].Config = "Cursor", "/h/.cursor/mcp.json"
+		}
+		for _, s := range tr.Servers {
+			s.Probed, s.Key = s.Key, s.Key+"-windsurf"
+			s.Client, s.Config = "Windsurf", "/h/.codeium/windsurf/mcp_config.json"
+			servers = append(servers, s)
+		}
+		tr.Servers = servers
+		want := []string{
+			"portfolio/tool_shadowed mail+helper in Cursor (/h/.cursor/mcp.json); Windsurf (/h/.codeium/windsurf/mcp_config.json)",
+			"portfolio/cross_server_reference mail+helper in Cursor (/h/.cursor/mcp.json); Windsurf (/h/.codeium/windsurf/mcp_config.json)",
+		}
+		if diff := cmp.Diff(want, findings(tr)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
 }

@@ -94,6 +94,60 @@ func ReadConfig(r io.Reader, opts *ConfigOptions) ([]vocab.Plan, error) {
 	if int64(len(data)) > o.MaxBytes {
 		return nil, &ConfigError{Msg: fmt.Sprintf("larger than %d bytes; an MCP client config is a small JSON file", o.MaxBytes)}
 	}
+	read, err := parseConfig(data, &o)
+	if err != nil {
+		return nil, err
+	}
+	for _, sk := range read.Skipped {
+		if sk.Err != nil {
+			return nil, sk.Err
+		}
+	}
+	return read.Plans, nil
+}
+
+// A SkippedEntry is a config entry that gives no plan: one its client does
+// not run (disabled, or a Zed extension server, configured inside Zed),
+// or one that cannot be read (Err says why, naming the field).
+type SkippedEntry struct {
+	// Name is the entry's name; Path its field path ("mcpServers.github").
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// Reason says in one line why the entry is not probed.
+	Reason string `json:"reason"`
+	// Err is the [*ConfigError] of an entry that cannot be read.
+	Err error `json:"-"`
+}
+
+// A ConfigRead is what [ReadConfigEntries] read from one config.
+type ConfigRead struct {
+	// Plans are the runnable entries, in file order.
+	Plans []vocab.Plan
+	// Skipped are the entries skipped one by one, in file order.
+	Skipped []SkippedEntry
+}
+
+// ReadConfigEntries reads a client config like [ReadConfig], but an entry
+// that cannot be read is skipped with its reason instead of failing the
+// file: a file is unreadable only when its syntax or its shape is.
+func ReadConfigEntries(r io.Reader, opts *ConfigOptions) (*ConfigRead, error) {
+	var o ConfigOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxConfigBytes
+	}
+	if o.File == "" {
+		o.File = "mcp.json"
+	}
+	data, err := io.ReadAll(io.LimitReader(r, o.MaxBytes+1))
+	if err != nil {
+		return nil, &ConfigError{Msg: "reading: " + err.Error()}
+	}
+	if int64(len(data)) > o.MaxBytes {
+		return nil, &ConfigError{Msg: fmt.Sprintf("larger than %d bytes; an MCP client config is a small JSON file", o.MaxBytes)}
+	}
 	return parseConfig(data, &o)
 }
 
@@ -110,7 +164,7 @@ type configReader struct {
 }
 
 // parseConfig reads the plans of a config of at most MaxBytes.
-func parseConfig(data []byte, o *ConfigOptions) ([]vocab.Plan, error) {
+func parseConfig(data []byte, o *ConfigOptions) (*ConfigRead, error) {
 	top, err := configTop(data, o.File)
 	if err != nil {
 		return nil, err
@@ -264,26 +318,33 @@ func (cr *configReader) settingsServers(raw json.RawMessage) (groups []serverGro
 
 // plans reads the servers of groups in order, skipping those their client
 // does not run. Names must be unique within a scope.
-func (cr *configReader) plans(groups []serverGroup) ([]vocab.Plan, error) {
-	var plans []vocab.Plan
+func (cr *configReader) plans(groups []serverGroup) (*ConfigRead, error) {
+	read := &ConfigRead{}
 	seen := map[string]string{}
 	for _, g := range groups {
 		for _, m := range g.members {
 			path := g.path + "." + m.Key
+			bad := func(err error) {
+				read.Skipped = append(read.Skipped, SkippedEntry{Name: m.Key, Path: path, Reason: err.Error(), Err: err})
+			}
 			if m.Key == "" {
-				return nil, &ConfigError{Path: path, Msg: "a server has an empty name; give it one"}
+				bad(&ConfigError{Path: path, Msg: "a server has an empty name; give it one"})
+				continue
 			}
 			id := g.scope + "\x00" + m.Key
 			if prev, dup := seen[id]; dup {
-				return nil, &ConfigError{Path: path, Msg: fmt.Sprintf("the name is used twice (also %s); rename one", prev)}
+				bad(&ConfigError{Path: path, Msg: fmt.Sprintf("the name is used twice (also %s); rename one", prev)})
+				continue
 			}
 			seen[id] = path
-			if skipServer(m.Value) {
+			if why := skipServer(m.Value); why != "" {
+				read.Skipped = append(read.Skipped, SkippedEntry{Name: m.Key, Path: path, Reason: why})
 				continue
 			}
 			pl, err := cr.server(path, m.Key, m.Value)
 			if err != nil {
-				return nil, err
+				bad(err)
+				continue
 			}
 			if g.scope != "" {
 				pl.Key = "config:" + cr.opts.File + "#" + g.scope + "#" + m.Key
@@ -291,10 +352,10 @@ func (cr *configReader) plans(groups []serverGroup) ([]vocab.Plan, error) {
 					pl.Dir = g.dir
 				}
 			}
-			plans = append(plans, pl)
+			read.Plans = append(read.Plans, pl)
 		}
 	}
-	return plans, nil
+	return read, nil
 }
 
 func (cr *configReader) readInputs(path string, raw json.RawMessage) error {
@@ -585,7 +646,7 @@ func (cr *configReader) remoteServer(pl *vocab.Plan, st *planState, path string,
 	if err != nil {
 		return err
 	}
-	pl.Headers = cr.resolveValues(headers, "headers.", SecretHeaderPrefix, st)
+	pl.Headers = cr.resolveValues(headers, "headers.", vocab.SecretHeaderPrefix, st)
 	return nil
 }
 
@@ -625,7 +686,7 @@ func (cr *configReader) headers(path string, fields serverFields, st *planState)
 	if v, ok := cr.lookupRef("env:" + name); ok {
 		headers = append(headers, keyValue{"Authorization", "Bearer " + v})
 	} else {
-		st.addSecret(SecretHeaderPrefix + "Authorization")
+		st.addSecret(vocab.SecretHeaderPrefix + "Authorization")
 	}
 	return headers, nil
 }
@@ -656,7 +717,7 @@ func (st *planState) apply(pl *vocab.Plan) {
 	if len(st.missing) == 0 {
 		return
 	}
-	pl.Status = StatusNeedsConfiguration
+	pl.Status = vocab.StatusNeedsConfiguration
 	pl.StatusDetail = "unresolved references: " + strings.Join(st.missing, ", ")
 	if len(st.hints) > 0 {
 		pl.StatusDetail += "; give " + strings.Join(st.hints, " ")
@@ -834,24 +895,34 @@ func stringMap(path, key string, raw json.RawMessage) ([]keyValue, error) {
 	return out, nil
 }
 
-// skipServer reports whether a config entry is one its client does not
-// run: disabled ("disabled": true, "enabled": false) or a Zed extension
-// server (configured inside Zed, not runnable outside it).
-func skipServer(raw json.RawMessage) bool {
+// skipServer says why a config entry is one its client does not run, or
+// returns "": disabled ("disabled": true, "enabled": false), or a Zed
+// extension server ("source": "extension", or the form an extension's
+// README asks for, {"settings": {...}} without a command or URL), which
+// Zed configures and starts itself and mcpvet cannot run outside it.
+func skipServer(raw json.RawMessage) string {
 	fields, err := objectMembers(raw)
 	if err != nil {
-		return false
+		return ""
 	}
+	settings, runnable := false, false
 	for _, f := range fields {
 		v := strings.TrimSpace(string(f.Value))
 		switch {
 		case f.Key == "disabled" && v == "true", f.Key == "enabled" && v == "false":
-			return true
+			return "disabled in the config; its client does not start it"
 		case f.Key == "source" && v == `"extension"`:
-			return true
+			return "a Zed extension server: its extension starts it inside Zed; probe the package it runs instead"
+		case f.Key == "settings":
+			settings = true
+		case f.Key == "command" || f.Key == "url" || f.Key == "serverUrl" || f.Key == "httpUrl":
+			runnable = true
 		}
 	}
-	return false
+	if settings && !runnable {
+		return "a Zed extension server (settings, no command): its extension starts it inside Zed; probe the package it runs instead"
+	}
+	return ""
 }
 
 // maxEnvFileBytes caps a VS Code envFile.
