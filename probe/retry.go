@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // First-retry resolution without a model (issue 25): after an error to an
@@ -21,12 +23,12 @@ import (
 
 // Retry outcomes.
 const (
-	RetryResolved     = "resolved"      // the corrected call succeeded
-	RetrySameError    = "same_error"    // the same error again
-	RetryOtherError   = "other_error"   // a different error
-	RetryCrash        = "crash"         // the server died
-	RetryHang         = "hang"          // no answer in time
-	RetryNoCorrection = "no_correction" // the response determines no corrected call
+	RetryResolved     = "resolved"       // the corrected call succeeded
+	RetrySameError    = "same_error"     // the same error again
+	RetryOtherError   = "other_error"    // a different error
+	RetryCrash        = vocab.ClassCrash // the server died
+	RetryHang         = vocab.ClassHang  // no answer in time
+	RetryNoCorrection = "no_correction"  // the response determines no corrected call
 )
 
 // Retry is the first retry of one error response.
