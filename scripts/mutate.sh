@@ -61,12 +61,12 @@ summary() {
 			   ($s | map(select(. == "NOT COVERED")) | length),
 			   ($s | map(select(. == "TIMED OUT")) | length),
 			   ($s | map(select(. == "NOT VIABLE")) | length),
-			   $m[0].seconds] | @tsv' "$j"
+			   $m[0].seconds, ($m[0].commit // "-")] | @tsv' "$j"
 	done | awk -F'\t' '
 		function eff(k, l) { return k + l > 0 ? sprintf("%.2f%%", 100 * k / (k + l)) : "-" }
-		BEGIN { printf "%-44s %6s %5s %7s %8s %7s %9s %6s\n", "file", "killed", "lived", "notcov", "timedout", "nviable", "efficacy", "secs" }
+		BEGIN { printf "%-44s %6s %5s %7s %8s %7s %9s %6s %s\n", "file", "killed", "lived", "notcov", "timedout", "nviable", "efficacy", "secs", "commit" }
 		{
-			printf "%-44s %6d %5d %7d %8d %7d %9s %6d\n", $1, $2, $3, $4, $5, $6, eff($2, $3), $7
+			printf "%-44s %6d %5d %7d %8d %7d %9s %6d %s\n", $1, $2, $3, $4, $5, $6, eff($2, $3), $7, $8
 			p = $1; sub(/\/[^\/]*$/, "", p)
 			if (!(p in K)) order[++n] = p
 			K[p] += $2; L[p] += $3; N[p] += $4; T[p] += $5; V[p] += $6; S[p] += $7; F[p]++
@@ -144,8 +144,14 @@ run_file() {
 	grep -E '^(Killed|Runnable|Timed out|Test efficacy|Mutator coverage)' "$OUT/files/$k.log" | sed "s|^|$f: |" || true
 	if [ -z "${DRY:-}" ]; then
 		grep -E '^ +LIVED ' "$OUT/files/$k.log" | sed "s|^ *|$f: |" || true
-		printf '{"file": "%s", "seconds": %d}\n' "$f" $((SECONDS - start)) >"$OUT/files/$k.meta"
-		mv "$OUT/files/$k.json.tmp" "$OUT/files/$k.json"
+		printf '{"file": "%s", "seconds": %d, "commit": "%s"}\n' "$f" $((SECONDS - start)) "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" >"$OUT/files/$k.meta"
+		if [ -e "$OUT/files/$k.json.tmp" ]; then
+			mv "$OUT/files/$k.json.tmp" "$OUT/files/$k.json"
+		else
+			# gremlins writes no report for a file without mutants
+			# (doc.go, declarations only).
+			echo '{"files": []}' >"$OUT/files/$k.json"
+		fi
 	fi
 }
 

@@ -52,6 +52,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.s.HandshakeTimeout, "handshake-timeout", d.HandshakeTimeout, "deadline for launch plus handshake")
 	fl.StringVar(&f.s.ProtocolVersion, "protocol-version", d.ProtocolVersion, "protocol version to ask for (default: the newest, with fallback)")
 	fl.BoolVar(&f.s.NoInject, "no-inject", d.NoInject, "skip failure injection and the capability-gated calls (list and check only)")
+	fl.BoolVar(&f.s.NoRetry, "no-retry", d.NoRetry, "send no corrected call after an error (the first retry, on read-only closed-world tools only)")
+	fl.BoolVar(&f.s.RetryUnsafe, "retry-unsafe", d.RetryUnsafe, "also send the corrected call to destructive, open-world and unannotated tools (it runs them, in the sandbox)")
 	fl.BoolVar(&f.s.Exercise, "exercise", d.Exercise, "call each tool annotated readOnlyHint: true and openWorldHint: false once with arguments generated from its schema")
 	fl.StringVar(&f.s.CacheDir, "cache-dir", d.CacheDir, "install cache (default $XDG_CACHE_HOME/mcpvet)")
 	fl.Int64Var(&f.s.MemoryMiB, "memory", d.MemoryMiB, "memory limit of one server's process tree, in MiB")
