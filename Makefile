@@ -1,12 +1,18 @@
 # Development shortcuts. The README's two commands need none of this.
 
-.PHONY: help build test race lint mutate bench-probe bench-scan bench-census bench-sandbox
+.PHONY: help build install release test race lint mutate mutate-summary bench-probe bench-scan bench-census bench-sandbox
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 build: ## build bin/mcpvet with the version from git
 	scripts/build.sh
+
+install: ## build into $(GOBIN) (default $(go env GOPATH)/bin) with the same flags and build cache as build
+	OUT="$${GOBIN:-$$(go env GOPATH)/bin}/mcpvet" scripts/build.sh
+
+release: ## dist/mcpvet-VERSION-linux-{amd64,arm64} with cgo SQLite and .sha256 sums (arm64 needs aarch64-linux-gnu-gcc)
+	scripts/release.sh
 
 test: ## the README's test command
 	go test -race ./...
@@ -17,8 +23,11 @@ lint: ## gofmt, go vet, staticcheck (go install honnef.co/go/tools/cmd/staticche
 	staticcheck ./...
 	go mod tidy -diff
 
-mutate: ## mutation testing (gremlins), each package in its scope (docs/testing.md); PKGS=./scoring ONLY='verdict|policy' RUN=TestX narrow it
+mutate: ## mutation testing: gremlins over every file of the seven packages, one resumable shard per file, then the hand mutants (docs/testing.md); PKGS=./scoring or FILES='scoring/verdict.go ...' narrow it, HAND=only|0
 	scripts/mutate.sh $(PKGS)
+
+mutate-summary: ## the per-file efficacy table of the shards run so far
+	scripts/mutate.sh -summary
 
 bench-probe: ## probe speed vs the bare handshake and the Inspector CLI (needs hyperfine)
 	bench/probe.sh

@@ -41,7 +41,9 @@ func findingsDoc(entries []CatalogEntry) string {
 		a := strings.SplitN(e.Code, "/", 2)[0]
 		if a != area {
 			area = a
-			fmt.Fprintf(&b, "\n## %s (%d)\n\n| Code | Severity | Defect | Fix |\n|---|---|---|---|\n", a, count[a])
+			// The heading is the area alone, a stable anchor (#area) for
+			// the helpUri of SARIF rules.
+			fmt.Fprintf(&b, "\n## %s\n\n%d codes.\n\n| Code | Severity | Defect | Fix |\n|---|---|---|---|\n", a, count[a])
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", e.Code, e.Severity, mdCell(e.Title), mdCell(e.Fix))
 		if last := i == len(entries)-1 || strings.SplitN(entries[i+1].Code, "/", 2)[0] != a; last {

@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -121,6 +122,68 @@ func (h *httpDefect) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}()
 			time.Sleep(100 * time.Millisecond)
 		}
+	case "concurrent 409 stateless":
+		// One request at a time for the whole server.
+		if r.Method == http.MethodPost && bytes.Contains(body, []byte(`"tools/list"`)) {
+			h.mu.Lock()
+			if h.inFlight["*"] {
+				h.mu.Unlock()
+				http.Error(w, "Conflict", http.StatusConflict)
+				return
+			}
+			if h.inFlight == nil {
+				h.inFlight = map[string]bool{}
+			}
+			h.inFlight["*"] = true
+			h.mu.Unlock()
+			defer func() {
+				h.mu.Lock()
+				delete(h.inFlight, "*")
+				h.mu.Unlock()
+			}()
+			time.Sleep(100 * time.Millisecond)
+		}
+	case "protocol version rewritten":
+		// A server that takes the version from _meta and never compares
+		// the header with it.
+		if r.Header.Get("Mcp-Protocol-Version") != "" {
+			r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		}
+	case "method header rewritten":
+		// A server that never looks at Mcp-Method: the header is made to
+		// match the body before the SDK sees it.
+		var m struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method != "" {
+			r.Header.Set("Mcp-Method", m.Method)
+		}
+	case "meta filled in":
+		// A server that serves a request without _meta as if it had one.
+		if bytes.Contains(body, []byte(`"params":{}`)) {
+			body = bytes.Replace(body, []byte(`"params":{}`), []byte(`"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`), 1)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+		}
+	case "resume lost":
+		// Resumption without an event store behind it: the stream is
+		// primed, but a GET with Last-Event-ID replays nothing.
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+	case "resume repeated":
+		// The event Last-Event-ID names is sent again first.
+		if last := r.Header.Get("Last-Event-ID"); r.Method == http.MethodGet && last != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, "event: prime\nid: "+last+"\ndata: \n\n")
+			w.(http.Flusher).Flush()
+			w = &headerWritten{w}
+		}
 	case "get 200 text":
 		if r.Method == http.MethodGet {
 			io.WriteString(w, "hello")
@@ -128,6 +191,25 @@ func (h *httpDefect) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.next.ServeHTTP(w, r)
+}
+
+// headerWritten ignores a second WriteHeader after a fixture wrote its own.
+type headerWritten struct{ http.ResponseWriter }
+
+func (headerWritten) WriteHeader(int) {}
+
+func (w headerWritten) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
+
+// stateless is the go-sdk option that makes its handler speak 2026-07-28.
+func stateless() *mcp.StreamableHTTPOptions { return &mcp.StreamableHTTPOptions{Stateless: true} }
+
+func newNoopServer() *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "http-check", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "noop", Description: "Do nothing."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+	return server
 }
 
 func sdkHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
@@ -199,6 +281,17 @@ func TestHTTPChecks(t *testing.T) {
 		{"get", &httpDefect{next: conformingHandler(nil), defect: "get 200 text"}, "2025-11-25", []string{CodeHTTPGet}},
 		{"own origin refused", &httpDefect{next: conformingHandler(nil), defect: "origin refused"}, "2025-11-25", []string{CodeHTTPValidOrigin}},
 		{"concurrent requests refused", &httpDefect{next: conformingHandler(nil), defect: "concurrent 409"}, "2025-11-25", []string{CodeHTTPConcurrent}},
+		{"resumable conforming", conformingHandler(&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}), "2025-11-25", []string{}},
+		{"resumption loses the response", &httpDefect{next: conformingHandler(&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}), defect: "resume lost"}, "2025-11-25", []string{CodeHTTPSSELost}},
+		{"resumption repeats the last event", &httpDefect{next: conformingHandler(&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}), defect: "resume repeated"}, "2025-11-25", []string{CodeHTTPSSERepeated}},
+		{"2026-07-28 conforming", sdkHandler(stateless()), "2026-07-28", []string{}},
+		{"2026-07-28 go-sdk default: foreign origin", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newNoopServer() }, stateless()), "2026-07-28", []string{CodeHTTPForeignOrigin}},
+		{"2026-07-28 foreign host", sdkHandler(&mcp.StreamableHTTPOptions{Stateless: true, DisableLocalhostProtection: true}), "2026-07-28", []string{CodeHTTPForeignHost}},
+		{"2026-07-28 own origin refused", &httpDefect{next: sdkHandler(stateless()), defect: "origin refused"}, "2026-07-28", []string{CodeHTTPValidOrigin}},
+		{"2026-07-28 concurrent requests refused", &httpDefect{next: sdkHandler(stateless()), defect: "concurrent 409 stateless"}, "2026-07-28", []string{CodeHTTPConcurrent}},
+		{"2026-07-28 Mcp-Method not validated", &httpDefect{next: sdkHandler(stateless()), defect: "method header rewritten"}, "2026-07-28", []string{CodeHTTPMethodHeader}},
+		{"2026-07-28 protocol version header not validated", &httpDefect{next: sdkHandler(stateless()), defect: "protocol version rewritten"}, "2026-07-28", []string{CodeHTTPProtocolVersion}},
+		{"2026-07-28 _meta not required", &httpDefect{next: sdkHandler(stateless()), defect: "meta filled in"}, "2026-07-28", []string{CodeHTTPMetaMissing}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,7 +305,7 @@ func TestHTTPChecks(t *testing.T) {
 				t.Errorf("%d extra requests, want at most %d", n, maxHTTPCheckRequests)
 			}
 			for _, f := range fs {
-				if !strings.Contains(f.Message, `(2025-11-25, Transports`) {
+				if !strings.Contains(f.Message, `(2025-11-25, Transports`) && !strings.Contains(f.Message, `2026-07-28, schema`) {
 					t.Errorf("%s does not quote the spec: %s", f.Code, f.Message)
 				}
 			}
@@ -296,5 +389,39 @@ func BenchmarkHTTPChecksEverything(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		runHTTPChecks(b.Context(), http.DefaultClient, url, "2025-11-25")
+	}
+}
+
+// TestRunHTTPStateless: a probe of a server that negotiates 2026-07-28
+// over streamable HTTP (handshake server/discover) runs the stateless HTTP
+// checks; a conforming go-sdk server draws no http finding.
+func TestRunHTTPStateless(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		handler http.Handler
+		want    []string
+	}{
+		{"conforming", sdkHandler(stateless()), nil},
+		{"Mcp-Method not validated", &httpDefect{next: sdkHandler(stateless()), defect: "method header rewritten"}, []string{CodeHTTPMethodHeader}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hs := httptest.NewServer(tt.handler)
+			t.Cleanup(hs.Close)
+			tr := &mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hs.Client()}
+			res := Run(t.Context(), tr, &Options{Target: Target{URL: hs.URL, Transport: "streamable-http"}, HTTPClient: hs.Client(),
+				Inject: &InjectOptions{Disabled: true}, SkipBasics: true})
+			if res.Liveness.ProtocolVersion != "2026-07-28" || res.Liveness.Handshake != "server/discover" {
+				t.Fatalf("negotiated %q by %q, want 2026-07-28 by server/discover", res.Liveness.ProtocolVersion, res.Liveness.Handshake)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				if strings.HasPrefix(f.Code, "http/") {
+					got = append(got, f.Code)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("http findings (-want +got):\n%s\n%v", diff, res.Findings)
+			}
+		})
 	}
 }

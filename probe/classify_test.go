@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/vocab"
@@ -78,6 +79,7 @@ func TestClassifyFailure(t *testing.T) {
 		err       error
 		pi        *ProcessInfo
 		timeout   bool
+		ctx       string // "canceled" or "deadline": how the run's context ended
 		want      vocab.Status
 		detail    string
 		evidence  string // Liveness.Evidence, when set
@@ -130,6 +132,36 @@ func TestClassifyFailure(t *testing.T) {
 			want: vocab.StatusMissingCredentials, detail: "naming a credential"},
 		{name: "remote private address", transport: "streamable-http", err: errors.New("dial: private address: 10.0.0.1"),
 			want: vocab.StatusInvalidPlan, detail: "refused"},
+		// Issue 26: the branches the split of classifyFailure and
+		// classifyRemote must keep, pinned before the split.
+		{name: "remote cross-origin redirect", transport: "streamable-http", err: errors.New("Post: cross-origin redirect not followed"), pi: &ProcessInfo{HTTPStatus: 401},
+			want: vocab.StatusProtocolError, detail: "redirected to another origin"},
+		{name: "remote 404 from the go-sdk's status text", transport: "streamable-http", err: errors.New(`sending "initialize": Not Found`),
+			want: vocab.StatusUnreachable, detail: "HTTP 404 Not Found: no MCP endpoint at this URL"},
+		{name: "remote 502 named by number", transport: "sse", err: errors.New("server returned 502 from the gateway"),
+			want: vocab.StatusUnreachable, detail: "HTTP 502 Bad Gateway"},
+		{name: "remote 401 without OAuth metadata", transport: "streamable-http", err: errors.New("broken session"), pi: &ProcessInfo{HTTPStatus: 401},
+			want: vocab.StatusMissingCredentials, detail: "HTTP 401 Unauthorized; pass the credentials it needs with --header"},
+		{name: "remote 200 event stream that is not MCP", transport: "streamable-http", err: errors.New("no result"), pi: &ProcessInfo{HTTPStatus: 200, HTTPContentType: "text/event-stream"},
+			want: vocab.StatusProtocolError, detail: "HTTP 200 OK with a body that is not an MCP answer: no result"},
+		{name: "remote context ended", transport: "streamable-http", err: errors.New("broken session"), ctx: "canceled",
+			want: vocab.StatusHandshakeTimeout, detail: "no answer to the handshake within 5s"},
+		{name: "remote other error", transport: "streamable-http", err: errors.New("weird"),
+			want: vocab.StatusProtocolError, detail: "the handshake failed: weird"},
+		{name: "the run's deadline fired first", err: errors.New("calling \"initialize\": context deadline exceeded"), pi: &ProcessInfo{}, ctx: "deadline",
+			want: vocab.StatusHandshakeTimeout, detail: "before the run's deadline (--timeout or --server-timeout) fired, ahead of the 5s handshake deadline"},
+		{name: "interrupted", err: errors.New("calling \"initialize\": canceled"), pi: &ProcessInfo{}, ctx: "canceled",
+			want: vocab.StatusHandshakeTimeout, detail: "the run was interrupted before the handshake answered"},
+		{name: "closed connection beats a cancelled context", err: eof, pi: &ProcessInfo{Exited: true, ExitCode: exit(3)}, ctx: "canceled",
+			want: vocab.StatusExitedEarly, detail: "(exit 3)"},
+		{name: "exit code unknown", err: errors.New("calling \"initialize\": write |1: broken pipe"), pi: &ProcessInfo{Exited: true},
+			want: vocab.StatusExitedEarly, detail: "(exit unknown)"},
+		{name: "exited after a wire error is a protocol error", err: &jsonrpc.Error{Code: -32600, Message: "bad request"}, pi: &ProcessInfo{Exited: true},
+			want: vocab.StatusProtocolError, detail: "the handshake failed"},
+		{name: "credential in a wire error's data", err: &jsonrpc.Error{Code: -32000, Message: "startup", Data: []byte(`"OPENAI_API_KEY is not set"`)},
+			want: vocab.StatusMissingCredentials, detail: "naming a credential"},
+		{name: "other error without a launcher", err: errors.New("weird"),
+			want: vocab.StatusProtocolError, detail: "the handshake failed: weird", evidence: "weird"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +172,16 @@ func TestClassifyFailure(t *testing.T) {
 				o.Process = func(time.Duration) ProcessInfo { return pi }
 			}
 			ctx := context.Background()
+			switch tt.ctx {
+			case "canceled":
+				c, cancel := context.WithCancel(ctx)
+				cancel()
+				ctx = c
+			case "deadline":
+				c, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+				defer cancel()
+				ctx = c
+			}
 			classifyFailure(ctx, res, tt.err, newRecorder(), o)
 			l := res.Liveness
 			if l.Status != tt.want {

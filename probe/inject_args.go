@@ -95,25 +95,50 @@ const (
 // the arguments stay invalid without the extra key, or when runnable says
 // the tool is safe to run anyway (annotated read-only and closed-world).
 func invalidArguments(raw json.RawMessage, runnable bool) ([]argProbe, error) {
+	sch, root, err := loadInputSchema(raw)
+	if err != nil || root == nil {
+		return nil, err
+	}
+	props, _ := root["properties"].(map[string]any)
+	required := stringList(root["required"])
+	g := argGen{props: props, base: requiredBase(props, required)}
+	for _, r := range required {
+		g.missing(r)
+	}
+	for _, name := range propertyOrder(raw, props) {
+		if ps, ok := props[name].(map[string]any); ok {
+			g.propertyDefects(name, ps)
+		}
+	}
+	if root["additionalProperties"] == false || root["unevaluatedProperties"] == false {
+		g.unknownProperty(sch, runnable)
+	}
+	g.cands = append(g.cands, argProbe{Kind: KindEmptyArguments, Args: json.RawMessage(`{}`)},
+		argProbe{Kind: KindAbsentArguments})
+	return rejectedOnly(sch, g.cands), nil
+}
+
+// loadInputSchema compiles a tool's input schema and decodes it; root is
+// nil for a boolean schema (nothing to break key by key).
+func loadInputSchema(raw json.RawMessage) (*jsonschema.Schema, map[string]any, error) {
 	if len(raw) > maxSchemaBytes {
-		return nil, fmt.Errorf("input schema of %d bytes exceeds %d", len(raw), maxSchemaBytes)
+		return nil, nil, fmt.Errorf("input schema of %d bytes exceeds %d", len(raw), maxSchemaBytes)
 	}
 	sch, err := compileInputSchema(raw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var doc any
 	if err := decodeNumbers(raw, &doc); err != nil {
-		return nil, fmt.Errorf("decoding input schema: %w", err)
+		return nil, nil, fmt.Errorf("decoding input schema: %w", err)
 	}
-	root, ok := doc.(map[string]any)
-	if !ok {
-		return nil, nil // a boolean schema: nothing to break key by key
-	}
-	props, _ := root["properties"].(map[string]any)
-	names := propertyOrder(raw, props)
-	required := stringList(root["required"])
+	root, _ := doc.(map[string]any)
+	return sch, root, nil
+}
 
+// requiredBase gives every required argument a harmless value: a sample
+// of its own schema, or the placeholder when it has no property.
+func requiredBase(props map[string]any, required []string) map[string]any {
 	base := map[string]any{}
 	for _, r := range required {
 		if ps, ok := props[r].(map[string]any); ok {
@@ -122,67 +147,84 @@ func invalidArguments(raw json.RawMessage, runnable bool) ([]argProbe, error) {
 			base[r] = placeholder
 		}
 	}
-	with := func(name string, v any) map[string]any {
-		m := make(map[string]any, len(base)+1)
-		maps.Copy(m, base)
-		m[name] = v
-		return m
-	}
+	return base
+}
 
-	var cands []argProbe
-	add := func(kind, param string, args map[string]any) {
-		b, err := json.Marshal(args)
-		if err != nil {
-			return
-		}
-		cands = append(cands, argProbe{Kind: kind, Param: param, Args: b})
-	}
+// argGen collects the candidate probes of one schema, each the harmless
+// base with one defect.
+type argGen struct {
+	props map[string]any
+	base  map[string]any
+	cands []argProbe
+}
 
-	for _, r := range required {
-		if _, ok := base[r]; !ok {
-			continue
-		}
-		m := with(r, nil)
-		delete(m, r)
-		add(KindMissingRequired, r, m)
-	}
-	for _, name := range names {
-		ps, ok := props[name].(map[string]any)
-		if !ok {
-			continue
-		}
-		if v, ok := wrongTypeValue(ps); ok {
-			add(KindWrongType, name, with(name, v))
-		}
-		if v, ok := enumViolation(ps); ok {
-			add(KindEnumViolation, name, with(name, v))
-		}
-		for _, v := range outOfRange(ps) {
-			add(KindOutOfRange, name, with(name, v))
-		}
-		if v, ok := patternViolation(ps); ok {
-			add(KindPatternViolation, name, with(name, v))
-		}
-		if v, ok := formatViolation(ps); ok {
-			add(KindFormatViolation, name, with(name, v))
-		}
-		if v, ok := tooLong(ps); ok {
-			add(KindMaxLength, name, with(name, v))
-		}
-	}
-	if root["additionalProperties"] == false || root["unevaluatedProperties"] == false {
-		baseJSON, err := json.Marshal(base)
-		if err == nil && (runnable || rejects(sch, baseJSON)) {
-			extra := unknownPropertyName
-			for props[extra] != nil {
-				extra += "_"
-			}
-			add(KindUnknownProperty, extra, with(extra, placeholder))
-		}
-	}
-	cands = append(cands, argProbe{Kind: KindEmptyArguments, Args: json.RawMessage(`{}`)},
-		argProbe{Kind: KindAbsentArguments})
+// with returns a copy of the base with name set to v.
+func (g *argGen) with(name string, v any) map[string]any {
+	m := make(map[string]any, len(g.base)+1)
+	maps.Copy(m, g.base)
+	m[name] = v
+	return m
+}
 
+func (g *argGen) add(kind, param string, args map[string]any) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return
+	}
+	g.cands = append(g.cands, argProbe{Kind: kind, Param: param, Args: b})
+}
+
+// missing adds the base without the required argument r.
+func (g *argGen) missing(r string) {
+	if _, ok := g.base[r]; !ok {
+		return
+	}
+	m := g.with(r, nil)
+	delete(m, r)
+	g.add(KindMissingRequired, r, m)
+}
+
+// propertyDefects adds one probe per keyword of the property the
+// generator can break: type, enum, bounds, pattern, format, maxLength.
+func (g *argGen) propertyDefects(name string, ps map[string]any) {
+	if v, ok := wrongTypeValue(ps); ok {
+		g.add(KindWrongType, name, g.with(name, v))
+	}
+	if v, ok := enumViolation(ps); ok {
+		g.add(KindEnumViolation, name, g.with(name, v))
+	}
+	for _, v := range outOfRange(ps) {
+		g.add(KindOutOfRange, name, g.with(name, v))
+	}
+	if v, ok := patternViolation(ps); ok {
+		g.add(KindPatternViolation, name, g.with(name, v))
+	}
+	if v, ok := formatViolation(ps); ok {
+		g.add(KindFormatViolation, name, g.with(name, v))
+	}
+	if v, ok := tooLong(ps); ok {
+		g.add(KindMaxLength, name, g.with(name, v))
+	}
+}
+
+// unknownProperty adds the base with an extra key of a closed object, when
+// the base without it is already invalid or runnable says the tool is safe
+// to run (see [invalidArguments]).
+func (g *argGen) unknownProperty(sch *jsonschema.Schema, runnable bool) {
+	baseJSON, err := json.Marshal(g.base)
+	if err != nil || !(runnable || rejects(sch, baseJSON)) {
+		return
+	}
+	extra := unknownPropertyName
+	for g.props[extra] != nil {
+		extra += "_"
+	}
+	g.add(KindUnknownProperty, extra, g.with(extra, placeholder))
+}
+
+// rejectedOnly keeps the candidates the schema rejects, each arguments
+// object once: no valid call is ever returned.
+func rejectedOnly(sch *jsonschema.Schema, cands []argProbe) []argProbe {
 	var out []argProbe
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -196,7 +238,7 @@ func invalidArguments(raw json.RawMessage, runnable bool) ([]argProbe, error) {
 		seen[key] = true
 		out = append(out, c)
 	}
-	return out, nil
+	return out
 }
 
 // pickProbes keeps at most limit probes, taking them round-robin over

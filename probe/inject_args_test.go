@@ -105,6 +105,17 @@ func TestInvalidArguments(t *testing.T) {
 			schema: `{"type":"object","properties":{"q":{"type":"string"}}}`,
 			want:   []string{`wrong_type q {"q":12345}`},
 		},
+		{
+			name:     "unevaluatedProperties false, the probe name taken",
+			schema:   `{"type":"object","properties":{"mcpvet_unexpected_argument":{"type":"string"}},"unevaluatedProperties":false}`,
+			runnable: true,
+			want:     []string{`wrong_type mcpvet_unexpected_argument {"mcpvet_unexpected_argument":12345}`, `unknown_property mcpvet_unexpected_argument_ {"mcpvet_unexpected_argument_":"mcpvet-probe"}`},
+		},
+		{
+			name:   "required argument without a property",
+			schema: `{"type":"object","properties":{"a":{"type":"string"}},"required":["a","b"]}`,
+			want:   []string{`missing_required a {"b":"mcpvet-probe"}`, `missing_required b {"a":"mcpvet-probe"}`, `wrong_type a {"a":12345,"b":"mcpvet-probe"}`, "empty_arguments {}", "absent_arguments (absent)"},
+		},
 		{name: "no properties", schema: `{"type":"object"}`, want: nil},
 		{name: "boolean schema", schema: `true`, want: nil},
 		{

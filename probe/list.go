@@ -5,7 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 )
+
+// limitGrace is how long a timed-out listing waits for the sandbox to
+// report a limit that fired meanwhile (its monitor polls every 100 ms).
+var limitGrace = 500 * time.Millisecond
 
 // listKind describes one paginated list method.
 type listKind struct {
@@ -151,6 +156,16 @@ func listOne(ctx context.Context, s *session, res *Result, o Options, k listKind
 		case err != nil && ctx.Err() != nil:
 			return pages, true
 		case err != nil && timedOut:
+			// A limit the sandbox enforced while the listing was in
+			// flight is what ended it, even when the call timed out
+			// first (a slowly growing allocation): the limit, not a
+			// timeout (issue 22 item 10).
+			if o.Process != nil {
+				if pi := o.Process(limitGrace); pi.LimitExceeded != "" {
+					noteDeath(res, o, k.method, k.method)
+					return pages, false
+				}
+			}
 			res.Findings = append(res.Findings, NewFinding(CodeListTimeout, "server", k.method, "",
 				"%s got no answer within %s", k.method, o.CallTimeout))
 			return pages, true

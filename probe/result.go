@@ -51,6 +51,9 @@ type Result struct {
 	// OAuth is the OAuth readiness of a remote that answered 401
 	// (check_oauth.go); nil when it did not.
 	OAuth *OAuthReadiness `json:"oauth,omitempty"`
+	// Context is what a client loads into a model's context from this
+	// server, in o200k_base tokens ([MeasureContext]).
+	Context *ContextCost `json:"context,omitempty"`
 }
 
 // Target says what was probed and how.
@@ -257,6 +260,9 @@ type ProbeCall struct {
 	// Destructive and OpenWorld record the target tool's annotations.
 	Destructive bool `json:"destructive,omitempty"`
 	OpenWorld   bool `json:"openWorld,omitempty"`
+	// Retry is the one corrected call derived from this error response
+	// and its outcome, when mcpvet may repeat the call ([Retry]).
+	Retry *Retry `json:"retry,omitempty"`
 }
 
 // Element is one graded rubric element of an error response.

@@ -195,9 +195,14 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	runExercise(ctx, s, res, o)
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
+	// The listings are final: count their tokens while the failures are
+	// injected (the tokenizer's first use parses its ranks).
+	measured := make(chan *ContextCost, 1)
+	go func() { measured <- MeasureContext(res) }()
 	probeStart := time.Now()
 	s = injectFailures(ctx, s, res, o)
 	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
+	res.Context = <-measured
 
 	rec.awaitLate(lateGrace)
 	// Shut the server down while the conformance checks run: a server that

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scoring"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -61,6 +60,17 @@ type Census struct {
 	Score       ScoreFigures      `json:"score"`
 	Errors      ErrorFigures      `json:"errorResponses"`
 	Verdicts    VerdictFigures    `json:"verdicts"`
+	// Sampled is true for a --sample scan: only then are intervals
+	// stated, clustered by registry entry for the plan-level figures. A
+	// complete census states exact counts: its proportions are Exact.
+	Sampled bool `json:"sampled"`
+	// Conditions are the run conditions the scan recorded (what this
+	// machine could reach and run), nil for an older scan.
+	Conditions *vocab.Conditions `json:"runConditions"`
+	// Source names the scan's source by what a reader can look up: the
+	// registry URL, or the snapshot's file name, entry count and SHA-256;
+	// never a local path.
+	Source string `json:"source"`
 	// Remotes are the OAuth readiness figures of the remote plans.
 	Remotes RemoteFigures `json:"remotes"`
 	// Findings are the finding codes, most servers affected first.
@@ -290,6 +300,7 @@ type Tally struct {
 	verdicts                      map[string]int
 	noVerdict                     int
 	actors, notAssessed           map[string]int
+	perEntry                      map[string]*entryCounts
 	rules                         map[[2]string]int
 	findings                      map[string]*findingTally
 	by                            [4]map[string]*bucket
@@ -320,6 +331,7 @@ func NewTally() *Tally {
 		verdicts:    map[string]int{},
 		actors:      map[string]int{},
 		notAssessed: map[string]int{},
+		perEntry:    map[string]*entryCounts{},
 		rules:       map[[2]string]int{},
 		findings:    map[string]*findingTally{},
 		oauth:       map[string]int{},
@@ -330,13 +342,16 @@ func NewTally() *Tally {
 	return t
 }
 
-// launched reports whether a run with status s got as far as starting the
-// server: every status but the pre-launch ones and an unreachable remote
-// (nothing was launched, and nothing answered).
-func launched(s vocab.Status) bool {
-	switch s {
+// launched reports whether a run got as far as starting the server:
+// every status but the pre-launch ones and an unreachable remote (nothing
+// was launched, and nothing answered). A package with an HTTP transport
+// that was started and then not reached was launched: its process ran.
+func launched(res *probe.Result) bool {
+	switch res.Liveness.Status {
+	case vocab.StatusUnreachable:
+		return len(res.Target.Command) > 0 && res.Target.Sandbox != "remote"
 	case vocab.StatusNeedsConfiguration, vocab.StatusRuntimeUnavailable, vocab.StatusPackageNotFound,
-		vocab.StatusVersionNotFound, vocab.StatusInstallFailed, vocab.StatusInvalidPlan, vocab.StatusUnreachable:
+		vocab.StatusVersionNotFound, vocab.StatusInstallFailed, vocab.StatusInvalidPlan:
 		return false
 	}
 	return true
@@ -346,11 +361,23 @@ func launched(s vocab.Status) bool {
 func (t *Tally) Add(res *probe.Result) {
 	l := &res.Liveness
 	t.servers++
-	if launched(l.Status) {
+	if launched(res) {
 		t.launched++
 	}
 	t.entries[res.Target.Name] = t.entries[res.Target.Name] || l.HandshakeCompleted
 	t.groups[GroupOf(*l)]++
+	ec := t.entry(res.Target.Name)
+	ec.plans++
+	ec.groups[GroupOf(*l)]++
+	if launched(res) {
+		ec.launched++
+	}
+	if l.HandshakeCompleted {
+		ec.handshake++
+	}
+	if res.Verdict != nil {
+		ec.verdicts[res.Verdict.Decision]++
+	}
 	st := t.statuses[l.Status]
 	if st == nil {
 		st = &[2]int{}
@@ -636,8 +663,8 @@ func (t *Tally) Census() *Census {
 		c.Errors.Classes = append(c.Errors.Classes, ClassFigure{Class: cl, Share: Prop(t.classes[cl], t.probes)})
 	}
 	elemOrder := map[string]int{}
-	for i, w := range scoring.Weights {
-		elemOrder[w.Element] = i + 1
+	for i, e := range vocab.Elements {
+		elemOrder[e] = i + 1
 	}
 	for _, e := range sortedKeys(t.elemApplies, elemOrder) {
 		c.Errors.Elements = append(c.Errors.Elements, ElementFigure{Element: e, Meaning: elementMeanings[e],
@@ -693,10 +720,13 @@ func (t *Tally) Census() *Census {
 }
 
 // classOrder is the report order of probe classes, worst last.
-var classOrder = map[string]int{
-	scoring.ClassToolError: 1, scoring.ClassProtocolError: 2, scoring.ClassAccepted: 3,
-	scoring.ClassCrash: 4, scoring.ClassHang: 5,
-}
+var classOrder = func() map[string]int {
+	m := map[string]int{}
+	for i, c := range vocab.Classes {
+		m[c] = i + 1
+	}
+	return m
+}()
 
 // sortedKeys returns m's keys in the given order, unknown keys last by
 // name.

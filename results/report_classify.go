@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/probe"
-	"github.com/mcpvet/mcpvet/scoring"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -17,12 +16,12 @@ import (
 const (
 	GroupHandshake          = "handshake_completed"
 	GroupNeverStarted       = "never_started"
-	GroupMissingCredentials = "missing_credentials"
-	GroupTimeout            = "handshake_timeout"
-	GroupProtocolError      = "protocol_error"
+	GroupMissingCredentials = string(vocab.StatusMissingCredentials)
+	GroupTimeout            = string(vocab.StatusHandshakeTimeout)
+	GroupProtocolError      = string(vocab.StatusProtocolError)
 	GroupNotInstallable     = "not_installable"
-	GroupNeedsConfiguration = "needs_configuration"
-	GroupUnreachable        = "unreachable"
+	GroupNeedsConfiguration = string(vocab.StatusNeedsConfiguration)
+	GroupUnreachable        = string(vocab.StatusUnreachable)
 	GroupOther              = "other"
 )
 
@@ -181,15 +180,15 @@ func quoteShort(s string) string { return `"` + safe.Truncate(s, 64, safe.Ellips
 // elementMeanings says what passing each rubric element means, for report
 // tables.
 var elementMeanings = map[string]string{
-	scoring.ElemChannel:        "signals the failure on the channel the protocol revision prescribes",
-	scoring.ElemParam:          "names the offending parameter",
-	scoring.ElemValueOrForm:    "states the value received or the form expected",
-	scoring.ElemNextAction:     "names a next action the agent can execute",
-	scoring.ElemCode:           "carries a stable machine-readable code",
-	scoring.ElemRetryable:      "says whether retrying can help",
-	scoring.ElemClosestMatches: "offers closest matches for an unknown name",
-	scoring.ElemNoLeak:         "leaks no stack trace, path, host or secret",
-	scoring.ElemBounded:        "stays within the token budget",
+	vocab.ElemChannel:        "signals the failure on the channel the protocol revision prescribes",
+	vocab.ElemParam:          "names the offending parameter",
+	vocab.ElemValueOrForm:    "states the value received or the form expected",
+	vocab.ElemNextAction:     "names a next action the agent can execute",
+	vocab.ElemCode:           "carries a stable machine-readable code",
+	vocab.ElemRetryable:      "says whether retrying can help",
+	vocab.ElemClosestMatches: "offers closest matches for an unknown name",
+	vocab.ElemNoLeak:         "leaks no stack trace, path, host or secret",
+	vocab.ElemBounded:        "stays within the token budget",
 }
 
 // hintCodes are the annotation hints whose omission the census rates, in

@@ -336,8 +336,13 @@ func (cg *cgroupSet) exceeded(cpu time.Duration) string {
 		}
 	}
 	if cg.has("cgroup2:memory") {
-		if n, ok := readKeyed(filepath.Join(cg.v2, "memory.events"), "oom_kill"); ok && n > 0 {
-			return LimitMemory
+		// "oom" counts allocations the limit refused even when no process
+		// was killed for them (the server survives, failing or stalling):
+		// the limit fired all the same (issue 22 item 10).
+		for _, key := range []string{"oom_kill", "oom"} {
+			if n, ok := readKeyed(filepath.Join(cg.v2, "memory.events"), key); ok && n > 0 {
+				return LimitMemory
+			}
 		}
 	}
 	if d := cg.v1["pids"]; d != "" {

@@ -29,11 +29,6 @@ func newCanary() string {
 
 // validEnvName reports whether name can be an environment variable name:
 // non-empty, without '=' or NUL.
-// SecretHeaderPrefix starts a [Plan.Secrets] entry that names an HTTP
-// header of a remote plan ("header:Authorization") rather than an
-// environment variable.
-const SecretHeaderPrefix = "header:"
-
 func validEnvName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, "=\x00")
 }
@@ -68,7 +63,7 @@ func buildEnv(plan *vocab.Plan, pkgEnv, user map[string]string, home string) ([]
 	}
 	canaries := map[string]string{}
 	for _, k := range plan.Secrets {
-		if strings.HasPrefix(k, SecretHeaderPrefix) {
+		if strings.HasPrefix(k, vocab.SecretHeaderPrefix) {
 			continue // a header, filled in by the remote transport
 		}
 		if !validEnvName(k) {

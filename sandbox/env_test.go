@@ -43,7 +43,7 @@ func TestBuildEnv(t *testing.T) {
 		t.Setenv("LANG", "de_DE.UTF-8")
 		plan := &vocab.Plan{
 			Env:     map[string]string{"PLAN": "plan", "BOTH": "plan", "SET_SECRET": "plan"},
-			Secrets: []string{"API_KEY", "SET_SECRET", "USER_SECRET", SecretHeaderPrefix + "Authorization"},
+			Secrets: []string{"API_KEY", "SET_SECRET", "USER_SECRET", vocab.SecretHeaderPrefix + "Authorization"},
 		}
 		pkg := map[string]string{"PKG": "pkg", "BOTH": "pkg", "": "x", "A=B": "x", "NUL": "a\x00b"}
 		user := map[string]string{"BOTH": "user", "USER_SECRET": "u", "PATH": "/user"}

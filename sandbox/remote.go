@@ -55,7 +55,7 @@ func newRemoteTransport(ctx context.Context, s *Server, plan *vocab.Plan) (*remo
 	// Secret headers ("header:NAME" in plan.Secrets) the plan leaves empty
 	// get a canary, like secret environment variables do.
 	for _, sec := range plan.Secrets {
-		name, ok := strings.CutPrefix(sec, SecretHeaderPrefix)
+		name, ok := strings.CutPrefix(sec, vocab.SecretHeaderPrefix)
 		if !ok {
 			continue
 		}

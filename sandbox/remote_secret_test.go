@@ -29,7 +29,7 @@ func TestRemoteSecretHeaderCanary(t *testing.T) {
 	defer ts.Close()
 
 	plan := &vocab.Plan{Key: "r", Name: "r", Transport: vocab.TransportStreamable, URL: ts.URL,
-		Secrets: []string{SecretHeaderPrefix + "X-Api-Key", "PLAIN_ENV_SECRET"}}
+		Secrets: []string{vocab.SecretHeaderPrefix + "X-Api-Key", "PLAIN_ENV_SECRET"}}
 	s, err := Launch(context.Background(), plan, &Options{Backend: BackendNone})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestRemoteSecretHeaderCanary(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cs.Close()
-	canary := s.Info(0).Canaries[SecretHeaderPrefix+"X-Api-Key"]
+	canary := s.Info(0).Canaries[vocab.SecretHeaderPrefix+"X-Api-Key"]
 	if !strings.HasPrefix(canary, "mcpvet-canary-") {
 		t.Fatalf("canaries = %v, want one for the header", s.Info(0).Canaries)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
@@ -26,6 +27,18 @@ type Baseline struct {
 	Score *float64 `json:"score"`
 	// Accepted are the accepted findings, each with the reason.
 	Accepted []BaselineEntry `json:"accepted"`
+	// Context is the accepted context cost: what a client loads from the
+	// server, in tokens, with each tool's own; --max-context-growth
+	// compares a probe with it.
+	Context *BaselineContext `json:"context,omitempty"`
+}
+
+// BaselineContext is the context cost a [Baseline] accepts.
+type BaselineContext struct {
+	// Encoding names the tokenizer of the figures: "o200k_base".
+	Encoding string         `json:"encoding"`
+	Total    int            `json:"total"`
+	Tools    map[string]int `json:"tools,omitempty"`
 }
 
 // A BaselineEntry is one accepted finding of a [Baseline].
@@ -148,7 +161,7 @@ func (b *Baseline) Update(path string, res *probe.Result) (added, removed int, e
 	for _, e := range b.Accepted {
 		reason[e.key()] = e.Reason
 	}
-	nb := Baseline{Version: 1, Server: res.Target.Name, Score: res.Score, Accepted: []BaselineEntry{}}
+	nb := Baseline{Version: 1, Server: res.Target.Name, Score: res.Score, Accepted: []BaselineEntry{}, Context: baselineContext(res.Context)}
 	seen := map[string]bool{}
 	for _, f := range res.Findings {
 		k := findingKey(f)
@@ -180,4 +193,104 @@ func (b *Baseline) Update(path string, res *probe.Result) (added, removed int, e
 		return 0, 0, err
 	}
 	return added, removed, nil
+}
+
+func baselineContext(c *probe.ContextCost) *BaselineContext {
+	if c == nil {
+		return nil
+	}
+	bc := &BaselineContext{Encoding: c.Encoding, Total: c.Total, Tools: map[string]int{}}
+	for _, t := range c.PerTool {
+		bc.Tools[t.Name] = t.Tokens
+	}
+	return bc
+}
+
+// ContextLimits are the context-cost limits of the author gate.
+type ContextLimits struct {
+	// MaxTokens fails a probe whose context cost exceeds it; 0 is no
+	// limit.
+	MaxTokens int
+	// MaxGrowthPct fails a probe whose context cost grew by more than
+	// this percentage over the baseline's; negative is no limit.
+	MaxGrowthPct float64
+}
+
+// ContextGate is the outcome of [CheckContext].
+type ContextGate struct {
+	Encoding string
+	// Tokens is the probe's context cost; Baseline the accepted one (0
+	// when the baseline has none).
+	Tokens, Baseline int
+	// GrowthPct is the growth over the baseline, in percent.
+	GrowthPct float64
+	// OverMax and OverGrowth say which limit failed.
+	OverMax, OverGrowth bool
+	// NoBaseline is set when a growth limit was asked and the baseline
+	// records no context cost (a file written before it did): the growth
+	// is not checked.
+	NoBaseline bool
+	// Growth lists the tools whose definitions grew, were added or
+	// removed, largest change first.
+	Growth []ToolGrowth
+}
+
+// ToolGrowth is one tool's change of tokens against the baseline.
+type ToolGrowth struct {
+	Name     string
+	Old, New int
+	// Added and Removed mark a tool absent from the baseline or from the
+	// probe.
+	Added, Removed bool
+}
+
+// Failed reports whether a context limit failed.
+func (g ContextGate) Failed() bool { return g.OverMax || g.OverGrowth }
+
+// CheckContext compares a probe's context cost with the limits and, for
+// growth, with b (which may be nil). A result without a context cost
+// (no handshake) passes: there is nothing a client would load.
+func CheckContext(res *probe.Result, b *Baseline, l ContextLimits) ContextGate {
+	var g ContextGate
+	c := res.Context
+	if c == nil {
+		return g
+	}
+	g.Encoding, g.Tokens = c.Encoding, c.Total
+	g.OverMax = l.MaxTokens > 0 && c.Total > l.MaxTokens
+	if l.MaxGrowthPct < 0 {
+		return g
+	}
+	if b == nil || b.Context == nil || b.Context.Encoding != c.Encoding {
+		g.NoBaseline = true
+		return g
+	}
+	g.Baseline = b.Context.Total
+	if g.Baseline > 0 {
+		g.GrowthPct = 100 * float64(c.Total-g.Baseline) / float64(g.Baseline)
+	} else if c.Total > 0 {
+		g.GrowthPct = 100
+	}
+	g.OverGrowth = g.GrowthPct > l.MaxGrowthPct
+	seen := map[string]bool{}
+	for _, t := range c.PerTool {
+		seen[t.Name] = true
+		old, ok := b.Context.Tools[t.Name]
+		if !ok || t.Tokens != old {
+			g.Growth = append(g.Growth, ToolGrowth{Name: t.Name, Old: old, New: t.Tokens, Added: !ok})
+		}
+	}
+	for name, old := range b.Context.Tools {
+		if !seen[name] {
+			g.Growth = append(g.Growth, ToolGrowth{Name: name, Old: old, Removed: true})
+		}
+	}
+	sort.SliceStable(g.Growth, func(i, j int) bool {
+		di, dj := g.Growth[i].New-g.Growth[i].Old, g.Growth[j].New-g.Growth[j].Old
+		if di != dj {
+			return di > dj
+		}
+		return g.Growth[i].Name < g.Growth[j].Name
+	})
+	return g
 }

@@ -95,3 +95,34 @@ func TestBaselineCheckAndUpdate(t *testing.T) {
 		t.Errorf("updated baseline (-want +got):\n%s score %v", diff, *nb.Score)
 	}
 }
+
+// TestCheckContext: the context limits against a baseline: growth past
+// the allowed percentage fails and lists the tools that changed, largest
+// growth first (ties by name); a baseline without context cost leaves growth unchecked.
+func TestCheckContext(t *testing.T) {
+	res := &probe.Result{Context: &probe.ContextCost{Encoding: "o200k_base", Total: 1200,
+		PerTool: []probe.ToolTokens{{Name: "search", Tokens: 700}, {Name: "fetch", Tokens: 300}, {Name: "new_tool", Tokens: 200}}}}
+	base := &Baseline{Version: 1, Context: &BaselineContext{Encoding: "o200k_base", Total: 1000,
+		Tools: map[string]int{"search": 500, "fetch": 300, "old_tool": 200}}}
+	g := CheckContext(res, base, ContextLimits{MaxGrowthPct: 10})
+	want := ContextGate{Encoding: "o200k_base", Tokens: 1200, Baseline: 1000, GrowthPct: 20, OverGrowth: true,
+		Growth: []ToolGrowth{{Name: "new_tool", New: 200, Added: true}, {Name: "search", Old: 500, New: 700}, {Name: "old_tool", Old: 200, Removed: true}}}
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Errorf("CheckContext (-want +got):\n%s", diff)
+	}
+	if !g.Failed() {
+		t.Error("20% growth passes a 10% limit")
+	}
+	if g := CheckContext(res, base, ContextLimits{MaxGrowthPct: 20}); g.Failed() {
+		t.Errorf("20%% growth fails a 20%% limit: %+v", g)
+	}
+	if g := CheckContext(res, &Baseline{Version: 1}, ContextLimits{MaxGrowthPct: 10}); g.Failed() || !g.NoBaseline {
+		t.Errorf("baseline without context: %+v, want unchecked", g)
+	}
+	if g := CheckContext(res, nil, ContextLimits{MaxTokens: 1199, MaxGrowthPct: -1}); !g.OverMax || !g.Failed() {
+		t.Errorf("1200 tokens against a 1199 limit: %+v", g)
+	}
+	if g := CheckContext(res, nil, ContextLimits{MaxTokens: 1200, MaxGrowthPct: -1}); g.Failed() {
+		t.Errorf("1200 tokens against a 1200 limit fails: %+v", g)
+	}
+}

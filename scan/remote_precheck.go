@@ -71,7 +71,6 @@ func unreachableRemote(ctx context.Context, plan *vocab.Plan, opts *sandbox.Opti
 func unreachableResult(plan *vocab.Plan, err error, start time.Time) *probe.Result {
 	res := preLaunch(TargetOf(plan), vocab.StatusUnreachable, "the server could not be reached: "+err.Error(), err.Error(), start)
 	res.Target.Sandbox = "remote"
-	res.Findings = append(res.Findings, probe.NewFinding(probe.CodeNotAlive, "server", "", string(vocab.StatusUnreachable),
-		"the server did not complete the MCP handshake (%s): %s", vocab.StatusUnreachable, res.Liveness.Detail))
+	probe.RecordNotAlive(res)
 	return res
 }

@@ -143,9 +143,28 @@ func TestRunInterruptAndResume(t *testing.T) {
 }
 
 // TestRunWithoutStore: Run refuses to start without a store.
+// TestRunWithoutStore: Run and RunOne accept nil options (STYLE.md:
+// entry points accept a nil *Options) and, with no store, return
+// ErrNoStore rather than panic or run anything.
 func TestRunWithoutStore(t *testing.T) {
-	if _, err := Run(context.Background(), &Options{}); err == nil {
-		t.Fatal("Run without a store succeeded")
+	ctx := context.Background()
+	plan := &vocab.Plan{Key: "x", Name: "x", Transport: vocab.TransportStdio, Command: "true"}
+	for name, run := range map[string]func() error{
+		"Run, zero options": func() error { _, err := Run(ctx, &Options{}); return err },
+		"Run, nil options":  func() error { _, err := Run(ctx, nil); return err },
+		"RunOne, nil options": func() error {
+			res, err := RunOne(ctx, plan, nil)
+			if res != nil {
+				t.Errorf("RunOne without a store returned a result: %+v", res)
+			}
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := run(); !errors.Is(err, ErrNoStore) {
+				t.Errorf("err = %v, want ErrNoStore", err)
+			}
+		})
 	}
 }
 

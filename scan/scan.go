@@ -63,6 +63,12 @@ type Options struct {
 	InstallConcurrency int
 	// Probe configures each server's run.
 	Probe ProbeOptions
+	// Conditions, when set, are the run conditions ([CheckConditions]): a
+	// new scan records them in its options ("runConditions"), and a
+	// failure they explain (a remote name that did not resolve where DNS
+	// resolves no public name) is marked as this machine's, so its
+	// verdict is not_assessed.
+	Conditions *vocab.Conditions
 	// Progress, when set, is called after each target from the single
 	// writer goroutine, never concurrently.
 	Progress func(Progress)
@@ -103,6 +109,10 @@ type Summary struct {
 	Interrupted bool
 }
 
+// ErrNoStore is returned by [Run] and [RunOne] when [Options.Store] is
+// nil (nil options included): a scan always stores what it ran.
+var ErrNoStore = errors.New("scan: no results store")
+
 // ErrInterrupted is returned when the scan stopped before every target
 // ran; what ran is stored and the scan can be resumed.
 var ErrInterrupted = errors.New("scan interrupted")
@@ -112,10 +122,16 @@ var ErrInterrupted = errors.New("scan interrupted")
 // server that fails is a result, not an error: Run returns an error only
 // when the store or the sandbox infrastructure fails, or ctx ends
 // ([ErrInterrupted]), and in every case what finished is stored.
+//
+// opts may be nil: the zero Options, which has no store, so Run returns
+// [ErrNoStore].
 func Run(ctx context.Context, opts *Options) (Summary, error) {
-	o := *opts
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	if o.Store == nil {
-		return Summary{}, errors.New("scan: no results store")
+		return Summary{}, ErrNoStore
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = runtime.NumCPU()
@@ -127,6 +143,9 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		o.Probe.Run.Checker = probe.NewChecker()
 	}
 	o.Info.RubricVersion = scoring.RubricVersion
+	if o.Conditions != nil {
+		o.Info.Options = withConditions(o.Info.Options, o.Conditions)
+	}
 	st := o.Store
 	sum := Summary{Counts: map[vocab.Status]int{}}
 	start := time.Now()
@@ -171,6 +190,10 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		case err != nil:
 			cancel(err)
 			return &targetError{plan: plan, err: err}
+		}
+		if res != nil && attributeEnvironment(res, o.Conditions) {
+			v := scoring.Decide(res, o.Probe.Policy)
+			res.Verdict = &v
 		}
 		out <- done{plan: plan, res: res, cut: cutShort}
 		return nil
@@ -319,9 +342,12 @@ func (e *targetError) Unwrap() error { return e.err }
 // end of ctx is stored and returned, with [ErrInterrupted]). opts.Plans,
 // Resume and the concurrency are ignored. The result is nil when the
 // probe stored none: the store or the sandbox infrastructure failed, and
-// the error says which.
+// the error says which. opts may be nil, as for [Run].
 func RunOne(ctx context.Context, plan *vocab.Plan, opts *Options) (*probe.Result, error) {
-	o := *opts
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	o.Plans = []vocab.Plan{*plan}
 	o.Resume, o.Restore = 0, nil
 	o.Concurrency, o.InstallConcurrency = 1, 1

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 //go:fix inline
@@ -333,6 +334,16 @@ func TestWeights(t *testing.T) {
 	}
 	if sum != 100 {
 		t.Errorf("weights sum to %v, want 100", sum)
+	}
+	// The store and the reports order elements by vocab.Elements, without
+	// importing the grader: the weight table must list the same words in
+	// the same order.
+	var names []string
+	for _, w := range Weights {
+		names = append(names, w.Element)
+	}
+	if diff := cmp.Diff(vocab.Elements, names); diff != "" {
+		t.Errorf("Weights' elements differ from vocab.Elements (-vocab +Weights):\n%s", diff)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // Probe kinds: the failure each injected request carries. Failure
@@ -48,18 +49,18 @@ const (
 	KindRuntime = "runtime"
 )
 
-// Response classes: how the server answered a probe (defined by probe).
+// Response classes: how the server answered a probe (the words of vocab).
 const (
 	// ClassProtocolError is a JSON-RPC error response.
-	ClassProtocolError = probe.ClassProtocolError
+	ClassProtocolError = vocab.ClassProtocolError
 	// ClassToolError is a result with isError: true.
-	ClassToolError = probe.ClassToolError
+	ClassToolError = vocab.ClassToolError
 	// ClassAccepted is a success result for input that should have failed.
-	ClassAccepted = probe.ClassAccepted
+	ClassAccepted = vocab.ClassAccepted
 	// ClassCrash means the server exited or closed the connection.
-	ClassCrash = probe.ClassCrash
+	ClassCrash = vocab.ClassCrash
 	// ClassHang means no answer came before the deadline.
-	ClassHang = probe.ClassHang
+	ClassHang = vocab.ClassHang
 )
 
 // validationKinds make an argument invalid against the input schema.

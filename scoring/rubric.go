@@ -6,31 +6,20 @@ import "github.com/mcpvet/mcpvet/vocab"
 // weights and budgets below. It is stored with every graded result; any
 // change that can move a score bumps it, and so does a change of the
 // verdict's rules (errors-v3: who must act, needs_setup, not_assessed).
-const RubricVersion = "errors-v3"
+const RubricVersion = "errors-v4"
 
-// Element names, in rubric order. They are stored in databases; a name never
-// changes meaning once shipped.
+// Element names, in rubric order: the words of vocab ([vocab.Elements]),
+// which the store and the reports name without importing the grader.
 const (
-	// ElemChannel: failure signalled on the channel the negotiated protocol
-	// revision prescribes.
-	ElemChannel = "channel"
-	// ElemParam: names the offending parameter.
-	ElemParam = "param"
-	// ElemValueOrForm: states the received value and/or the permitted form.
-	ElemValueOrForm = "value_or_form"
-	// ElemNextAction: names one next action the agent can execute.
-	ElemNextAction = "next_action"
-	// ElemCode: carries a stable machine-readable code.
-	ElemCode = "code"
-	// ElemRetryable: says whether retrying can help, and how.
-	ElemRetryable = "retryable"
-	// ElemClosestMatches: offers closest matches for an unknown name or id.
-	ElemClosestMatches = "closest_matches"
-	// ElemNoLeak: leaks no stack trace, host path, connection string,
-	// internal host, credential or secret.
-	ElemNoLeak = "no_leak"
-	// ElemBounded: stays within the token budget without enumerations.
-	ElemBounded = "bounded"
+	ElemChannel        = vocab.ElemChannel
+	ElemParam          = vocab.ElemParam
+	ElemValueOrForm    = vocab.ElemValueOrForm
+	ElemNextAction     = vocab.ElemNextAction
+	ElemCode           = vocab.ElemCode
+	ElemRetryable      = vocab.ElemRetryable
+	ElemClosestMatches = vocab.ElemClosestMatches
+	ElemNoLeak         = vocab.ElemNoLeak
+	ElemBounded        = vocab.ElemBounded
 )
 
 // Weight is one row of the rubric's weight table.
@@ -39,7 +28,8 @@ type Weight struct {
 	Weight  float64
 }
 
-// Weights is the rubric: every element and its weight, in order. A
+// Weights is the rubric: every element and its weight, in the order of
+// [vocab.Elements]. A
 // response's score is 100 times the weight of the elements it passes over
 // the weight of the elements that apply to it. The weights sum to 100, so
 // a response to which every element applies scores the sum of the weights

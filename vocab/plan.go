@@ -49,7 +49,9 @@ type Plan struct {
 	// Env holds the variables the plan declares, with their values.
 	Env map[string]string `json:"env,omitempty"`
 	// Secrets names declared secret variables; each gets a unique canary
-	// value per run unless Env or the user's overrides set it.
+	// value per run unless Env or the user's overrides set it. An entry
+	// that starts with [SecretHeaderPrefix] names an HTTP header of a
+	// remote plan instead.
 	Secrets []string `json:"secrets,omitempty"`
 
 	// Status, when set, is a pre-launch outcome (for example
@@ -82,3 +84,9 @@ type Package struct {
 	// FileSHA256 is the expected digest of an mcpb bundle.
 	FileSHA256 string `json:"fileSha256,omitempty"`
 }
+
+// SecretHeaderPrefix starts a [Plan.Secrets] entry that names an HTTP
+// header of a remote plan ("header:Authorization") rather than an
+// environment variable. The planners (scan/source) write such entries and
+// the sandbox fills the header with a canary.
+const SecretHeaderPrefix = "header:"

@@ -33,7 +33,7 @@ func (p Plan) Stored() Plan {
 		src = "flag"
 	}
 	p.Env = blankValues(p.Env, from, "env:", flagSource(src, "--env"))
-	p.Headers = blankValues(p.Headers, from, "header:", flagSource(src, "--header"))
+	p.Headers = blankValues(p.Headers, from, SecretHeaderPrefix, flagSource(src, "--header"))
 	p.SecretFrom = from
 	return p
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/results"
@@ -44,6 +45,41 @@ func reportGate(w io.Writer, path string, g scan.GateResult, maxDrop float64) {
 		fmt.Fprintf(w, "mcpvet: gate failed against %s: %d new findings; accept them with a reason in the file, or run with --update-baseline\n", safe.Line(path), len(g.New))
 	} else {
 		fmt.Fprintf(w, "mcpvet: gate passed against %s\n", safe.Line(path))
+	}
+}
+
+// reportContextGate prints the context-cost outcome on stderr: the limit
+// that failed, and the tools that grew.
+func reportContextGate(w io.Writer, g scan.ContextGate, l scan.ContextLimits) {
+	if g.Encoding == "" {
+		return
+	}
+	if g.OverMax {
+		fmt.Fprintf(w, "mcpvet: context cost %d %s tokens exceeds --max-context-tokens %d\n", g.Tokens, g.Encoding, l.MaxTokens)
+	}
+	if g.NoBaseline {
+		fmt.Fprintf(w, "mcpvet: the baseline records no %s context cost; growth not checked (write it with --update-baseline)\n", g.Encoding)
+	}
+	if l.MaxGrowthPct >= 0 && !g.NoBaseline {
+		verb := "within"
+		if g.OverGrowth {
+			verb = "beyond"
+		}
+		fmt.Fprintf(w, "mcpvet: context cost %d %s tokens, %+.1f%% from the baseline's %d (%s the allowed %g%%)\n", g.Tokens, g.Encoding, g.GrowthPct, g.Baseline, verb, l.MaxGrowthPct)
+		for i, t := range g.Growth {
+			if i == 10 {
+				fmt.Fprintf(w, "mcpvet:   ... %d more tools changed\n", len(g.Growth)-i)
+				break
+			}
+			switch {
+			case t.Added:
+				fmt.Fprintf(w, "mcpvet:   tool %s: new, %d tokens\n", safe.Line(t.Name), t.New)
+			case t.Removed:
+				fmt.Fprintf(w, "mcpvet:   tool %s: removed, was %d tokens\n", safe.Line(t.Name), t.Old)
+			default:
+				fmt.Fprintf(w, "mcpvet:   tool %s: %d -> %d tokens (%+d)\n", safe.Line(t.Name), t.Old, t.New, t.New-t.Old)
+			}
+		}
 	}
 }
 
@@ -126,9 +162,23 @@ type gateFlags struct {
 	maxScoreDrop float64
 	sarif        string
 	sarifRoot    string
+	// maxContextTokens and maxContextGrowth are the context-cost limits
+	// (0 and unset: none).
+	maxContextTokens int
+	maxContextGrowth float64
+	flags            *pflag.FlagSet
 
 	root string
 	base *scan.Baseline
+}
+
+// contextLimits are the context-cost limits the flags set.
+func (g *gateFlags) contextLimits() scan.ContextLimits {
+	l := scan.ContextLimits{MaxTokens: g.maxContextTokens, MaxGrowthPct: -1}
+	if g.flags != nil && g.flags.Changed("max-context-growth") {
+		l.MaxGrowthPct = g.maxContextGrowth
+	}
+	return l
 }
 
 func (g *gateFlags) register(cmd *cobra.Command) {
@@ -138,6 +188,9 @@ func (g *gateFlags) register(cmd *cobra.Command) {
 	fl.Float64Var(&g.maxScoreDrop, "max-score-drop", results.DefaultDiffScoreDrop, "points the score may fall below the baseline's before the gate fails")
 	fl.StringVar(&g.sarif, "sarif", "", "also write the findings as SARIF 2.1.0 to this file, located relative to the repository root")
 	fl.StringVar(&g.sarifRoot, "sarif-root", "", "directory SARIF locations are relative to (default: the git checkout around the working directory)")
+	fl.IntVar(&g.maxContextTokens, "max-context-tokens", 0, "exit 1 when what a client loads from the server (tools, prompts, resources lists and instructions) exceeds this many o200k_base tokens (0: no limit)")
+	fl.Float64Var(&g.maxContextGrowth, "max-context-growth", 0, "exit 1 when the context cost grew by more than this percentage over --baseline's (default: not checked)")
+	g.flags = fl
 }
 
 // check validates the flags and reads the baseline before any server runs.
@@ -147,6 +200,17 @@ func (g *gateFlags) check() error {
 	}
 	if g.maxScoreDrop < 0 || g.maxScoreDrop > 100 {
 		return usagef("--max-score-drop %g: out of range; use 0 to 100 points", g.maxScoreDrop)
+	}
+	if g.maxContextTokens < 0 {
+		return usagef("--max-context-tokens %d: negative; give a token count, or 0 for no limit", g.maxContextTokens)
+	}
+	if g.flags != nil && g.flags.Changed("max-context-growth") {
+		if g.maxContextGrowth < 0 {
+			return usagef("--max-context-growth %g: negative; give a percentage such as 10", g.maxContextGrowth)
+		}
+		if g.baseline == "" {
+			return usagef("--max-context-growth %g: needs --baseline FILE, the accepted context cost to compare with", g.maxContextGrowth)
+		}
 	}
 	if g.sarifRoot != "" && g.sarif == "" {
 		return usagef("--sarif-root %q: only used with --sarif FILE", g.sarifRoot)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -224,5 +225,49 @@ func writeJSON(t *testing.T, path string, v any) {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProbeGateContext: the context-cost limits of the author gate. The
+// poisoned fixture with its "extra" tool loads more tokens than the
+// baseline accepted: --max-context-growth fails it naming the new tool,
+// --max-context-tokens fails a listing over the limit without a baseline,
+// and a growth limit without a baseline is a usage error.
+func TestProbeGateContext(t *testing.T) {
+	bin := testfixture.Path(t, "poisoned")
+	dir := t.TempDir()
+	base := filepath.Join(dir, "mcpvet-baseline.json")
+	probeArgs := func(extra ...string) []string {
+		return append([]string{"probe", "--no-inject", "--sandbox", "none", "--db", filepath.Join(dir, "r.db"), "-q"}, extra...)
+	}
+	if code, _, stderr := runCLI(append(probeArgs("--baseline", base, "--update-baseline"), "--", bin, "extra")...); code != 0 {
+		t.Fatalf("--update-baseline: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(append(probeArgs("--baseline", base, "--update-baseline"), "--", bin)...); code != 0 {
+		t.Fatalf("--update-baseline: exit %d, stderr %q", code, stderr)
+	}
+	var b scan.Baseline
+	readJSON(t, base, &b)
+	if b.Context == nil || b.Context.Encoding != "o200k_base" || b.Context.Total <= 0 || len(b.Context.Tools) == 0 {
+		t.Fatalf("baseline context = %+v, want o200k_base counts", b.Context)
+	}
+	code, _, stderr := runCLI(append(probeArgs("--baseline", base, "--max-context-growth", "0"), "--", bin)...)
+	if code != 0 || !strings.Contains(stderr, "+0.0% from the baseline's") {
+		t.Fatalf("unchanged listing: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(append(probeArgs("--baseline", base, "--max-context-growth", "1"), "--", bin, "extra")...)
+	if code != exitFindings || !strings.Contains(stderr, "beyond the allowed 1%") || !strings.Contains(stderr, "tool extra_admin: new") {
+		t.Fatalf("grown listing: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(append(probeArgs("--max-context-tokens", "10"), "--", bin)...)
+	if code != exitFindings || !strings.Contains(stderr, "exceeds --max-context-tokens 10") {
+		t.Fatalf("over the token limit: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr = runCLI(append(probeArgs("--max-context-tokens", fmt.Sprint(b.Context.Total)), "--", bin)...); code != 0 {
+		t.Fatalf("at the token limit: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(append(probeArgs("--max-context-growth", "5"), "--", bin)...)
+	if code != exitUsage || !strings.Contains(stderr, "--max-context-growth 5: needs --baseline") {
+		t.Fatalf("growth without a baseline: exit %d, stderr %q", code, stderr)
 	}
 }

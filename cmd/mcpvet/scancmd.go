@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,6 +43,7 @@ type scanFlags struct {
 	registryTyp string
 	transport   string
 	retries     int
+	budget      crawlBudget
 	// flags is the command's flag set: what was given, for --resume.
 	flags *pflag.FlagSet
 	// set is the config set of a --config scan.
@@ -77,6 +82,7 @@ func newScanCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	fl.StringVar(&f.registryTyp, "registry-type", "", "keep only plans of this package type: npm, pypi, oci, nuget, mcpb or remote")
 	fl.StringVar(&f.transport, "transport", "", "keep only plans of this transport: stdio, streamable-http or sse")
 	fl.IntVar(&f.retries, "registry-retries", source.DefaultMaxRetries, "retries of one registry page after a transient failure (0: fail at once)")
+	f.budget.register(fl)
 	return cmd
 }
 
@@ -202,6 +208,8 @@ func (f *scanFlags) check() error {
 		return usagef("--install-concurrency %d: must not be negative (0: as many as --concurrency)", f.installConc)
 	case f.retries < 0:
 		return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", f.retries)
+	case f.budget.check() != nil:
+		return f.budget.check()
 	case f.sample < 0 || f.limit < 0:
 		return usagef("--sample and --limit must not be negative")
 	}
@@ -233,6 +241,14 @@ func (f *scanFlags) newScan(ctx context.Context, o *scan.Options, copts *source.
 		"planSetDigest": sel.PlanSet, "planSetSize": sel.PlanSetSize,
 		"flags": recordFlags(f.flags),
 	})
+	// The run conditions: what this machine can reach and run, recorded
+	// with the scan and printed first by its reports.
+	conds := scan.CheckConditions(ctx, &scan.ConditionOptions{Sandbox: f.s.Backend, Network: f.s.AllowNetwork})
+	if u, ok := strings.CutPrefix(src, "registry:"); ok {
+		conds.Indexes = append([]vocab.IndexCondition{{Name: scan.IndexMCPRegistry, URL: u, Answered: true,
+			Detail: fmt.Sprintf("crawled: %d plans", len(plans))}}, conds.Indexes...)
+	}
+	o.Conditions = &conds
 	o.Plans = plans
 	o.Info = results.ScanInfo{Kind: results.KindScan, Source: src, Options: optsJSON, Seed: seed,
 		ShardIndex: shardI, ShardCount: shardN}
@@ -291,24 +307,27 @@ func loadPlans(ctx context.Context, f *scanFlags, copts *source.ConfigOptions, s
 		f.set = set
 		return set.Unique, "config:" + f.config, nil, nil
 	case f.from != "":
-		file, err := os.Open(f.from)
+		data, err := os.ReadFile(f.from)
 		if err != nil {
 			return nil, "", nil, usagef("--from %q: %v; give the path of a registry snapshot", f.from, err)
 		}
-		defer file.Close()
-		entries, err := source.ReadSnapshot(file)
+		entries, err := source.ReadSnapshot(bytes.NewReader(data))
 		if err != nil {
 			return nil, "", nil, usagef("--from %q: %v", f.from, err)
 		}
-		popts.Source = "snapshot:" + f.from
+		// A report names the snapshot by what a reader can look up (its
+		// file name, entry count and digest), never by a local path.
+		name := snapshotName(f.from, len(entries), data)
+		popts.Source = "snapshot:" + filepath.Base(f.from)
 		plans, stats := source.Plans(entries, popts)
-		return plans, "snapshot:" + f.from, stats, nil
+		return plans, name, stats, nil
 	default:
 		copts := &source.CrawlOptions{BaseURL: f.registry}
 		if !f.allVersions {
 			copts.Version = "latest"
 		}
 		copts.MaxRetries = f.retries
+		f.budget.apply(copts)
 		if f.retries == 0 {
 			copts.MaxRetries = -1 // CrawlOptions: negative is never
 		}
@@ -387,6 +406,7 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		allVersions bool
 		search      string
 		retries     int
+		budget      crawlBudget
 	)
 	pull := &cobra.Command{
 		Use:   "pull [-o FILE]",
@@ -396,7 +416,11 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if retries < 0 {
 				return usagef("--registry-retries %d: must not be negative; 0 fails at the first error", retries)
 			}
+			if err := budget.check(); err != nil {
+				return err
+			}
 			copts := &source.CrawlOptions{BaseURL: url, Search: search, MaxRetries: retries}
+			budget.apply(copts)
 			if retries == 0 {
 				copts.MaxRetries = -1
 			}
@@ -426,6 +450,7 @@ func newRegistryCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	pull.Flags().BoolVar(&allVersions, "all-versions", false, "every version, not only the latest")
 	pull.Flags().StringVar(&search, "search", "", "only servers whose name contains this")
 	pull.Flags().IntVar(&retries, "registry-retries", source.DefaultMaxRetries, "retries of one registry page after a transient failure (0: fail at once)")
+	budget.register(pull.Flags())
 	cmd.AddCommand(pull)
 	return cmd
 }
@@ -466,4 +491,12 @@ func restoreScanFlags(ctx context.Context, st *results.Store, id int64, f *scanF
 		return nil // a scan from an older mcpvet: only the targets are stored
 	}
 	return restoreFlags(f.flags, stored.Flags)
+}
+
+// snapshotName names a snapshot file as a report shows it:
+// "snapshot:servers.json (1,068 entries, sha256 9f2c...)", with the file's
+// base name only.
+func snapshotName(path string, entries int, data []byte) string {
+	sum := sha256.Sum256(data)
+	return fmt.Sprintf("snapshot:%s (%d entries, sha256 %s)", filepath.Base(path), entries, hex.EncodeToString(sum[:]))
 }

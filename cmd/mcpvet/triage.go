@@ -25,6 +25,8 @@ type triageFlags struct {
 	baseline    string
 	sarifRoot   string
 	listConfigs bool
+	verbose     bool
+	server      string
 }
 
 // newTriageCmd builds `mcpvet triage CONFIG`: probe every server of a
@@ -37,7 +39,9 @@ func newTriageCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 		Long: `triage reads an MCP client config (Claude Desktop, Claude Code, VS Code,
 Cursor, Windsurf, Gemini CLI, Codex CLI config.toml, Zed), probes every server
 in it in the sandbox, stores the scan in --db and reports each server's
-verdict, score, top reasons and the one next step for its owner.
+verdict in your words, one line per server (usable; usable, author has N
+items; needs setup: what to supply; do not use: why; not assessed: why);
+--verbose or --server NAME show each entry's score, reasons and next step.
 
 Without CONFIG, triage finds every client config on this machine (and the
 project configs of the current folder: .mcp.json, .vscode/mcp.json, ...);
@@ -89,6 +93,8 @@ show.`,
 	fl.StringVar(&f.sarifRoot, "sarif-root", "", "directory SARIF locations are relative to (default: the git checkout around the working directory)")
 	fl.StringVar(&f.baseline, "baseline", "", "results database of an earlier triage or scan; mark servers whose tools, prompts, resources or instructions changed since it")
 	fl.BoolVar(&f.listConfigs, "list-configs", false, "print the client configs found (or the one given) and their servers, and exit")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "table: every entry with its reasons and next step, instead of one line per server")
+	fl.StringVar(&f.server, "server", "", "triage only the server of this entry, and show its details")
 	registerEnumCompletion(cmd, "format", report.Formats(report.KindTriage)...)
 	registerEnumCompletion(cmd, "fail-on", results.TriageFailOn...)
 	return cmd
@@ -123,6 +129,21 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		return usagef("the configs found list no servers; add one, or give a config file: mcpvet triage claude_desktop_config.json")
 	}
 	plans := set.Unique
+	if f.server != "" {
+		// Only the server of that entry: every entry reaching it is
+		// reported, in detail.
+		pl, ok := set.Entry(f.server)
+		if !ok {
+			return usagef("--server %q: no such entry in %s; its entries are %s", f.server, set.Label(), strings.Join(set.EntryNames(), ", "))
+		}
+		probed := set.Probed[pl.Key]
+		plans = nil
+		for _, u := range set.Unique {
+			if u.Key == probed {
+				plans = append(plans, u)
+			}
+		}
+	}
 	st, err := results.Open(ctx, f.db, nil)
 	if err != nil {
 		return err
@@ -176,7 +197,7 @@ func runTriage(ctx context.Context, config string, f *triageFlags, g *globalFlag
 		width = terminalWidth(stdout)
 	}
 	if err := writeOutput(f.output, stdout, func(w io.Writer) error {
-		return report.WriteTriage(w, t, f.format, &report.TriageOptions{Width: width, FailOn: f.failOn})
+		return report.WriteTriage(w, t, f.format, &report.TriageOptions{Width: width, FailOn: f.failOn, Summary: !f.verbose && f.server == ""})
 	}); err != nil {
 		return err
 	}

@@ -144,7 +144,7 @@ func TestTriageEndToEnd(t *testing.T) {
 
 	t.Run("the credential brings needsenv up; table; no fail-on", func(t *testing.T) {
 		code, stdout, stderr := runReportCLI("triage", config, "--sandbox", "none", "--db", db, "-q",
-			"--env", "FIXTURE_API_KEY=test-key")
+			"--env", "FIXTURE_API_KEY=test-key", "--verbose")
 		if code != exitOK {
 			t.Fatalf("exit %d without --fail-on; stderr:\n%s", code, stderr)
 		}

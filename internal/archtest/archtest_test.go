@@ -165,6 +165,81 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
+// unruled returns the module packages (module-relative) that no rule
+// names as its subject, the catch-all `*` aside.
+func unruled(rules []rule, pkgs []pkg) []string {
+	var out []string
+	for _, p := range pkgs {
+		rel, _ := strings.CutPrefix(p.ImportPath, module+"/")
+		if !slices.ContainsFunc(rules, func(ru rule) bool { return ru.subject != "*" && match(ru.subject, rel) }) {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// architectureRules reads the rules of docs/ARCHITECTURE.md.
+func architectureRules(t *testing.T) []rule {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rules, err := readRules(f)
+	if err != nil {
+		t.Fatalf("docs/ARCHITECTURE.md: %v", err)
+	}
+	return rules
+}
+
+// TestEveryPackageHasARow: no package of the module escapes the rules
+// table; each is the subject of a row of its own (or of its folder's
+// pattern), not only of `*`.
+func TestEveryPackageHasARow(t *testing.T) {
+	rules := architectureRules(t)
+	if got := unruled(rules, listPackages(t, filepath.Join("..", ".."))); len(got) > 0 {
+		t.Errorf("packages without a row in docs/ARCHITECTURE.md's rules table: %v", got)
+	}
+	// The check itself: a package no row names is reported.
+	if got := unruled(rules, []pkg{{ImportPath: module + "/newtop/thing"}}); !slices.Equal(got, []string{"newtop/thing"}) {
+		t.Errorf("unruled = %v, want [newtop/thing]", got)
+	}
+}
+
+// TestRulesForbid checks the rules of docs/ARCHITECTURE.md against
+// imports the layering forbids, one at a time: each must break a rule.
+func TestRulesForbid(t *testing.T) {
+	rules := architectureRules(t)
+	for _, edge := range [][2]string{
+		{"scan/source", "scoring"},
+		{"scan/source", "sandbox"},
+		{"results/report", "scoring"},
+		{"results", "scoring"},
+		{"results", "sandbox"},
+		{"probe", "sandbox"},
+		{"sandbox", "probe"},
+		{"scoring", "results"},
+		{"vocab", "probe"},
+		{"internal/safe", "probe"},
+		{"cmd/mcpvet", "probe"},
+		{"bench/sandboxbench", "scan"},
+		{"results/internal/fixture", "scoring"},
+		{"deploy/kubernetes", "probe"},
+	} {
+		sp := pkg{ImportPath: module + "/" + edge[0], Imports: []string{module + "/" + edge[1]}, Deps: []string{module + "/" + edge[1]}}
+		broken := false
+		for _, ru := range rules {
+			if (ru.subject == "*" && !match("cmd/...", edge[0]) || match(ru.subject, edge[0])) && len(ru.violations(sp)) > 0 {
+				broken = true
+			}
+		}
+		if !broken {
+			t.Errorf("%s -> %s breaks no rule of docs/ARCHITECTURE.md", edge[0], edge[1])
+		}
+	}
+}
+
 // TestRuleViolations checks the checker on a graph that breaks each kind
 // of rule, so that a rule which silently matches nothing cannot pass.
 func TestRuleViolations(t *testing.T) {

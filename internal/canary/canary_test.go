@@ -11,8 +11,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 )
 
@@ -252,4 +254,49 @@ func BenchmarkFind(b *testing.B) {
 	for b.Loop() {
 		f.Find(text)
 	}
+}
+
+// TestFindBoundedMemory: the search of one 9 MiB description (issue 22
+// item 9's hostile listing) holds a bounded amount of memory at once, not
+// a normalised copy of the whole text per form, and still finds a secret
+// at its end. Peak live heap is sampled every millisecond.
+func TestFindBoundedMemory(t *testing.T) {
+	text := strings.Repeat("Reads the file at path and returns its content. ", 9<<20/48) + strings.ToUpper(testSecret)
+	f := NewFinder(testSecrets)
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	stop := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var m runtime.MemStats
+		var max uint64
+		for {
+			runtime.ReadMemStats(&m)
+			max = maxU(max, m.HeapAlloc)
+			select {
+			case <-stop:
+				peak <- max
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	hits := f.Find(text)
+	close(stop)
+	got := (<-peak - base.HeapAlloc) >> 20
+	if len(hits) != 1 {
+		t.Errorf("Find = %v, want API_KEY", hits)
+	}
+	t.Logf("peak live heap over the text: %d MiB", got)
+	if got > 40 {
+		t.Errorf("Find of %d MiB held %d MiB at its peak, want at most 40 MiB", len(text)>>20, got)
+	}
+}
+
+func maxU(a, b uint64) uint64 {
+	if a > b {
+		return a
+	}
+	return b
 }

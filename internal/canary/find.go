@@ -73,6 +73,7 @@ type secret struct {
 type Finder struct {
 	secrets []secret
 	needles []Needle
+	longest int // the longest secret, in bytes
 }
 
 // NewFinder returns a Finder for every value of at least MinLen bytes.
@@ -93,6 +94,7 @@ func NewFinder(secrets map[string]string) *Finder {
 		s.reversed = reverse(s.stripped)
 		s.rot13 = rot13(lower)
 		f.secrets = append(f.secrets, s)
+		f.longest = max(f.longest, len(v))
 	}
 	return f
 }
@@ -170,6 +172,12 @@ func joinEnc(a, b string) string {
 	return a + " > " + b
 }
 
+// normWindow bounds the text normalised at once: a 9 MiB description is
+// searched in overlapping windows, so the normalised copies (case-folded,
+// stripped, every 2nd and 3rd character) stay a few MiB whatever the size
+// of what a server sends.
+const normWindow = 1 << 20
+
 // searchLayer searches one layer as it is and normalised.
 func (f *Finder) searchLayer(l layer, hit func(name, enc string)) {
 	t := l.s
@@ -181,6 +189,17 @@ func (f *Finder) searchLayer(l layer, hit func(name, enc string)) {
 	if !utf8.ValidString(t) && printableRatio(t) < 0.7 {
 		return // binary: only the verbatim bytes can match
 	}
+	// Windows overlap by what an interleaved secret with filler spans.
+	overlap := 4*f.longest + 64
+	for i := 0; i < len(t); i += normWindow {
+		f.searchNormalised(t[i:min(len(t), i+normWindow+overlap)], l.enc, hit)
+	}
+}
+
+// searchNormalised searches t case-folded, stripped, in ROT13, reversed
+// and interleaved.
+func (f *Finder) searchNormalised(t, enc string, hit func(name, enc string)) {
+	l := layer{s: t, enc: enc}
 	lower := strings.ToLower(t)
 	stripped := strip(lower)
 	var inter []string

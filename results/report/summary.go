@@ -42,6 +42,12 @@ func WriteSummary(w io.Writer, res *probe.Result) error {
 		fmt.Fprintf(b, "  protocol   %s via %s, handshake %.0f ms\n", safe.Line(l.ProtocolVersion), l.Handshake, l.Timings.HandshakeMs)
 		fmt.Fprintf(b, "  offers     %d tools, %d prompts, %d resources, %d resource templates\n",
 			len(res.Tools), len(res.Prompts), len(res.Resources), len(res.ResourceTemplates))
+		if c := res.Context; c != nil {
+			writeContextCost(b, c)
+		}
+		if rr := probe.Rates(res); rr.All.Tried > 0 {
+			writeRetryRates(b, rr)
+		}
 	} else if tail := strings.TrimSpace(l.StderrTail); tail != "" {
 		lines := strings.Split(safe.Terminal(tail), "\n")
 		if len(lines) > 5 {
@@ -118,4 +124,47 @@ func countList(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%d %s", m[k], k)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeContextCost writes what a client loads from the server, in tokens,
+// with the heaviest tools.
+func writeContextCost(b io.Writer, c *probe.ContextCost) {
+	approx := ""
+	if c.Estimated {
+		approx = "about "
+	}
+	fmt.Fprintf(b, "  context    %s%d %s tokens a request (tools %d, prompts %d, resources %d, instructions %d)\n",
+		approx, c.Total, c.Encoding, c.Tools, c.Prompts, c.Resources, c.Instructions)
+	var heavy []string
+	for i, t := range c.PerTool {
+		if i == 3 {
+			break
+		}
+		heavy = append(heavy, fmt.Sprintf("%s %d", safe.Line(t.Name), t.Tokens))
+	}
+	if len(heavy) > 0 {
+		fmt.Fprintf(b, "             heaviest tools: %s\n", strings.Join(heavy, ", "))
+	}
+}
+
+// writeRetryRates writes how many error responses the first corrected
+// call resolved, with the 95% Wilson interval, per code.
+func writeRetryRates(b io.Writer, rr probe.RetryRates) {
+	a := rr.All
+	fmt.Fprintf(b, "  first retry %d/%d errors resolve on the first retry (95%% CI %.0f–%.0f%%; corrections from structured fields %d, prose %d)\n",
+		a.Resolved, a.Tried, 100*a.Low, 100*a.High, a.Structured, a.Prose)
+	codes := make([]string, 0, len(rr.ByCode))
+	for c := range rr.ByCode {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	var parts []string
+	for _, c := range codes {
+		r := rr.ByCode[c]
+		parts = append(parts, fmt.Sprintf("%s %d/%d", safe.Line(c), r.Resolved, r.Tried))
+		if len(parts) == 6 {
+			break
+		}
+	}
+	fmt.Fprintf(b, "             by code: %s\n", strings.Join(parts, ", "))
 }

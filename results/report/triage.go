@@ -24,6 +24,11 @@ var (
 type TriageOptions struct {
 	// Width is the terminal width the table must fit (0: no limit).
 	Width int
+	// Summary makes the table the one-screen view: one line per distinct
+	// server with the verdict in the user's words (`mcpvet triage`'s
+	// default); without it the table details every entry's reasons and
+	// next step (`--verbose`, `--server NAME`).
+	Summary bool
 	// FailOn is the --fail-on threshold: JUnit marks the verdicts at or
 	// below it as failures (default drop).
 	FailOn string
@@ -57,6 +62,9 @@ func (TableReporter) Write(w io.Writer, t *results.Triage, o *TriageOptions) err
 	var width int
 	if o != nil {
 		width = o.Width
+		if o.Summary {
+			return writeTriageSummary(w, t, width)
+		}
 	}
 	return writeTriageWidth(w, t, width)
 }

@@ -54,19 +54,55 @@ type triageSARIFRule struct {
 	ID               string             `json:"id"`
 	ShortDescription triageSARIFMessage `json:"shortDescription"`
 	// FullDescription says why the code exists, for codes that say.
-	FullDescription      *triageSARIFMessage `json:"fullDescription,omitempty"`
-	Help                 triageSARIFMessage  `json:"help"`
+	FullDescription *triageSARIFMessage `json:"fullDescription,omitempty"`
+	Help            triageSARIFMessage  `json:"help"`
+	// HelpURI is the code's section of docs/findings.md.
+	HelpURI              string `json:"helpUri,omitempty"`
 	DefaultConfiguration struct {
 		Level string `json:"level"`
 	} `json:"defaultConfiguration"`
 	Properties struct {
 		Severity string   `json:"severity"`
 		Tags     []string `json:"tags"`
+		// SecuritySeverity is GitHub code scanning's 0.0-10.0 score of a
+		// security rule ("security-severity"), by which it ranks alerts.
+		SecuritySeverity string `json:"security-severity,omitempty"`
 	} `json:"properties"`
 }
 
 type triageSARIFMessage struct {
-	Text string `json:"text"`
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
+// FindingsDocURL is the page every SARIF rule's helpUri points into: the
+// finding codes of docs/findings.md, one section per area.
+const FindingsDocURL = "https://github.com/mcpvet/mcpvet/blob/main/docs/findings.md"
+
+// securityAreas are the areas whose findings are security findings: text
+// aimed at the model, servers shadowing each other, authorization (codes
+// about leaks and secrets elsewhere count too).
+var securityAreas = []string{"poison", "portfolio", "oauth"}
+
+// securityRule reports whether a code is a security finding: its area is
+// one of securityAreas, or it is about leaks or secrets.
+func securityRule(code string) bool {
+	area, name, _ := strings.Cut(code, "/")
+	return slices.Contains(securityAreas, area) || strings.Contains(name, "leak") || strings.Contains(name, "secret")
+}
+
+// securitySeverity is GitHub's score for a severity: critical is 9.0 and
+// up, high 7.0 to 8.9, medium 4.0 to 6.9, low below.
+func securitySeverity(s probe.Severity) string {
+	switch s {
+	case probe.SeverityFatal:
+		return "9.0"
+	case probe.SeverityError:
+		return "7.5"
+	case probe.SeverityWarn:
+		return "5.0"
+	}
+	return "2.0"
 }
 
 type triageSARIFResult struct {
@@ -151,14 +187,25 @@ func writeTriageSARIF(w io.Writer, t *results.Triage, accepted func(probe.Findin
 	addRule := func(e probe.CatalogEntry) {
 		r := triageSARIFRule{ID: e.Code}
 		r.ShortDescription.Text = e.Title
+		area, _, _ := strings.Cut(e.Code, "/")
+		r.HelpURI = FindingsDocURL + "#" + area
 		r.Help.Text = e.Fix
+		r.Help.Markdown = "**Fix:** " + e.Fix + "\n\nSee [`" + e.Code + "`](" + r.HelpURI + ") in mcpvet's finding codes."
+		// GitHub code scanning requires a full description of every rule
+		// (GH2012): why the code exists where the catalog says, else what
+		// it detects.
+		full := e.Title
 		if why := probe.Why(e.Code); why != "" {
-			r.FullDescription = &triageSARIFMessage{Text: why}
+			full = why
 		}
+		r.FullDescription = &triageSARIFMessage{Text: full}
 		r.DefaultConfiguration.Level = TriageSARIFLevel(e.Severity)
 		r.Properties.Severity = string(e.Severity)
-		area, _, _ := strings.Cut(e.Code, "/")
 		r.Properties.Tags = []string{"mcp", area}
+		if securityRule(e.Code) {
+			r.Properties.Tags = append(r.Properties.Tags, "security")
+			r.Properties.SecuritySeverity = securitySeverity(e.Severity)
+		}
 		index[e.Code] = len(rules)
 		rules = append(rules, r)
 	}
@@ -208,13 +255,17 @@ func writeTriageSARIF(w io.Writer, t *results.Triage, accepted func(probe.Findin
 					Kind:               "member",
 				}},
 			}
-			if s.Line > 0 {
-				loc.PhysicalLocation.Region = &triageSARIFRegion{StartLine: s.Line}
-			}
 			props := map[string]any{
 				"server":   safe.Line(s.Name),
 				"subject":  safe.Line(f.Subject),
 				"severity": string(f.Severity),
+			}
+			if s.Line > 0 {
+				loc.PhysicalLocation.Region = &triageSARIFRegion{StartLine: s.Line}
+			} else {
+				// The server's own files (server.json, its source) are not
+				// in the repository a config triage runs in.
+				props["noRegion"] = "the entry's line in the config was not found"
 			}
 			if s.Decision != "" {
 				props["decision"] = s.Decision

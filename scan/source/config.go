@@ -646,7 +646,7 @@ func (cr *configReader) remoteServer(pl *vocab.Plan, st *planState, path string,
 	if err != nil {
 		return err
 	}
-	pl.Headers = cr.resolveValues(headers, "headers.", SecretHeaderPrefix, st)
+	pl.Headers = cr.resolveValues(headers, "headers.", vocab.SecretHeaderPrefix, st)
 	return nil
 }
 
@@ -686,7 +686,7 @@ func (cr *configReader) headers(path string, fields serverFields, st *planState)
 	if v, ok := cr.lookupRef("env:" + name); ok {
 		headers = append(headers, keyValue{"Authorization", "Bearer " + v})
 	} else {
-		st.addSecret(SecretHeaderPrefix + "Authorization")
+		st.addSecret(vocab.SecretHeaderPrefix + "Authorization")
 	}
 	return headers, nil
 }
@@ -717,7 +717,7 @@ func (st *planState) apply(pl *vocab.Plan) {
 	if len(st.missing) == 0 {
 		return
 	}
-	pl.Status = StatusNeedsConfiguration
+	pl.Status = vocab.StatusNeedsConfiguration
 	pl.StatusDetail = "unresolved references: " + strings.Join(st.missing, ", ")
 	if len(st.hints) > 0 {
 		pl.StatusDetail += "; give " + strings.Join(st.hints, " ")
@@ -912,7 +912,7 @@ func skipServer(raw json.RawMessage) string {
 		case f.Key == "disabled" && v == "true", f.Key == "enabled" && v == "false":
 			return "disabled in the config; its client does not start it"
 		case f.Key == "source" && v == `"extension"`:
-			return "a Zed extension server: Zed's extension installs and starts it, so mcpvet cannot run it as written; probe the package the extension runs instead"
+			return "a Zed extension server: its extension starts it inside Zed; probe the package it runs instead"
 		case f.Key == "settings":
 			settings = true
 		case f.Key == "command" || f.Key == "url" || f.Key == "serverUrl" || f.Key == "httpUrl":
@@ -920,7 +920,7 @@ func skipServer(raw json.RawMessage) string {
 		}
 	}
 	if settings && !runnable {
-		return "a Zed extension server (settings without a command): Zed's extension installs and starts it, so mcpvet cannot run it as written; probe the package the extension runs instead"
+		return "a Zed extension server (settings, no command): its extension starts it inside Zed; probe the package it runs instead"
 	}
 	return ""
 }

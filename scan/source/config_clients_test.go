@@ -158,7 +158,7 @@ func TestConfigInputsAndEnv(t *testing.T) {
 	if gh.Status != "" || !slices.Equal(gh.Secrets, []string{"GITHUB_PERSONAL_ACCESS_TOKEN"}) || gh.Package == nil || gh.Package.RegistryType != "oci" {
 		t.Errorf("github plan: %+v", gh)
 	}
-	if org.Status != StatusNeedsConfiguration || !strings.Contains(org.StatusDetail, "--input org=VALUE") || !strings.Contains(org.StatusDetail, "--pass-env SHELL") {
+	if org.Status != vocab.StatusNeedsConfiguration || !strings.Contains(org.StatusDetail, "--input org=VALUE") || !strings.Contains(org.StatusDetail, "--pass-env SHELL") {
 		t.Errorf("org plan: %s %q", org.Status, org.StatusDetail)
 	}
 	if org.Env["HOME_DIR"] != "value-of-HOME" {

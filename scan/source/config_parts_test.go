@@ -222,9 +222,9 @@ func TestRemoteHeaders(t *testing.T) {
 		{name: "bearer from a passed variable", fields: `{"bearer_token_env_var": "TOKEN"}`,
 			want: map[string]string{"Authorization": "Bearer t0k"}},
 		{name: "bearer from a variable not passed", fields: `{"bearer_token_env_var": "OTHER", "headers": {"A": "1"}}`,
-			want: map[string]string{"A": "1"}, wantSecrets: []string{SecretHeaderPrefix + "Authorization"}},
+			want: map[string]string{"A": "1"}, wantSecrets: []string{vocab.SecretHeaderPrefix + "Authorization"}},
 		{name: "password input", fields: `{"headers": {"Authorization": "${input:pw}", "X": "v"}}`,
-			want: map[string]string{"X": "v"}, wantSecrets: []string{SecretHeaderPrefix + "Authorization"}},
+			want: map[string]string{"X": "v"}, wantSecrets: []string{vocab.SecretHeaderPrefix + "Authorization"}},
 		{name: "password input inside a value stays unresolved", fields: `{"headers": {"Authorization": "Bearer ${input:pw}"}}`,
 			want: map[string]string{"Authorization": "Bearer ${input:pw}"}},
 		{name: "bearer not a string", fields: `{"bearer_token_env_var": 1}`,
@@ -247,7 +247,7 @@ func TestRemoteHeaders(t *testing.T) {
 			if e := errText(err); e != tt.wantErr {
 				t.Fatalf("error %q, want %q", e, tt.wantErr)
 			}
-			got := cr.resolveValues(kvs, "headers.", SecretHeaderPrefix, &st)
+			got := cr.resolveValues(kvs, "headers.", vocab.SecretHeaderPrefix, &st)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("headers (-want +got):\n%s", diff)
 			}

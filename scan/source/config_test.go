@@ -33,7 +33,7 @@ func TestReadConfigFiles(t *testing.T) {
 					Transport: vocab.TransportStdio, Command: "npx",
 					Args:         []string{"-y", "@modelcontextprotocol/server-brave-search"},
 					Env:          map[string]string{"BRAVE_API_KEY": "${BRAVE_API_KEY}"},
-					Status:       StatusNeedsConfiguration,
+					Status:       vocab.StatusNeedsConfiguration,
 					StatusDetail: "unresolved references: ${BRAVE_API_KEY} in env.BRAVE_API_KEY; give --pass-env BRAVE_API_KEY"},
 				{Key: "config:claude_desktop_config.json#sqlite", Name: "sqlite", Source: "config:claude_desktop_config.json",
 					Transport: vocab.TransportStdio, Command: "uvx",
@@ -72,7 +72,7 @@ func TestReadConfigFiles(t *testing.T) {
 				{Key: "config:vscode_mcp.json#github", Name: "github", Source: "config:vscode_mcp.json",
 					Transport: vocab.TransportStreamable, URL: "https://api.githubcopilot.com/mcp/",
 					Headers:      map[string]string{"Authorization": "Bearer ${input:github_token}"},
-					Status:       StatusNeedsConfiguration,
+					Status:       vocab.StatusNeedsConfiguration,
 					StatusDetail: "unresolved references: ${input:github_token} in headers.Authorization; give --input github_token=VALUE"},
 				{Key: "config:vscode_mcp.json#perplexity", Name: "perplexity", Source: "config:vscode_mcp.json",
 					Transport: vocab.TransportStdio, Command: "npx",
@@ -84,7 +84,7 @@ func TestReadConfigFiles(t *testing.T) {
 					Transport: vocab.TransportStdio, Command: "uvx",
 					Args:         []string{"mcp-server-fetch", "--root", "${workspaceFolder}/docs", "--project", "${input:project}"},
 					Env:          map[string]string{"HOME_DIR": "${env:HOME}"},
-					Status:       StatusNeedsConfiguration,
+					Status:       vocab.StatusNeedsConfiguration,
 					StatusDetail: "unresolved references: ${workspaceFolder} in args[2], ${input:project} in args[4], ${env:HOME} in env.HOME_DIR; give --input project=VALUE --pass-env HOME"},
 				{Key: "config:vscode_mcp.json#legacy-sse", Name: "legacy-sse", Source: "config:vscode_mcp.json",
 					Transport: vocab.TransportSSE, URL: "http://localhost:8931/sse"},
@@ -297,7 +297,7 @@ func FuzzReadConfig(f *testing.F) {
 			default:
 				t.Errorf("%s: transport %q", p.Key, p.Transport)
 			}
-			if p.Status != "" && p.Status != StatusNeedsConfiguration {
+			if p.Status != "" && p.Status != vocab.StatusNeedsConfiguration {
 				t.Errorf("%s: status %q", p.Key, p.Status)
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -22,17 +21,6 @@ const (
 	// RegistryRemote is the key under which [Stats] counts remotes.
 	RegistryRemote = "remote"
 )
-
-// Plan statuses set here; they are the values of vocab.StatusNeedsConfiguration
-// and vocab.StatusInvalidPlan, which the results store records.
-const (
-	StatusNeedsConfiguration = "needs_configuration"
-	StatusInvalidPlan        = "invalid_plan"
-)
-
-// SecretHeaderPrefix starts a [vocab.Plan.Secrets] entry that names a
-// header ("header:Authorization") rather than an environment variable.
-const SecretHeaderPrefix = sandbox.SecretHeaderPrefix
 
 // PlanOptions configure [Plans] and [Planner].
 type PlanOptions struct {
@@ -130,9 +118,9 @@ func (p *Planner) Add(e Entry) []vocab.Plan {
 		p.stats.PlansByRegistryType[kind]++
 		p.stats.PlansByTransport[pl.Transport]++
 		switch pl.Status {
-		case StatusNeedsConfiguration:
+		case vocab.StatusNeedsConfiguration:
 			p.stats.NeedsConfiguration++
-		case StatusInvalidPlan:
+		case vocab.StatusInvalidPlan:
 			p.stats.Invalid++
 		}
 	}
@@ -415,10 +403,10 @@ func (b *builder) header(h KeyValueInput) {
 		}
 		b.plan.Headers[h.Name] = val
 		if h.IsSecret {
-			b.addSecret(SecretHeaderPrefix + h.Name)
+			b.addSecret(vocab.SecretHeaderPrefix + h.Name)
 		}
 	case stateSecret:
-		b.addSecret(SecretHeaderPrefix + h.Name)
+		b.addSecret(vocab.SecretHeaderPrefix + h.Name)
 	}
 }
 
@@ -475,10 +463,10 @@ func (b *builder) setURL(u string) {
 func (b *builder) finish() vocab.Plan {
 	switch {
 	case len(b.invalid) > 0:
-		b.plan.Status = StatusInvalidPlan
+		b.plan.Status = vocab.StatusInvalidPlan
 		b.plan.StatusDetail = strings.Join(b.invalid, "; ")
 	case len(b.missing) > 0:
-		b.plan.Status = StatusNeedsConfiguration
+		b.plan.Status = vocab.StatusNeedsConfiguration
 		b.plan.StatusDetail = "required inputs without a value: " + strings.Join(b.missing, ", ")
 	}
 	return b.plan

@@ -60,7 +60,7 @@ func TestEntryPlansRealEntries(t *testing.T) {
 				Transport: vocab.TransportStdio,
 				Package: &vocab.Package{RegistryType: "pypi", RegistryBaseURL: "https://pypi.org",
 					Identifier: "sec-edgar-mcp", Version: "1.0.5"},
-				Status:       StatusNeedsConfiguration,
+				Status:       vocab.StatusNeedsConfiguration,
 				StatusDetail: "required inputs without a value: env SEC_EDGAR_USER_AGENT",
 			}},
 		},
@@ -145,7 +145,7 @@ func TestEntryPlansRealEntries(t *testing.T) {
 						Identifier: "@kontent-ai/mcp-server", Version: "0.23.0"},
 					Args:         []string{"stdio"},
 					Secrets:      []string{"KONTENT_API_KEY"},
-					Status:       StatusNeedsConfiguration,
+					Status:       vocab.StatusNeedsConfiguration,
 					StatusDetail: "required inputs without a value: env KONTENT_ENVIRONMENT_ID",
 				},
 				{
@@ -156,7 +156,7 @@ func TestEntryPlansRealEntries(t *testing.T) {
 						Identifier: "@kontent-ai/mcp-server", Version: "0.23.0"},
 					Args:         []string{"shttp"},
 					Secrets:      []string{"KONTENT_API_KEY"},
-					Status:       StatusNeedsConfiguration,
+					Status:       vocab.StatusNeedsConfiguration,
 					StatusDetail: "required inputs without a value: env KONTENT_ENVIRONMENT_ID",
 				},
 			},
@@ -318,12 +318,12 @@ func checkCensusPlans(t *testing.T, plans []vocab.Plan) (needs, invalid int) {
 	keys := map[string]bool{}
 	for _, p := range plans {
 		switch p.Status {
-		case StatusNeedsConfiguration:
+		case vocab.StatusNeedsConfiguration:
 			needs++
 			if !strings.HasPrefix(p.StatusDetail, "required inputs without a value: ") {
 				t.Errorf("%s: StatusDetail %q does not name the inputs", p.Key, p.StatusDetail)
 			}
-		case StatusInvalidPlan:
+		case vocab.StatusInvalidPlan:
 			invalid++
 			t.Logf("invalid plan %s: %s", p.Key, p.StatusDetail)
 		case "":
@@ -438,7 +438,7 @@ func TestEntryPlansInputs(t *testing.T) {
 				Package:      &vocab.Package{RegistryType: "pypi", Identifier: "x"},
 				Env:          map[string]string{"PUBLIC_TOKEN": "fixed"},
 				Secrets:      []string{"API_KEY", "OPTIONAL_KEY", "URL", "PUBLIC_TOKEN"},
-				Status:       StatusNeedsConfiguration,
+				Status:       vocab.StatusNeedsConfiguration,
 				StatusDetail: "required inputs without a value: secret argument --api-key (an argument cannot carry a canary)",
 			},
 		},
@@ -459,7 +459,7 @@ func TestEntryPlansInputs(t *testing.T) {
 			want: vocab.Plan{
 				Transport: vocab.TransportStdio,
 				Package:   &vocab.Package{RegistryType: "nuget", Identifier: "X.Y", Version: "1.0.0", RuntimeHint: "dnx"},
-				Status:    StatusNeedsConfiguration,
+				Status:    vocab.StatusNeedsConfiguration,
 				StatusDetail: "required inputs without a value: argument <config_path>, argument --mode, " +
 					"env HOST, variable {user} of env DB",
 			},
@@ -487,7 +487,7 @@ func TestEntryPlansInputs(t *testing.T) {
 				Transport:    vocab.TransportSSE,
 				URL:          "http://{host}:{port}/sse",
 				Package:      &vocab.Package{RegistryType: "pypi", Identifier: "x"},
-				Status:       StatusNeedsConfiguration,
+				Status:       vocab.StatusNeedsConfiguration,
 				StatusDetail: "required inputs without a value: url variable {port}, url variable {host} (not declared)",
 			},
 		},
@@ -508,7 +508,7 @@ func TestEntryPlansInputs(t *testing.T) {
 			want: vocab.Plan{
 				Transport: "grpc",
 				Package:   &vocab.Package{RegistryType: "cargo", Identifier: " "},
-				Status:    StatusInvalidPlan,
+				Status:    vocab.StatusInvalidPlan,
 				StatusDetail: `registryType "cargo" is not supported (want npm, pypi, oci, nuget or mcpb); package has no identifier; ` +
 					`argument 0: type "flag" is not positional or named; argument 1 is named but has no name; ` +
 					`environment variable has no name; transport type "grpc" is not supported (want stdio, streamable-http or sse)`,
@@ -521,7 +521,7 @@ func TestEntryPlansInputs(t *testing.T) {
 				Transport:    vocab.TransportSSE,
 				URL:          "file:///etc/passwd",
 				Package:      &vocab.Package{RegistryType: "npm", Identifier: "x"},
-				Status:       StatusInvalidPlan,
+				Status:       vocab.StatusInvalidPlan,
 				StatusDetail: `url "file:///etc/passwd": want an http or https URL`,
 			},
 		},
@@ -555,13 +555,13 @@ func TestEntryPlansRemotes(t *testing.T) {
 			name:   "URL variable without a value",
 			remote: `{"type": "sse", "url": "https://{tenant}.example.com/sse", "variables": {"tenant": {"isRequired": true}}}`,
 			want: vocab.Plan{Transport: vocab.TransportSSE, URL: "https://.example.com/sse",
-				Status: StatusNeedsConfiguration, StatusDetail: "required inputs without a value: url variable {tenant}"},
+				Status: vocab.StatusNeedsConfiguration, StatusDetail: "required inputs without a value: url variable {tenant}"},
 		},
 		{
 			name:   "secret URL variable",
 			remote: `{"type": "sse", "url": "https://example.com/sse?key={key}", "variables": {"key": {"isSecret": true}}}`,
 			want: vocab.Plan{Transport: vocab.TransportSSE, URL: "https://example.com/sse?key=",
-				Status: StatusNeedsConfiguration, StatusDetail: "required inputs without a value: secret url variable {key}"},
+				Status: vocab.StatusNeedsConfiguration, StatusDetail: "required inputs without a value: secret url variable {key}"},
 		},
 		{
 			name: "headers: secret, required, optional",
@@ -571,19 +571,19 @@ func TestEntryPlansRemotes(t *testing.T) {
 				{"name": "X-Debug"}]}`,
 			want: vocab.Plan{Transport: vocab.TransportStreamable, URL: "https://example.com/mcp",
 				Secrets: []string{"header:Authorization"},
-				Status:  StatusNeedsConfiguration, StatusDetail: "required inputs without a value: header X-Workspace"},
+				Status:  vocab.StatusNeedsConfiguration, StatusDetail: "required inputs without a value: header X-Workspace"},
 		},
 		{
 			name:   "stdio is not a remote transport",
 			remote: `{"type": "stdio", "url": "https://example.com"}`,
 			want: vocab.Plan{Transport: "stdio", URL: "https://example.com",
-				Status: StatusInvalidPlan, StatusDetail: `remote type "stdio" is not supported (want streamable-http or sse)`},
+				Status: vocab.StatusInvalidPlan, StatusDetail: `remote type "stdio" is not supported (want streamable-http or sse)`},
 		},
 		{
 			name:   "no URL",
 			remote: `{"type": "sse"}`,
 			want: vocab.Plan{Transport: "sse",
-				Status: StatusInvalidPlan, StatusDetail: "remote has no url"},
+				Status: vocab.StatusInvalidPlan, StatusDetail: "remote has no url"},
 		},
 	}
 	for _, tt := range tests {

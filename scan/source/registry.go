@@ -22,7 +22,10 @@ const DefaultBaseURL = "https://registry.modelcontextprotocol.io"
 // Defaults of [CrawlOptions].
 const (
 	DefaultPageLimit        = 100
-	DefaultMaxPages         = 10_000
+	DefaultMaxPages         = 500
+	DefaultPageTimeout      = 2 * time.Minute
+	DefaultMaxCrawlTime     = 30 * time.Minute
+	DefaultMaxCrawlBytes    = 512 << 20
 	DefaultMaxRetries       = 5
 	DefaultRequestTimeout   = 30 * time.Second
 	DefaultMaxResponseBytes = 16 << 20
@@ -37,6 +40,11 @@ var (
 	ErrPageLimit = errors.New("page limit reached")
 	// ErrResponseTooLarge: a response exceeded CrawlOptions.MaxResponseBytes.
 	ErrResponseTooLarge = errors.New("response too large")
+	// ErrCrawlBudget: a page took longer than CrawlOptions.PageTimeout
+	// (retries included), or the crawl longer than MaxCrawlTime or more
+	// bytes than MaxCrawlBytes (issue 22 item 11: a registry dribbling a
+	// byte every 0.5 s held a scan for 137 s).
+	ErrCrawlBudget = errors.New("registry crawl budget exceeded")
 )
 
 // CrawlOptions configure [Crawl] and [Fetch]. The zero value crawls every
@@ -75,6 +83,14 @@ type CrawlOptions struct {
 	RequestTimeout time.Duration
 	// MaxResponseBytes caps one response body, DefaultMaxResponseBytes when 0.
 	MaxResponseBytes int64
+	// PageTimeout bounds one page, every retry and wait included,
+	// DefaultPageTimeout when 0.
+	PageTimeout time.Duration
+	// MaxCrawlTime bounds the whole crawl, DefaultMaxCrawlTime when 0.
+	MaxCrawlTime time.Duration
+	// MaxCrawlBytes bounds the bytes read over the whole crawl,
+	// DefaultMaxCrawlBytes when 0.
+	MaxCrawlBytes int64
 	// Backoff returns the wait before retry number attempt (1, 2, ...) when
 	// the registry did not send Retry-After. Nil means exponential from
 	// 500ms, doubling to at most 30s, with jitter.
@@ -225,6 +241,8 @@ type crawler struct {
 	base       *url.URL
 	client     *http.Client
 	apiVersion string
+	bytesRead  int64
+	start      time.Time
 }
 
 func newCrawler(opts *CrawlOptions) (*crawler, error) {
@@ -263,6 +281,15 @@ func newCrawler(opts *CrawlOptions) (*crawler, error) {
 	if o.MaxRetryAfter <= 0 {
 		o.MaxRetryAfter = DefaultMaxRetryAfter
 	}
+	if o.PageTimeout <= 0 {
+		o.PageTimeout = DefaultPageTimeout
+	}
+	if o.MaxCrawlTime <= 0 {
+		o.MaxCrawlTime = DefaultMaxCrawlTime
+	}
+	if o.MaxCrawlBytes <= 0 {
+		o.MaxCrawlBytes = DefaultMaxCrawlBytes
+	}
 	if o.Backoff == nil {
 		o.Backoff = defaultBackoff
 	}
@@ -288,6 +315,12 @@ func defaultBackoff(attempt int) time.Duration {
 }
 
 func (c *crawler) run(ctx context.Context, yield func(Entry, error) bool) {
+	c.start = time.Now()
+	crawlCtx, cancel := context.WithTimeoutCause(ctx, c.opts.MaxCrawlTime,
+		fmt.Errorf("%w: the crawl took longer than %s; raise --registry-timeout or resume from the cursor", ErrCrawlBudget, c.opts.MaxCrawlTime))
+	defer cancel()
+	outer := ctx
+	ctx = crawlCtx
 	seenCursors := map[string]bool{}
 	seenEntries := map[string]bool{}
 	cursor := c.opts.Cursor
@@ -295,6 +328,9 @@ func (c *crawler) run(ctx context.Context, yield func(Entry, error) bool) {
 		seenCursors[cursor] = true
 		resp, attempts, err := c.fetchPage(ctx, page, cursor)
 		if err != nil {
+			if outer.Err() == nil && context.Cause(ctx) != nil && errors.Is(context.Cause(ctx), ErrCrawlBudget) {
+				err = context.Cause(ctx)
+			}
 			yield(Entry{}, &PageError{Page: page, Cursor: cursor, Attempts: attempts, Err: err})
 			return
 		}
@@ -352,6 +388,10 @@ func (e *transientError) Unwrap() error { return e.err }
 // fetchPage gets one page, retrying transient failures. It returns the
 // number of attempts made.
 func (c *crawler) fetchPage(ctx context.Context, page int, cursor string) (pageResult, int, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, c.opts.PageTimeout,
+		fmt.Errorf("%w: page %d took longer than %s, retries included; raise --registry-page-timeout", ErrCrawlBudget, page, c.opts.PageTimeout))
+	defer cancel()
 	attempt := 0
 	for {
 		attempt++
@@ -359,8 +399,14 @@ func (c *crawler) fetchPage(ctx context.Context, page int, cursor string) (pageR
 		if err == nil {
 			return res, attempt, nil
 		}
+		if errors.Is(err, ErrCrawlBudget) {
+			return pageResult{}, attempt, err
+		}
 		if ctx.Err() != nil {
-			return pageResult{}, attempt, ctx.Err()
+			if parent.Err() == nil {
+				return pageResult{}, attempt, context.Cause(ctx)
+			}
+			return pageResult{}, attempt, parent.Err()
 		}
 		var se *StatusError
 		if page == 1 && c.apiVersion == "v0.1" && errors.As(err, &se) && se.StatusCode == http.StatusNotFound {
@@ -381,6 +427,9 @@ func (c *crawler) fetchPage(ctx context.Context, page int, cursor string) (pageR
 			c.opts.OnRetry(RetryInfo{Page: page, Cursor: cursor, Attempt: attempt, Wait: wait, Err: te.err, MaxAttempts: c.opts.MaxRetries + 1})
 		}
 		if err := sleep(ctx, wait); err != nil {
+			if parent.Err() == nil {
+				err = context.Cause(ctx)
+			}
 			return pageResult{}, attempt, err
 		}
 	}
@@ -452,6 +501,10 @@ func (c *crawler) getPage(ctx context.Context, cursor string) (pageResult, error
 	defer resp.Body.Close()
 
 	body, readErr := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxResponseBytes+1))
+	c.bytesRead += int64(len(body))
+	if c.bytesRead > c.opts.MaxCrawlBytes {
+		return pageResult{}, fmt.Errorf("%w: the crawl read more than %d bytes; raise --registry-max-bytes or resume from the cursor", ErrCrawlBudget, c.opts.MaxCrawlBytes)
+	}
 	if resp.StatusCode != http.StatusOK {
 		se := &StatusError{Method: http.MethodGet, URL: shown.String(), StatusCode: resp.StatusCode,
 			Status: resp.Status, Body: excerpt(bytes.TrimSpace(body), 200)}
