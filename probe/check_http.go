@@ -38,6 +38,8 @@ const (
 	CodeHTTPValidOrigin     = "http/valid_origin_refused"
 	CodeHTTPMethodHeader    = "http/method_header_not_validated"
 	CodeHTTPMetaMissing     = "http/request_meta_missing_accepted"
+	CodeHTTPSSERepeated     = "http/sse_event_repeated"
+	CodeHTTPSSELost         = "http/sse_event_lost"
 )
 
 // The specification lines the checks enforce, quoted in their findings.
@@ -53,6 +55,7 @@ const (
 	specValidOrigin     = `"If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden" (2025-11-25, Transports, Security Warning): only an invalid Origin may be refused; the server's own origin is valid, and browser-based clients always send it`
 	specHeaderMismatch  = `"Returned when a server rejects a request because the values in the HTTP headers do not match the corresponding values in the request body, or because required headers are missing or malformed. For HTTP, the response status code MUST be 400 Bad Request." (2026-07-28, schema, HeaderMismatchError, code -32020; SEP-2243)`
 	specRequestMeta     = `every request's params carry the required _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities ("Capabilities are declared per-request rather than once at initialization", 2026-07-28, schema, RequestParams and RequestMetaObject); a request without them is invalid params (-32602)`
+	specSSEResume       = `"If the client wishes to resume after a disconnection ... it SHOULD issue an HTTP GET to the MCP endpoint, and include the Last-Event-ID header ... The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point." (2025-11-25, Transports, Resumability and Redelivery); a priming event (an event ID with empty data) is sent so that the client can resume (SEP-1699)`
 	specGet             = `"The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed" (2025-11-25, Transports, Listening for Messages from the Server)`
 )
 
@@ -91,6 +94,12 @@ func init() {
 		CatalogEntry{CodeHTTPMetaMissing, SeverityWarn,
 			"a 2026-07-28 server answered a request without the required params._meta (protocol version, client capabilities) as a success",
 			"reject a request whose params lack _meta, or its protocolVersion or clientCapabilities, with -32602 (Invalid params) and HTTP 400"},
+		CatalogEntry{CodeHTTPSSERepeated, SeverityError,
+			"resuming an SSE stream with Last-Event-ID replayed the event the client already had",
+			"replay only the events after the one Last-Event-ID names, on the stream it belongs to"},
+		CatalogEntry{CodeHTTPSSELost, SeverityError,
+			"an SSE stream the server primed for resumption was resumed with Last-Event-ID, and the event that followed was never replayed",
+			"store the events of a primed stream and replay those after Last-Event-ID on resumption; do not prime streams you cannot resume"},
 		CatalogEntry{CodeHTTPValidOrigin, SeverityWarn,
 			"the server refused a request carrying its own Origin (over-blocking: every browser-based client is locked out)",
 			"refuse only foreign origins: accept the origin the server is served under (for a local server http://localhost:PORT and http://127.0.0.1:PORT)"},
@@ -100,12 +109,14 @@ func init() {
 		CodeHTTPConcurrent:   specConcurrent + ". Clients send requests in parallel (a tool call while a listing is pending); the official conformance suite's server-sse-multiple-streams scenario sends three at once.",
 		CodeHTTPValidOrigin:  specValidOrigin + ". The official conformance suite's dns-rebinding-protection scenario (localhost-host-valid-accepted) fails a server that refuses it.",
 		CodeHTTPMethodHeader: specHeaderMismatch + ". Gateways route and authorize on the Mcp-Method header without reading the body; a server that does not check it lets a request be routed as one method and run as another. The official suite's http-header-validation scenario checks the same.",
+		CodeHTTPSSERepeated:  specSSEResume + ". Replaying \"after the last event ID\" excludes that event: a repeated response would be delivered twice.",
+		CodeHTTPSSELost:      specSSEResume + ". A primed stream promises resumption; the official suite's server-sse-polling scenario checks the same with its fixture tool.",
 		CodeHTTPMetaMissing:  specRequestMeta + ". Graded warn: the suite's server-stateless scenario requires the rejection; the transport text mcpvet has (the schema) only makes _meta required.",
 	})
 }
 
 // maxHTTPCheckRequests bounds the extra requests of one run of the checks.
-const maxHTTPCheckRequests = 18
+const maxHTTPCheckRequests = 20
 
 // httpCheckTimeout bounds each extra request.
 const httpCheckTimeout = 3 * time.Second
@@ -368,6 +379,9 @@ func (h *httpChecks) session(ctx context.Context) {
 	h.initialized(ctx, sid)
 	if h.listBaseTools(ctx, sid) {
 		h.concurrent(ctx, sid)
+		if sid != "" {
+			h.resume(ctx, sid)
+		}
 	}
 	h.getStream(ctx, sid)
 	if sid == "" {
@@ -683,4 +697,161 @@ func (h *httpChecks) concurrentStateless(ctx context.Context) {
 	}
 	wg.Wait()
 	h.concurrentFinding(statuses)
+}
+
+// sseEvent is one event of an SSE stream.
+type sseEvent struct {
+	id   string
+	data string
+}
+
+// readSSEEvents reads events from r until stop returns true for the
+// events read so far, the reader ends, or max events were read.
+func readSSEEvents(r io.Reader, max int, stop func([]sseEvent) bool) []sseEvent {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxHTTPCheckBody)
+	var evs []sseEvent
+	var cur sseEvent
+	var data strings.Builder
+	seen := false
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if !seen {
+				continue
+			}
+			cur.data = data.String()
+			evs = append(evs, cur)
+			cur, seen = sseEvent{}, false
+			data.Reset()
+			if len(evs) >= max || stop(evs) {
+				return evs
+			}
+		case strings.HasPrefix(line, "id:"):
+			cur.id, seen = strings.TrimPrefix(strings.TrimPrefix(line, "id:"), " "), true
+		case strings.HasPrefix(line, "data:"):
+			if data.Len() > 0 {
+				data.WriteByte('\n')
+			}
+			data.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+			seen = true
+		case strings.HasPrefix(line, ":"):
+		default:
+			seen = true
+		}
+	}
+	return evs
+}
+
+// carries reports whether an event's data is the JSON-RPC response with id.
+func (e sseEvent) carries(id string) bool {
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	return json.Unmarshal([]byte(e.data), &head) == nil && string(head.ID) == id
+}
+
+// sseResumeWait bounds how long a resumed stream is read.
+const sseResumeWait = time.Second
+
+// resume checks SSE resumption where the server offers it (2025-11-25,
+// Resumability and Redelivery): a tools/list answered as an event stream
+// whose events carry ids is resumed with GET and Last-Event-ID set to the
+// first event's id; the server must not send that event or an earlier one
+// again, and a server that primed the stream (a first event with an id and
+// no data, which exists to make resumption possible) must replay the
+// response that followed.
+func (h *httpChecks) resume(ctx context.Context, sid string) {
+	const id = `"mcpvet-resume"`
+	var evs []sseEvent
+	h.stream(ctx, http.MethodPost, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"tools/list"}`, id), withSession(sid, h.version), func(r io.Reader) {
+		evs = readSSEEvents(r, 16, func(es []sseEvent) bool { return es[len(es)-1].carries(id) })
+	})
+	if len(evs) < 2 || evs[0].id == "" || !evs[len(evs)-1].carries(id) {
+		// One event, or no ids: nothing to resume from.
+		return
+	}
+	last := evs[0].id
+	primed := strings.TrimSpace(evs[0].data) == ""
+	var got []sseEvent
+	status := h.stream(ctx, http.MethodGet, nil, func(hd http.Header) {
+		withSession(sid, h.version)(hd)
+		hd.Set("Last-Event-ID", last)
+	}, func(r io.Reader) {
+		rctx, cancel := context.WithTimeout(ctx, sseResumeWait)
+		defer cancel()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			got = readSSEEvents(r, 16, func(es []sseEvent) bool { return es[len(es)-1].carries(id) })
+		}()
+		select {
+		case <-done:
+		case <-rctx.Done():
+			if c, ok := r.(io.Closer); ok {
+				_ = c.Close()
+			}
+			<-done
+		}
+	})
+	if status != http.StatusOK {
+		// The server does not resume this stream; allowed.
+		return
+	}
+	for _, e := range got {
+		if e.id == last {
+			h.add(NewFinding(CodeHTTPSSERepeated, "server", "http:GET (Last-Event-ID: "+last+")", e.id,
+				"resuming the stream of tools/list with Last-Event-ID: %s replayed the event %s itself; the spec says %s", last, e.id, specSSEResume))
+			return
+		}
+	}
+	if !primed {
+		return
+	}
+	for _, e := range got {
+		if e.carries(id) {
+			return
+		}
+	}
+	h.add(NewFinding(CodeHTTPSSELost, "server", "http:GET (Last-Event-ID: "+last+")", fmt.Sprintf("%d events replayed", len(got)),
+		"the server primed the stream of tools/list with the event %s, but resuming after it within %s did not replay the response that followed (%d events replayed); the spec says %s",
+		last, sseResumeWait, len(got), specSSEResume))
+}
+
+// stream sends one request and, when the answer is a 200 event stream,
+// hands its body to read. It returns the status (0 on a transport error).
+func (h *httpChecks) stream(ctx context.Context, method string, body []byte, set func(http.Header), read func(io.Reader)) int {
+	ctx, cancel := context.WithTimeout(ctx, httpCheckTimeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.url, rd)
+	if err != nil {
+		return 0
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	} else {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	set(req.Header)
+	h.mu.Lock()
+	h.requests++
+	h.mu.Unlock()
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		read(struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(resp.Body, maxHTTPCheckBody), resp.Body})
+	}
+	return resp.StatusCode
 }

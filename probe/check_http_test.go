@@ -165,6 +165,25 @@ func (h *httpDefect) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
 		}
+	case "resume lost":
+		// Resumption without an event store behind it: the stream is
+		// primed, but a GET with Last-Event-ID replays nothing.
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+	case "resume repeated":
+		// The event Last-Event-ID names is sent again first.
+		if last := r.Header.Get("Last-Event-ID"); r.Method == http.MethodGet && last != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, "event: prime\nid: "+last+"\ndata: \n\n")
+			w.(http.Flusher).Flush()
+			w = &headerWritten{w}
+		}
 	case "get 200 text":
 		if r.Method == http.MethodGet {
 			io.WriteString(w, "hello")
@@ -173,6 +192,13 @@ func (h *httpDefect) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.next.ServeHTTP(w, r)
 }
+
+// headerWritten ignores a second WriteHeader after a fixture wrote its own.
+type headerWritten struct{ http.ResponseWriter }
+
+func (headerWritten) WriteHeader(int) {}
+
+func (w headerWritten) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
 
 // stateless is the go-sdk option that makes its handler speak 2026-07-28.
 func stateless() *mcp.StreamableHTTPOptions { return &mcp.StreamableHTTPOptions{Stateless: true} }
@@ -255,6 +281,9 @@ func TestHTTPChecks(t *testing.T) {
 		{"get", &httpDefect{next: conformingHandler(nil), defect: "get 200 text"}, "2025-11-25", []string{CodeHTTPGet}},
 		{"own origin refused", &httpDefect{next: conformingHandler(nil), defect: "origin refused"}, "2025-11-25", []string{CodeHTTPValidOrigin}},
 		{"concurrent requests refused", &httpDefect{next: conformingHandler(nil), defect: "concurrent 409"}, "2025-11-25", []string{CodeHTTPConcurrent}},
+		{"resumable conforming", conformingHandler(&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}), "2025-11-25", []string{}},
+		{"resumption loses the response", &httpDefect{next: conformingHandler(&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}), defect: "resume lost"}, "2025-11-25", []string{CodeHTTPSSELost}},
+		{"resumption repeats the last event", &httpDefect{next: conformingHandler(&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}), defect: "resume repeated"}, "2025-11-25", []string{CodeHTTPSSERepeated}},
 		{"2026-07-28 conforming", sdkHandler(stateless()), "2026-07-28", []string{}},
 		{"2026-07-28 go-sdk default: foreign origin", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newNoopServer() }, stateless()), "2026-07-28", []string{CodeHTTPForeignOrigin}},
 		{"2026-07-28 foreign host", sdkHandler(&mcp.StreamableHTTPOptions{Stateless: true, DisableLocalhostProtection: true}), "2026-07-28", []string{CodeHTTPForeignHost}},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -113,6 +114,16 @@ type InjectOptions struct {
 	// MaxRelaunches caps how often a server killed by a probe is started
 	// again through Options.Relaunch (default 3).
 	MaxRelaunches int
+	// NoRetry turns the first retry off: by default, after an error to a
+	// call of a read-only, closed-world tool, one corrected call derived
+	// from the response alone is sent ([Retry]).
+	NoRetry bool
+	// RetryUnsafe also retries calls of destructive, open-world and
+	// unannotated tools (a corrected call is a valid call: it runs).
+	RetryUnsafe bool
+	// MaxRetries caps the corrected calls sent to one server (default
+	// [DefaultMaxRetries]).
+	MaxRetries int
 }
 
 func (o *InjectOptions) withDefaults() InjectOptions {
@@ -134,6 +145,9 @@ func (o *InjectOptions) withDefaults() InjectOptions {
 	}
 	if out.CallTimeout <= 0 {
 		out.CallTimeout = DefaultInjectCallTimeout
+	}
+	if out.MaxRetries <= 0 {
+		out.MaxRetries = DefaultMaxRetries
 	}
 	if out.MaxRelaunches <= 0 {
 		out.MaxRelaunches = DefaultInjectMaxRelaunches
@@ -171,6 +185,7 @@ func injectFailures(ctx context.Context, s *session, res *Result, o Options) *se
 			"the server died before failure injection; the probes ran on a relaunched copy")
 	}
 	in.run(ctx)
+	in.retryPass(ctx)
 	in.findings()
 	in.closing.Wait()
 	return in.s
@@ -190,6 +205,9 @@ type injector struct {
 	// stop ends the run: the server is gone and cannot be restarted.
 	stop       bool
 	relaunches int
+	reconnects int // new sessions after HTTP error answers (see reconnect)
+	// retries counts the corrected calls sent.
+	retries int
 	// notes hold what the findings need beyond the ProbeCall, by index in
 	// res.Probes.
 	notes map[int]probeNote
@@ -201,9 +219,12 @@ type injector struct {
 
 // probeNote is what the injector knows about a probe beyond its ProbeCall.
 type probeNote struct {
-	code   *int64 // JSON-RPC error code of a protocol_error
-	killed bool   // the server did not survive the probe
-	exit   string // how the process ended, when the launcher knows
+	code *int64 // JSON-RPC error code of a protocol_error
+	// httpStatus is the HTTP 4xx status of a protocol_error answered
+	// without JSON-RPC.
+	httpStatus int
+	killed     bool   // the server did not survive the probe
+	exit       string // how the process ended, when the launcher knows
 }
 
 func (in *injector) stopped(ctx context.Context) bool {
@@ -273,11 +294,18 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 	p.LatencyMs = Ms(time.Since(t0))
 	cancel()
 	var note probeNote
+	var httpErr *HTTPStatusError
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return nil
 	case err != nil && errors.Is(err, context.DeadlineExceeded):
 		p.Class = ClassHang
+	case errors.As(err, &httpErr):
+		// An HTTP 4xx answer without a JSON-RPC one: a finding on this
+		// request; whether the server died is the ping's to say below.
+		p.Class = ClassProtocolError
+		note.httpStatus = httpErr.Code
+		p.Text = httpErr.Error()
 	case err != nil:
 		p.Class = ClassCrash
 		note.killed = true
@@ -291,6 +319,15 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 	default:
 		p.Class, p.Text = classifyResult(p.Method, result)
 		p.Response = capJSON(result)
+	}
+	if note.httpStatus != 0 && ctx.Err() == nil {
+		// The go-sdk client spends its connection on a plain 4xx
+		// answer, so whether the server still answers is asked on a new
+		// session: only a server that no longer answers crashed.
+		if !in.reconnect(ctx) {
+			note.killed = true
+			p.Class = ClassCrash
+		}
 	}
 	if !note.killed && !in.alive(ctx) && ctx.Err() == nil {
 		note.killed = true
@@ -371,6 +408,26 @@ func (in *injector) relaunch(ctx context.Context) bool {
 		return false
 	}
 	in.relaunches++
+	return in.fresh(ctx)
+}
+
+// maxReconnects bounds the new sessions of [injector.reconnect] per server.
+const maxReconnects = 16
+
+// reconnect opens a new session to a server that answered a request with
+// an HTTP error status, after which the client's connection is spent; it
+// reports whether the server answered the new session's handshake. It is
+// not a relaunch: the server did not die.
+func (in *injector) reconnect(ctx context.Context) bool {
+	if in.opts.Relaunch == nil || in.reconnects >= maxReconnects || ctx.Err() != nil {
+		return false
+	}
+	in.reconnects++
+	return in.fresh(ctx)
+}
+
+// fresh replaces the session with a new one from [Options.Relaunch].
+func (in *injector) fresh(ctx context.Context) bool {
 	old := in.s
 	in.closing.Go(func() { _ = old.cs.Close() })
 	rctx, cancel := context.WithTimeout(ctx, max(in.o.ServerBudget-time.Since(in.start), in.o.CallTimeout))
@@ -627,8 +684,11 @@ func (in *injector) serverFindings(idx []int) {
 			}
 			methodAccepted = methodAccepted || p.Class == ClassAccepted
 			got := p.Class
-			if note.code != nil {
+			switch {
+			case note.code != nil:
 				got = fmt.Sprintf("JSON-RPC error %d", *note.code)
+			case note.httpStatus != 0:
+				got = fmt.Sprintf("HTTP %d %s without a JSON-RPC error", note.httpStatus, http.StatusText(note.httpStatus))
 			}
 			in.add(CodeUnknownMethodNotRejected, "server", p.Method, got,
 				"the unknown method %q was answered with %s; JSON-RPC requires the error -32601 (Method not found)", p.Method, got)

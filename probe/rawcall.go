@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,6 +206,24 @@ func (c *recordingConn) rawCall(ctx context.Context, method string, params json.
 			c.rec.abandonID(id, "timeout")
 			return nil, nil, fmt.Errorf("raw call %s: %w", method, ctx.Err())
 		}
+		// Over HTTP the server may answer the POST itself with an error:
+		// a JSON-RPC error in the body is its answer; a 4xx status without
+		// one is an answer too, not a death (the go-sdk's streamable
+		// server answers an unknown method with 400 and plain text, and
+		// the next request with 200). Whether the server still answers is
+		// for the caller to check.
+		var jerr *jsonrpc.Error
+		if errors.As(err, &jerr) {
+			c.rec.abandonID(id, "http error")
+			return nil, jerr, nil
+		}
+		if code := httpRejection(err); code != 0 {
+			// The go-sdk client fails its connection after such an
+			// answer: no further request can go through it.
+			c.raw.fail(err)
+			c.rec.abandonID(id, "http error")
+			return nil, nil, fmt.Errorf("raw call %s: %w", method, &HTTPStatusError{Code: code, Err: err})
+		}
 		// A write that fails outside a timeout means the server is gone,
 		// even if the read loop has not seen it yet: mark the connection
 		// dead so no further request is sent to it.
@@ -317,4 +336,37 @@ func (r *recorder) setConn(c *recordingConn) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.conn = c
+}
+
+// HTTPStatusError is a request the server answered with an HTTP client
+// error status (4xx) and no JSON-RPC response: an answer, not a death.
+type HTTPStatusError struct {
+	Code int
+	Err  error
+}
+
+func (e *HTTPStatusError) Error() string {
+	return fmt.Sprintf("HTTP %d %s without a JSON-RPC answer", e.Code, http.StatusText(e.Code))
+}
+
+func (e *HTTPStatusError) Unwrap() error { return e.Err }
+
+// httpRejection returns the HTTP 4xx status a streamable-HTTP client
+// write failed with, or 0. The go-sdk ends such an error with the status
+// text ("sending \"x\": Bad Request"); a lost session (404 with a session
+// id) reads differently and stays a failure of the connection.
+func httpRejection(err error) int {
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		return 0
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "sending ") && !strings.Contains(msg, ": sending ") {
+		return 0
+	}
+	for code := 400; code < 500; code++ {
+		if t := http.StatusText(code); t != "" && strings.HasSuffix(msg, ": "+t) {
+			return code
+		}
+	}
+	return 0
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -197,8 +199,7 @@ func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptio
 	if err != nil {
 		return nil, fmt.Errorf("results: building report of scan %d: %w", scanID, err)
 	}
-	r.Census = t.Census()
-	r.Census.EntriesWithoutPlans = entriesWithoutPlans(sc.Options)
+	r.Census = t.CensusOf(sc)
 	sort.SliceStable(r.Rows, func(i, j int) bool {
 		a, b := &r.Rows[i], &r.Rows[j]
 		if a.Name != b.Name {
@@ -218,3 +219,39 @@ func BuildReport(ctx context.Context, st *Store, scanID int64, opts *ReportOptio
 
 // Pending is the number of the scan's targets without a run.
 func (r *Report) Pending() int { return max(r.Scan.Targets-r.Scan.Done, 0) }
+
+// PublicSource names a scan's source for a published report: a snapshot
+// or config named by a local path keeps only its file name (and what the
+// scan recorded after it: entry count and digest); a registry keeps its
+// URL.
+func PublicSource(src string) string {
+	for _, kind := range []string{"snapshot:", "config:"} {
+		rest, ok := strings.CutPrefix(src, kind)
+		if !ok {
+			continue
+		}
+		path, tail := rest, ""
+		if i := strings.Index(rest, " ("); i >= 0 {
+			path, tail = rest[:i], rest[i:]
+		}
+		return kind + filepath.Base(path) + tail
+	}
+	return src
+}
+
+// CensusOf returns the census of the results added so far as a report of
+// scan sc states it: with the run conditions and the public source the
+// scan recorded, intervals clustered by entry for a sample, and exact
+// counts without intervals for a complete census.
+func (t *Tally) CensusOf(sc Scan) *Census {
+	c := t.Census()
+	c.EntriesWithoutPlans = entriesWithoutPlans(sc.Options)
+	c.Conditions = ConditionsOf(sc.Options)
+	c.Source = PublicSource(sc.Source)
+	if c.Sampled = Sampled(sc.Options); c.Sampled {
+		t.sampleIntervals(c)
+	} else {
+		markExact(reflect.ValueOf(c))
+	}
+	return c
+}

@@ -60,6 +60,17 @@ type Census struct {
 	Score       ScoreFigures      `json:"score"`
 	Errors      ErrorFigures      `json:"errorResponses"`
 	Verdicts    VerdictFigures    `json:"verdicts"`
+	// Sampled is true for a --sample scan: only then are intervals
+	// stated, clustered by registry entry for the plan-level figures. A
+	// complete census states exact counts: its proportions are Exact.
+	Sampled bool `json:"sampled"`
+	// Conditions are the run conditions the scan recorded (what this
+	// machine could reach and run), nil for an older scan.
+	Conditions *vocab.Conditions `json:"runConditions"`
+	// Source names the scan's source by what a reader can look up: the
+	// registry URL, or the snapshot's file name, entry count and SHA-256;
+	// never a local path.
+	Source string `json:"source"`
 	// Remotes are the OAuth readiness figures of the remote plans.
 	Remotes RemoteFigures `json:"remotes"`
 	// Findings are the finding codes, most servers affected first.
@@ -289,6 +300,7 @@ type Tally struct {
 	verdicts                      map[string]int
 	noVerdict                     int
 	actors, notAssessed           map[string]int
+	perEntry                      map[string]*entryCounts
 	rules                         map[[2]string]int
 	findings                      map[string]*findingTally
 	by                            [4]map[string]*bucket
@@ -319,6 +331,7 @@ func NewTally() *Tally {
 		verdicts:    map[string]int{},
 		actors:      map[string]int{},
 		notAssessed: map[string]int{},
+		perEntry:    map[string]*entryCounts{},
 		rules:       map[[2]string]int{},
 		findings:    map[string]*findingTally{},
 		oauth:       map[string]int{},
@@ -329,13 +342,16 @@ func NewTally() *Tally {
 	return t
 }
 
-// launched reports whether a run with status s got as far as starting the
-// server: every status but the pre-launch ones and an unreachable remote
-// (nothing was launched, and nothing answered).
-func launched(s vocab.Status) bool {
-	switch s {
+// launched reports whether a run got as far as starting the server:
+// every status but the pre-launch ones and an unreachable remote (nothing
+// was launched, and nothing answered). A package with an HTTP transport
+// that was started and then not reached was launched: its process ran.
+func launched(res *probe.Result) bool {
+	switch res.Liveness.Status {
+	case vocab.StatusUnreachable:
+		return len(res.Target.Command) > 0 && res.Target.Sandbox != "remote"
 	case vocab.StatusNeedsConfiguration, vocab.StatusRuntimeUnavailable, vocab.StatusPackageNotFound,
-		vocab.StatusVersionNotFound, vocab.StatusInstallFailed, vocab.StatusInvalidPlan, vocab.StatusUnreachable:
+		vocab.StatusVersionNotFound, vocab.StatusInstallFailed, vocab.StatusInvalidPlan:
 		return false
 	}
 	return true
@@ -345,11 +361,23 @@ func launched(s vocab.Status) bool {
 func (t *Tally) Add(res *probe.Result) {
 	l := &res.Liveness
 	t.servers++
-	if launched(l.Status) {
+	if launched(res) {
 		t.launched++
 	}
 	t.entries[res.Target.Name] = t.entries[res.Target.Name] || l.HandshakeCompleted
 	t.groups[GroupOf(*l)]++
+	ec := t.entry(res.Target.Name)
+	ec.plans++
+	ec.groups[GroupOf(*l)]++
+	if launched(res) {
+		ec.launched++
+	}
+	if l.HandshakeCompleted {
+		ec.handshake++
+	}
+	if res.Verdict != nil {
+		ec.verdicts[res.Verdict.Decision]++
+	}
 	st := t.statuses[l.Status]
 	if st == nil {
 		st = &[2]int{}

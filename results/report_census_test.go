@@ -254,7 +254,7 @@ func TestLeanCensusMatchesFull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := json.Marshal(full.Census())
+		want, _ := json.Marshal(full.CensusOf(r.Scan))
 		got, _ := json.Marshal(r.Census)
 		if diff := cmp.Diff(string(want), string(got)); diff != "" {
 			t.Errorf("scan %d: lean census differs from the full one (-want +got):\n%s", scan, diff)
@@ -306,8 +306,9 @@ func TestCensusRemotesOAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := r.Census.Remotes
+	exact := func(k, n int) results.Proportion { p := results.Prop(k, n); p.Exact = true; return p }
 	want := results.RemoteFigures{Plans: 7, Unauthorized: 5,
-		OAuthReady: results.Prop(1, 5), OAuthNotReady: results.Prop(2, 5), OAuthBroken: results.Prop(1, 5), NotChecked: 1}
+		OAuthReady: exact(1, 5), OAuthNotReady: exact(2, 5), OAuthBroken: exact(1, 5), NotChecked: 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("remotes (-want +got):\n%s", diff)
 	}

@@ -46,6 +46,9 @@ type Proportion struct {
 	Rate  float64
 	Low   float64
 	High  float64
+	// Exact marks a figure of a complete census: there is no sampling
+	// error, so it has no interval (CI is "", the JSON ci95 is null).
+	Exact bool
 }
 
 // Prop returns k of n with its 95% Wilson interval.
@@ -71,7 +74,10 @@ func (p Proportion) Percent() string {
 
 // CI formats the 95% interval as "43.9–53.6%", or "n/a".
 func (p Proportion) CI() string {
-	if !p.Defined() {
+	if p.Exact {
+		return ""
+	}
+	if !p.Defined() || math.IsNaN(p.Low) {
 		return "n/a"
 	}
 	return fmt.Sprintf("%s–%s", fmtPctNumber(p.Low), fmtPct(p.High))
@@ -82,6 +88,9 @@ func (p Proportion) CI() string {
 func (p Proportion) String() string {
 	if !p.Defined() {
 		return fmt.Sprintf("%d of 0 (n/a)", p.Count)
+	}
+	if p.Exact {
+		return fmt.Sprintf("%d of %d (%s)", p.Count, p.Total, p.Percent())
 	}
 	return fmt.Sprintf("%d of %d (%s, 95%% CI %s)", p.Count, p.Total, p.Percent(), p.CI())
 }
@@ -106,7 +115,9 @@ func (p Proportion) MarshalJSON() ([]byte, error) {
 	if p.Defined() {
 		r := round6(p.Rate)
 		j.Rate = &r
-		j.CI95 = &[2]float64{round6(p.Low), round6(p.High)}
+		if !p.Exact && !math.IsNaN(p.Low) {
+			j.CI95 = &[2]float64{round6(p.Low), round6(p.High)}
+		}
 	}
 	return json.Marshal(j)
 }

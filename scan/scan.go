@@ -63,6 +63,12 @@ type Options struct {
 	InstallConcurrency int
 	// Probe configures each server's run.
 	Probe ProbeOptions
+	// Conditions, when set, are the run conditions ([CheckConditions]): a
+	// new scan records them in its options ("runConditions"), and a
+	// failure they explain (a remote name that did not resolve where DNS
+	// resolves no public name) is marked as this machine's, so its
+	// verdict is not_assessed.
+	Conditions *vocab.Conditions
 	// Progress, when set, is called after each target from the single
 	// writer goroutine, never concurrently.
 	Progress func(Progress)
@@ -137,6 +143,9 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		o.Probe.Run.Checker = probe.NewChecker()
 	}
 	o.Info.RubricVersion = scoring.RubricVersion
+	if o.Conditions != nil {
+		o.Info.Options = withConditions(o.Info.Options, o.Conditions)
+	}
 	st := o.Store
 	sum := Summary{Counts: map[vocab.Status]int{}}
 	start := time.Now()
@@ -181,6 +190,10 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		case err != nil:
 			cancel(err)
 			return &targetError{plan: plan, err: err}
+		}
+		if res != nil && attributeEnvironment(res, o.Conditions) {
+			v := scoring.Decide(res, o.Probe.Policy)
+			res.Verdict = &v
 		}
 		out <- done{plan: plan, res: res, cut: cutShort}
 		return nil

@@ -189,12 +189,11 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 		v.Supply = supply
 	case vocab.DecisionDrop:
 		v.Cause = dropCause(rules[decidedBy], res)
-		v.AuthorItems, v.WorstSeverity = authorItems(append(slices.Clone(fatal), append(secrets, fixable...)...))
-		if v.AuthorItems == 0 {
-			v.AuthorItems, v.WorstSeverity = authorItems(findingsWhere(res.Findings, func(f probe.Finding) bool {
-				return f.Severity == probe.SeverityFatal
-			}))
-		}
+		// Every fatal finding (a failed handshake, a crash, a leak) and
+		// every finding to fix.
+		v.AuthorItems, v.WorstSeverity = authorItems(findingsWhere(res.Findings, func(f probe.Finding) bool {
+			return f.Severity == probe.SeverityFatal || slices.ContainsFunc(fixable, func(x probe.Finding) bool { return x == f })
+		}))
 	case vocab.DecisionFix:
 		v.AuthorItems, v.WorstSeverity = authorItems(fixable)
 		v.Advisories = advisories

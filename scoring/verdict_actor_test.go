@@ -196,3 +196,16 @@ func TestWhoOfStoredVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestDropCountsFatalItems: a drop counts its fatal findings (a crash
+// included) with the findings to fix, worst severity fatal.
+func TestDropCountsFatalItems(t *testing.T) {
+	res := &probe.Result{Liveness: alive(), Score: new(float64(80)), Findings: []probe.Finding{
+		{Code: CodeCrashOnInvalidInput, Severity: probe.SeverityFatal, Subject: "server"},
+		{Code: "annotations/missing_read_only_hint", Severity: probe.SeverityWarn, Subject: "tool:a"},
+	}}
+	v := Decide(res, nil)
+	if v.Decision != vocab.DecisionDrop || v.AuthorItems != 2 || v.WorstSeverity != probe.SeverityFatal || v.Cause != "crashed or hung on invalid input" {
+		t.Errorf("verdict %s, %d items, worst %s, cause %q; want drop, 2, fatal, crashed", v.Decision, v.AuthorItems, v.WorstSeverity, v.Cause)
+	}
+}

@@ -118,7 +118,7 @@ func runReport(ctx context.Context, f *reportFlags, g *globalFlags, stdout, stde
 		return err
 	}
 	if !g.quiet && f.output != "-" && f.output != "" {
-		fmt.Fprintf(stderr, "mcpvet: %s report of scan %d (%d servers) written to %s\n",
+		fmt.Fprintf(stderr, "mcpvet: %s report of scan %d (%d plans) written to %s\n",
 			format, scanID, len(rep.Rows), safe.Line(f.output))
 	}
 	return nil

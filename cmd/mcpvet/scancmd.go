@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,6 +241,14 @@ func (f *scanFlags) newScan(ctx context.Context, o *scan.Options, copts *source.
 		"planSetDigest": sel.PlanSet, "planSetSize": sel.PlanSetSize,
 		"flags": recordFlags(f.flags),
 	})
+	// The run conditions: what this machine can reach and run, recorded
+	// with the scan and printed first by its reports.
+	conds := scan.CheckConditions(ctx, &scan.ConditionOptions{Sandbox: f.s.Backend, Network: f.s.AllowNetwork})
+	if u, ok := strings.CutPrefix(src, "registry:"); ok {
+		conds.Indexes = append([]vocab.IndexCondition{{Name: scan.IndexMCPRegistry, URL: u, Answered: true,
+			Detail: fmt.Sprintf("crawled: %d plans", len(plans))}}, conds.Indexes...)
+	}
+	o.Conditions = &conds
 	o.Plans = plans
 	o.Info = results.ScanInfo{Kind: results.KindScan, Source: src, Options: optsJSON, Seed: seed,
 		ShardIndex: shardI, ShardCount: shardN}
@@ -295,18 +307,20 @@ func loadPlans(ctx context.Context, f *scanFlags, copts *source.ConfigOptions, s
 		f.set = set
 		return set.Unique, "config:" + f.config, nil, nil
 	case f.from != "":
-		file, err := os.Open(f.from)
+		data, err := os.ReadFile(f.from)
 		if err != nil {
 			return nil, "", nil, usagef("--from %q: %v; give the path of a registry snapshot", f.from, err)
 		}
-		defer file.Close()
-		entries, err := source.ReadSnapshot(file)
+		entries, err := source.ReadSnapshot(bytes.NewReader(data))
 		if err != nil {
 			return nil, "", nil, usagef("--from %q: %v", f.from, err)
 		}
-		popts.Source = "snapshot:" + f.from
+		// A report names the snapshot by what a reader can look up (its
+		// file name, entry count and digest), never by a local path.
+		name := snapshotName(f.from, len(entries), data)
+		popts.Source = "snapshot:" + filepath.Base(f.from)
 		plans, stats := source.Plans(entries, popts)
-		return plans, "snapshot:" + f.from, stats, nil
+		return plans, name, stats, nil
 	default:
 		copts := &source.CrawlOptions{BaseURL: f.registry}
 		if !f.allVersions {
@@ -477,4 +491,12 @@ func restoreScanFlags(ctx context.Context, st *results.Store, id int64, f *scanF
 		return nil // a scan from an older mcpvet: only the targets are stored
 	}
 	return restoreFlags(f.flags, stored.Flags)
+}
+
+// snapshotName names a snapshot file as a report shows it:
+// "snapshot:servers.json (1,068 entries, sha256 9f2c...)", with the file's
+// base name only.
+func snapshotName(path string, entries int, data []byte) string {
+	sum := sha256.Sum256(data)
+	return fmt.Sprintf("snapshot:%s (%d entries, sha256 %s)", filepath.Base(path), entries, hex.EncodeToString(sum[:]))
 }

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -57,6 +58,7 @@ th.n,td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th[aria-sort=ascending]::after{content:" ▲"}
 table.sortable th[aria-sort=descending]::after{content:" ▼"}
+table.conditions th{text-align:left;white-space:nowrap;vertical-align:top;padding-right:1em}
 td.wrap{overflow-wrap:anywhere;min-width:10rem}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.5rem;max-height:22rem;overflow:auto;font-size:.8rem;margin:.3rem 0}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.1rem .75rem;margin:.4rem 0}
@@ -141,15 +143,20 @@ type htmlHead struct {
 	Generated string
 	CSP       string
 	Units     string
-	Style     template.CSS
-	Headlines []headline
-	Charts    []hchart
-	Scores    vchart
-	Verdicts  stackChart
-	Findings  []results.FindingFigure
-	MoreFind  int
-	Breakdown []htmlBreakdown
-	Capped    bool
+	// CI is true for a sample: only then are intervals shown.
+	CI          bool
+	CISentence  string
+	Conditions  []conditionLine
+	VerdictLine string
+	Style       template.CSS
+	Headlines   []headline
+	Charts      []hchart
+	Scores      vchart
+	Verdicts    stackChart
+	Findings    []results.FindingFigure
+	MoreFind    int
+	Breakdown   []htmlBreakdown
+	Capped      bool
 }
 
 type htmlBreakdown struct {
@@ -241,13 +248,14 @@ func (HTMLReporter) Write(ctx context.Context, w io.Writer, r *results.Report) e
 		Headlines: headlines(c),
 		Units:     unitsLine(c),
 		Capped:    r.Sections < len(r.Rows),
+		CI:        c.Sampled, CISentence: ciSentence(c), Conditions: conditionLines(c), VerdictLine: verdictLine(c),
 	}
 	h.Generated = "Generated " + fmtTime(r.GeneratedAt)
 	if r.Generator != "" {
 		h.Generated += " by " + textLine(r.Generator, 100)
 	}
 	if r.Database != "" {
-		h.Generated += " from " + textLine(r.Database, 500)
+		h.Generated += " from " + textLine(filepath.Base(r.Database), 200)
 	}
 	h.Generated += "."
 
@@ -344,7 +352,7 @@ func newHChart(title string, items []chartItem) hchart {
 		if it.P.Defined() {
 			b.Value = it.P.Percent() + " (" + fmtInt(it.P.Count) + "/" + fmtInt(it.P.Total) + ")"
 			b.W = it.P.Rate * chartW
-			b.Lo, b.Hi, b.CI = it.P.Low*chartW, it.P.High*chartW, true
+			b.Lo, b.Hi, b.CI = it.P.Low*chartW, it.P.High*chartW, !it.P.Exact && !math.IsNaN(it.P.Low)
 		} else {
 			b.Value = "n/a (0 of 0)"
 		}
@@ -386,8 +394,10 @@ func newVChart(bins []results.DecileBin) vchart {
 
 // stackChart is the keep / fix / drop bar.
 type stackChart struct {
-	N     int
-	Parts []stackPart
+	// N is the assessed plans (keep, fix or drop); NeedsSetup and
+	// NotAssessed are the plans beside them.
+	N, NeedsSetup, NotAssessed int
+	Parts                      []stackPart
 }
 
 type stackPart struct {
@@ -397,7 +407,7 @@ type stackPart struct {
 }
 
 func newStackChart(v results.VerdictFigures) stackChart {
-	c := stackChart{N: v.WithVerdict}
+	c := stackChart{N: v.Assessed, NeedsSetup: v.NeedsSetup, NotAssessed: v.NotAssessed}
 	x := 0.0
 	for i, p := range []struct {
 		class string
@@ -429,33 +439,40 @@ const htmlTemplate = `
 <body>
 <main>
 <h1>mcpvet ecosystem report</h1>
-<p class="meta">{{.Scan}}<br>{{.Generated}} Every rate is stated with its denominator and a 95% Wilson score interval.</p>
-<nav><a href="#headline">Headline</a><a href="#liveness">Liveness</a><a href="#tools">Tools</a><a href="#schema">Schema</a><a href="#scores">Scores</a><a href="#errors">Errors</a><a href="#verdicts">Verdicts</a><a href="#findings">Findings</a><a href="#breakdowns">Breakdowns</a><a href="#servers">Servers</a></nav>
+<p class="meta">{{.Scan}}<br>{{.Generated}} {{.CISentence}}</p>
+<section id="conditions"><h2>Run conditions</h2>
+<p>What this machine could reach and run; a plan it could not run is not assessed, and every verdict below holds under these conditions.</p>
+<table class="conditions"><tbody>
+{{- range .Conditions}}
+<tr><th>{{.What}}</th><td>{{.Value}}</td></tr>
+{{- end}}
+</tbody></table></section>
+<nav><a href="#conditions">Conditions</a><a href="#headline">Headline</a><a href="#liveness">Liveness</a><a href="#tools">Tools</a><a href="#schema">Schema</a><a href="#scores">Scores</a><a href="#errors">Errors</a><a href="#verdicts">Verdicts</a><a href="#findings">Findings</a><a href="#breakdowns">Breakdowns</a><a href="#servers">Plans</a></nav>
 
 <h2 id="headline">Headline figures</h2>
 <div class="cards">
 {{- range .Headlines}}
-<div class="card"><div class="big">{{.P.Percent}}</div><div class="what">{{.Label}}</div><div class="of">{{int .P.Count}} of {{int .P.Total}} {{.Unit}}</div><div class="ci">95% CI {{.P.CI}}</div></div>
+<div class="card"><div class="big">{{.P.Percent}}</div><div class="what">{{.Label}}</div><div class="of">{{int .P.Count}} of {{int .P.Total}} {{.Unit}}</div>{{if $.CI}}<div class="ci">95% CI {{.P.CI}}</div>{{end}}</div>
 {{- end}}
-<div class="card"><div class="big">{{num .C.Tools.PerServer.Median}}</div><div class="what">median tools per server</div><div class="of">mean {{num .C.Tools.PerServer.Mean}}, p90 {{num .C.Tools.PerServer.P90}}</div><div class="ci">of {{int .C.Tools.Servers}} servers that completed the handshake</div></div>
-<div class="card"><div class="big">{{num .C.Score.Distribution.Median}}</div><div class="what">median actionability score</div><div class="of">mean {{num .C.Score.Distribution.Mean}}, p10 {{num .C.Score.Distribution.P10}}, p90 {{num .C.Score.Distribution.P90}}</div><div class="ci">of {{int .C.Score.Distribution.N}} scored servers</div></div>
+<div class="card"><div class="big">{{num .C.Tools.PerServer.Median}}</div><div class="what">median tools per plan</div><div class="of">mean {{num .C.Tools.PerServer.Mean}}, p90 {{num .C.Tools.PerServer.P90}}</div><div class="ci">of {{int .C.Tools.Servers}} plans that completed the handshake</div></div>
+<div class="card"><div class="big">{{num .C.Score.Distribution.Median}}</div><div class="what">median actionability score</div><div class="of">mean {{num .C.Score.Distribution.Mean}}, p10 {{num .C.Score.Distribution.P10}}, p90 {{num .C.Score.Distribution.P90}}</div><div class="ci">of {{int .C.Score.Distribution.N}} scored plans</div></div>
 </div>
 
 <div class="charts">
 {{- range .Charts}}
 <div class="chart"><h3>{{.Title}}</h3>{{template "hchart" .}}</div>
 {{- end}}
-<div class="chart"><h3>Actionability scores ({{int .Scores.N}} servers)</h3>{{template "vchart" .Scores}}</div>
-<div class="chart"><h3>Verdicts ({{int .Verdicts.N}} servers)</h3>{{template "stack" .Verdicts}}</div>
+<div class="chart"><h3>Actionability scores ({{int .Scores.N}} scored plans)</h3>{{template "vchart" .Scores}}</div>
+<div class="chart"><h3>Verdicts ({{int .Verdicts.N}} assessed plans)</h3>{{template "stack" .Verdicts}}<p class="ci">not in these shares: {{int .Verdicts.NeedsSetup}} plans need setup (user), {{int .Verdicts.NotAssessed}} plans not assessed here (environment)</p></div>
 </div>
 
 <h2 id="liveness">Liveness</h2>
 <p>{{.Units}} Rates below are of plans; each status is in exactly one group.</p>
 <div class="scroll"><table>
-<thead><tr><th>Group</th><th>Statuses</th><th class="n">Plans</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
+<thead><tr><th>Group</th><th>Statuses</th><th class="n">Plans</th><th class="n">Rate</th>{{if $.CI}}<th class="n">95% CI</th>{{end}}</tr></thead>
 <tbody>
 {{- range .C.Liveness}}
-<tr><td>{{.Label}}</td><td>{{range $i, $s := .Statuses}}{{if $i}}, {{end}}{{$s}}{{end}}</td><td class="n">{{int .Share.Count}}</td><td class="n">{{.Share.Percent}}</td><td class="n">{{.Share.CI}}</td></tr>
+<tr><td>{{.Label}}</td><td>{{range $i, $s := .Statuses}}{{if $i}}, {{end}}{{$s}}{{end}}</td><td class="n">{{int .Share.Count}}</td><td class="n">{{.Share.Percent}}</td>{{if $.CI}}<td class="n">{{.Share.CI}}</td>{{end}}</tr>
 {{- end}}
 </tbody></table></div>
 <h3>By status</h3>
@@ -473,7 +490,7 @@ const htmlTemplate = `
 <p>{{nounCount .Servers "server"}} completed the handshake and listed {{offers .Total .Prompts .Resources .ResourceTemplates}}.</p>
 <div class="scroll"><table>
 <thead><tr><th>Tools per server</th><th class="n">mean</th><th class="n">median</th><th class="n">p10</th><th class="n">p90</th><th class="n">min</th><th class="n">max</th></tr></thead>
-<tbody><tr><td>{{int .PerServer.N}} servers</td><td class="n">{{num .PerServer.Mean}}</td><td class="n">{{num .PerServer.Median}}</td><td class="n">{{num .PerServer.P10}}</td><td class="n">{{num .PerServer.P90}}</td><td class="n">{{num .PerServer.Min}}</td><td class="n">{{num .PerServer.Max}}</td></tr></tbody>
+<tbody><tr><td>{{int .PerServer.N}} plans</td><td class="n">{{num .PerServer.Mean}}</td><td class="n">{{num .PerServer.Median}}</td><td class="n">{{num .PerServer.P10}}</td><td class="n">{{num .PerServer.P90}}</td><td class="n">{{num .PerServer.Min}}</td><td class="n">{{num .PerServer.Max}}</td></tr></tbody>
 </table></div>
 {{end}}
 
@@ -481,68 +498,83 @@ const htmlTemplate = `
 {{with .C.Schema}}
 <p>Fatal: a <code>schema/</code> finding of fatal severity (the tool cannot be called correctly); soft: any other <code>schema/</code> finding. {{int .FatalFindings}} fatal and {{int .SoftFindings}} soft findings in all.</p>
 <div class="scroll"><table>
-<thead><tr><th>Figure</th><th class="n">Count</th><th class="n">Of</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
+<thead><tr><th>Figure</th><th class="n">Count</th><th class="n">Of</th><th class="n">Rate</th>{{if $.CI}}<th class="n">95% CI</th>{{end}}</tr></thead>
 <tbody>
-<tr><td>tools with a fatal violation</td><td class="n">{{int .FatalTools.Count}}</td><td class="n">{{int .FatalTools.Total}} tools</td><td class="n">{{.FatalTools.Percent}}</td><td class="n">{{.FatalTools.CI}}</td></tr>
-<tr><td>tools with a soft violation</td><td class="n">{{int .SoftTools.Count}}</td><td class="n">{{int .SoftTools.Total}} tools</td><td class="n">{{.SoftTools.Percent}}</td><td class="n">{{.SoftTools.CI}}</td></tr>
-<tr><td>servers with a fatal violation</td><td class="n">{{int .FatalServers.Count}}</td><td class="n">{{int .FatalServers.Total}} servers</td><td class="n">{{.FatalServers.Percent}}</td><td class="n">{{.FatalServers.CI}}</td></tr>
+<tr><td>tools with a fatal violation</td><td class="n">{{int .FatalTools.Count}}</td><td class="n">{{int .FatalTools.Total}} tools</td><td class="n">{{.FatalTools.Percent}}</td>{{if $.CI}}<td class="n">{{.FatalTools.CI}}</td>{{end}}</tr>
+<tr><td>tools with a soft violation</td><td class="n">{{int .SoftTools.Count}}</td><td class="n">{{int .SoftTools.Total}} tools</td><td class="n">{{.SoftTools.Percent}}</td>{{if $.CI}}<td class="n">{{.SoftTools.CI}}</td>{{end}}</tr>
+<tr><td>plans with a fatal violation</td><td class="n">{{int .FatalServers.Count}}</td><td class="n">{{int .FatalServers.Total}} plans</td><td class="n">{{.FatalServers.Percent}}</td>{{if $.CI}}<td class="n">{{.FatalServers.CI}}</td>{{end}}</tr>
 </tbody></table></div>
 {{end}}
 {{with .C.Annotations}}
-<p>{{nounCount .ToolsChecked "tool"}} checked for annotation hints{{if .LegacyTools}} ({{nounCount .LegacyTools "tool"}} of servers speaking 2024-11-05, which has no annotations, not counted){{end}}. destructiveHint and idempotentHint apply only to tools not marked read-only.</p>
+<p>{{nounCount .ToolsChecked "tool"}} checked for annotation hints{{if .LegacyTools}} ({{nounCount .LegacyTools "tool"}} of plans speaking 2024-11-05, which has no annotations, not counted){{end}}. destructiveHint and idempotentHint apply only to tools not marked read-only.</p>
 <div class="scroll"><table>
-<thead><tr><th>Hint</th><th class="n">Omitted</th><th class="n">Of tools</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
+<thead><tr><th>Hint</th><th class="n">Omitted</th><th class="n">Of tools</th><th class="n">Rate</th>{{if $.CI}}<th class="n">95% CI</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Hints}}
-<tr><td>{{.Hint}}</td><td class="n">{{int .Omitted.Count}}</td><td class="n">{{int .Omitted.Total}}</td><td class="n">{{.Omitted.Percent}}</td><td class="n">{{.Omitted.CI}}</td></tr>
+<tr><td>{{.Hint}}</td><td class="n">{{int .Omitted.Count}}</td><td class="n">{{int .Omitted.Total}}</td><td class="n">{{.Omitted.Percent}}</td>{{if $.CI}}<td class="n">{{.Omitted.CI}}</td>{{end}}</tr>
 {{- end}}
-<tr><td>at least one hint</td><td class="n">{{int .AnyOmitted.Count}}</td><td class="n">{{int .AnyOmitted.Total}}</td><td class="n">{{.AnyOmitted.Percent}}</td><td class="n">{{.AnyOmitted.CI}}</td></tr>
-<tr><td>no annotations at all</td><td class="n">{{int .NoAnnotations.Count}}</td><td class="n">{{int .NoAnnotations.Total}}</td><td class="n">{{.NoAnnotations.Percent}}</td><td class="n">{{.NoAnnotations.CI}}</td></tr>
+<tr><td>at least one hint</td><td class="n">{{int .AnyOmitted.Count}}</td><td class="n">{{int .AnyOmitted.Total}}</td><td class="n">{{.AnyOmitted.Percent}}</td>{{if $.CI}}<td class="n">{{.AnyOmitted.CI}}</td>{{end}}</tr>
+<tr><td>no annotations at all</td><td class="n">{{int .NoAnnotations.Count}}</td><td class="n">{{int .NoAnnotations.Total}}</td><td class="n">{{.NoAnnotations.Percent}}</td>{{if $.CI}}<td class="n">{{.NoAnnotations.CI}}</td>{{end}}</tr>
 </tbody></table></div>
 {{end}}
 
 <h2 id="scores">Actionability scores</h2>
 {{if not .C.Score.Distribution.N}}<p class="muted">No scores: {{if not .C.Handshake.Count}}no plan completed the handshake{{else if not .C.Errors.Probes}}no failure-injection probe was sent (--no-inject, or no live server offered a tool to probe){{else}}no error response could be graded{{end}}.</p>{{end}}
 {{with .C.Score}}
-<p>{{.Scored}} of the servers that completed the handshake have a score. Median {{num .Distribution.Median}}, mean {{num .Distribution.Mean}}, p10 {{num .Distribution.P10}}, p90 {{num .Distribution.P90}}.</p>
+<p>{{.Scored}} of the plans that completed the handshake have a score. Median {{num .Distribution.Median}}, mean {{num .Distribution.Mean}}, p10 {{num .Distribution.P10}}, p90 {{num .Distribution.P90}}.</p>
 <div class="scroll"><table>
 <thead><tr><th>Score</th>{{range .Deciles}}<th class="n">{{decile .}}</th>{{end}}</tr></thead>
-<tbody><tr><td>servers</td>{{range .Deciles}}<td class="n">{{int .Count}}</td>{{end}}</tr></tbody>
+<tbody><tr><td>plans</td>{{range .Deciles}}<td class="n">{{int .Count}}</td>{{end}}</tr></tbody>
 </table></div>
 {{end}}
 
 <h2 id="errors">Error responses</h2>
 {{if not .C.Errors.Probes}}<p class="muted">No probes: {{if not .C.Handshake.Count}}no plan completed the handshake{{else}}failure injection was off (--no-inject) or no live server offered a tool to probe{{end}}.</p>{{end}}
 {{with .C.Errors}}
-<p>{{int .Probes}} failure-injection probes; {{int .Graded}} responses graded on {{int .Servers}} servers.</p>
+<p>{{int .Probes}} failure-injection probes; {{int .Graded}} responses graded on {{int .Servers}} plans.</p>
 <div class="scroll"><table>
-<thead><tr><th>Outcome</th><th class="n">Probes</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
+<thead><tr><th>Outcome</th><th class="n">Probes</th><th class="n">Rate</th>{{if $.CI}}<th class="n">95% CI</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Classes}}
-<tr><td>{{line .Class}}</td><td class="n">{{int .Share.Count}}</td><td class="n">{{.Share.Percent}}</td><td class="n">{{.Share.CI}}</td></tr>
+<tr><td>{{line .Class}}</td><td class="n">{{int .Share.Count}}</td><td class="n">{{.Share.Percent}}</td>{{if $.CI}}<td class="n">{{.Share.CI}}</td>{{end}}</tr>
 {{- end}}
 </tbody></table></div>
 <div class="scroll"><table>
-<thead><tr><th>Element</th><th>Passing means</th><th class="n">Passed</th><th class="n">Of graded</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
+<thead><tr><th>Element</th><th>Passing means</th><th class="n">Passed</th><th class="n">Of graded</th><th class="n">Rate</th>{{if $.CI}}<th class="n">95% CI</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Elements}}
-<tr><td>{{line .Element}}</td><td>{{.Meaning}}</td><td class="n">{{int .Pass.Count}}</td><td class="n">{{int .Pass.Total}}</td><td class="n">{{.Pass.Percent}}</td><td class="n">{{.Pass.CI}}</td></tr>
+<tr><td>{{line .Element}}</td><td>{{.Meaning}}</td><td class="n">{{int .Pass.Count}}</td><td class="n">{{int .Pass.Total}}</td><td class="n">{{.Pass.Percent}}</td>{{if $.CI}}<td class="n">{{.Pass.CI}}</td>{{end}}</tr>
 {{- end}}
 </tbody></table></div>
 {{end}}
 
-<h2 id="verdicts">Verdicts</h2>
+<h2 id="verdicts">Verdicts (of assessed plans)</h2>
+<p>{{.VerdictLine}}</p>
 {{with .C.Verdicts}}
-<p>{{nounCount .WithVerdict "server"}} with a verdict{{if .Without}} ({{int .Without}} without){{end}}.</p>
 <div class="scroll"><table>
-<thead><tr><th>Verdict</th><th class="n">Servers</th><th class="n">Rate</th><th class="n">95% CI</th></tr></thead>
+<thead><tr><th>Verdict</th><th class="n">Assessed plans</th><th class="n">Rate</th>{{if $.CI}}<th class="n">95% CI</th>{{end}}<th>Reads</th></tr></thead>
 <tbody>
-<tr><td class="v-keep">keep</td><td class="n">{{int .Keep.Count}}</td><td class="n">{{.Keep.Percent}}</td><td class="n">{{.Keep.CI}}</td></tr>
-<tr><td class="v-fix">fix</td><td class="n">{{int .Fix.Count}}</td><td class="n">{{.Fix.Percent}}</td><td class="n">{{.Fix.CI}}</td></tr>
-<tr><td class="v-drop">drop</td><td class="n">{{int .Drop.Count}}</td><td class="n">{{.Drop.Percent}}</td><td class="n">{{.Drop.CI}}</td></tr>
+<tr><td class="v-keep">keep</td><td class="n">{{int .Keep.Count}}</td><td class="n">{{.Keep.Percent}}</td>{{if $.CI}}<td class="n">{{.Keep.CI}}</td>{{end}}<td>usable</td></tr>
+<tr><td class="v-fix">fix</td><td class="n">{{int .Fix.Count}}</td><td class="n">{{.Fix.Percent}}</td>{{if $.CI}}<td class="n">{{.Fix.CI}}</td>{{end}}<td>usable, the author has items to fix</td></tr>
+<tr><td class="v-drop">drop</td><td class="n">{{int .Drop.Count}}</td><td class="n">{{.Drop.Percent}}</td>{{if $.CI}}<td class="n">{{.Drop.CI}}</td>{{end}}<td>do not use</td></tr>
 </tbody></table></div>
+<div class="scroll"><table>
+<thead><tr><th>Not assessed</th><th class="n">Plans</th><th>Who acts</th></tr></thead>
+<tbody>
+<tr><td>needs setup (variables, headers, OAuth to supply)</td><td class="n">{{int .NeedsSetup}}</td><td>user</td></tr>
+{{- range .NotAssessedCauses}}
+<tr><td>not assessed: {{.Cause}}</td><td class="n">{{int .Plans}}</td><td>environment</td></tr>
+{{- end}}
+</tbody></table></div>
+{{if .Actors}}<div class="scroll"><table>
+<thead><tr><th>Who must act</th><th class="n">Plans with a verdict</th></tr></thead>
+<tbody>
+{{- range .Actors}}
+<tr><td>{{.Cause}}</td><td class="n">{{int .Plans}}</td></tr>
+{{- end}}
+</tbody></table></div>{{end}}
 {{if .Rules}}<div class="scroll"><table>
-<thead><tr><th>Deciding rule</th><th>Verdict</th><th class="n">Servers</th></tr></thead>
+<thead><tr><th>Deciding rule</th><th>Verdict</th><th class="n">Plans</th></tr></thead>
 <tbody>
 {{- range .Rules}}
 <tr><td>{{line .Rule}}</td><td class="v-{{line .Decision}}">{{line .Decision}}</td><td class="n">{{int .Servers}}</td></tr>
@@ -552,7 +584,7 @@ const htmlTemplate = `
 
 <h2 id="findings">Most common findings</h2>
 {{if .Findings}}<div class="scroll"><table>
-<thead><tr><th>Code</th><th>Severity</th><th class="n">Servers affected</th><th class="n">Rate</th><th class="n">Occurrences</th><th class="hide-s">What</th></tr></thead>
+<thead><tr><th>Code</th><th>Severity</th><th class="n">Plans affected</th><th class="n">Rate</th><th class="n">Occurrences</th><th class="hide-s">What</th></tr></thead>
 <tbody>
 {{- range .Findings}}
 <tr><td>{{line .Code}}</td><td class="sev-{{line (print .Severity)}}">{{line (print .Severity)}}</td><td class="n">{{int .Servers.Count}}</td><td class="n">{{.Servers.Percent}}</td><td class="n">{{int .Occurrences}}</td><td class="hide-s">{{line .Title}}</td></tr>
@@ -565,17 +597,17 @@ const htmlTemplate = `
 {{- range .Breakdown}}
 <h3>{{.Title}}</h3>
 <div class="scroll"><table>
-<thead><tr><th>Value</th><th class="n">Servers</th><th class="n">Handshake</th><th class="n">Rate</th><th class="n">95% CI</th><th class="n">Tools</th><th class="n">Median score</th><th class="n">Keep</th><th class="n">Fix</th><th class="n">Drop</th></tr></thead>
+<thead><tr><th>Value</th><th class="n">Plans</th><th class="n">Handshakes</th><th class="n">Rate</th>{{if $.CI}}<th class="n">95% CI</th>{{end}}<th class="n">Tools</th><th class="n">Median score</th><th class="n">Keep</th><th class="n">Fix</th><th class="n">Drop</th></tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr><td>{{line .Key}}</td><td class="n">{{int .Servers}}</td><td class="n">{{int .Handshake.Count}}</td><td class="n">{{.Handshake.Percent}}</td><td class="n">{{.Handshake.CI}}</td><td class="n">{{int .Tools}}</td><td class="n">{{num .Score.Median}}</td><td class="n">{{int .Keep}}</td><td class="n">{{int .Fix}}</td><td class="n">{{int .Drop}}</td></tr>
+<tr><td>{{line .Key}}</td><td class="n">{{int .Servers}}</td><td class="n">{{int .Handshake.Count}}</td><td class="n">{{.Handshake.Percent}}</td>{{if $.CI}}<td class="n">{{.Handshake.CI}}</td>{{end}}<td class="n">{{int .Tools}}</td><td class="n">{{num .Score.Median}}</td><td class="n">{{int .Keep}}</td><td class="n">{{int .Fix}}</td><td class="n">{{int .Drop}}</td></tr>
 {{- end}}
 </tbody></table></div>
 {{if .More}}<p class="muted">{{.More}} more values in the JSON report.</p>{{end}}
 {{- end}}
 
-<h2 id="servers">Servers</h2>
-<p class="muted">{{int (len .R.Rows)}} servers; click a column to sort.{{if .Capped}} Details below for the first {{int .R.Sections}} by name (the JSON report has every server).{{end}}</p>
+<h2 id="servers">Plans</h2>
+<p class="muted">{{int (len .R.Rows)}} plans; click a column to sort.{{if .Capped}} Details below for the first {{int .R.Sections}} by name (the JSON report has every plan).{{end}}</p>
 <div class="scroll"><table class="sortable" id="server-table">
 <thead><tr><th class="n">#</th><th>Server</th><th>Version</th><th>Package</th><th class="hide-s">Transport</th><th>Status</th><th class="n">Tools</th><th class="n">Score</th><th>Verdict</th><th class="n">Findings</th></tr></thead>
 <tbody>

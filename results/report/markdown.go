@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -68,7 +69,8 @@ func (e *mdWriter) str(s string) {
 // Write writes the census report as Markdown: the headline figures, one
 // section per figure, the table of servers and a page per server.
 func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Report) error {
-	e := &mdWriter{w: w}
+	var body bytes.Buffer
+	e := &mdWriter{w: &body}
 	c := r.Census
 	e.str("# mcpvet ecosystem report\n\n")
 	e.printf("%s\n\n", scanLine(r, func(s string) string { return mdText(s, 200) }))
@@ -77,10 +79,11 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 		gen += " by " + mdText(r.Generator, 100)
 	}
 	if r.Database != "" {
-		gen += " from " + mdText(r.Database, 500)
+		gen += " from " + mdText(filepath.Base(r.Database), 200)
 	}
-	e.printf("%s. Every rate is stated with its denominator and a 95%% Wilson score interval.\n\n", gen)
+	e.printf("%s. %s\n\n", gen, ciSentence(c))
 
+	mdConditions(e, c)
 	mdHeadlines(e, c)
 	mdLiveness(e, c)
 	mdRemotes(e, c)
@@ -95,6 +98,13 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 	mdServerTable(e, r)
 	if e.err != nil {
 		return e.err
+	}
+	out := body.Bytes()
+	if !c.Sampled {
+		out = mdDropCIColumns(out)
+	}
+	if _, err := w.Write(out); err != nil {
+		return err
 	}
 	err := renderSections(ctx, w, r, r.Sections, func(buf *bytes.Buffer, i int, row *results.ServerRow, res *probe.Result) error {
 		se := &mdWriter{w: buf}
@@ -111,17 +121,17 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 func mdHeadlines(e *mdWriter, c *results.Census) {
 	e.str("## Headline figures\n\n")
 	e.printf("%s\n\n", unitsLine(c))
-	e.printf("%s of %s plans (%s, 95%% CI %s) completed the handshake.\n\n",
-		fmtInt(c.Handshake.Count), fmtInt(c.Handshake.Total), c.Handshake.Percent(), c.Handshake.CI())
+	e.printf("%s of %s plans (%s) completed the handshake. %s\n\n",
+		fmtInt(c.Handshake.Count), fmtInt(c.Handshake.Total), c.Handshake.Percent(), verdictLine(c))
 	e.str("| Figure | Count | Of | Rate | 95% CI |\n|---|---:|---:|---:|---:|\n")
 	for _, h := range headlines(c) {
 		e.printf("| %s | %s | %s %s | %s | %s |\n", h.Label, fmtInt(h.P.Count), fmtInt(h.P.Total), h.Unit, h.P.Percent(), h.P.CI())
 	}
-	e.printf("\nTools per server (of %s servers that completed the handshake): mean %s, median %s, p90 %s; %s tools in all.\n",
+	e.printf("\nTools per plan (of %s plans that completed the handshake): mean %s, median %s, p90 %s; %s tools in all.\n",
 		fmtInt(c.Tools.Servers), fmtNum(c.Tools.PerServer.Mean, 1), fmtNum(c.Tools.PerServer.Median, 1),
 		fmtNum(c.Tools.PerServer.P90, 1), fmtInt(c.Tools.Total))
 	sd := c.Score.Distribution
-	e.printf("Actionability score (of %s scored servers): median %s, mean %s, p10 %s, p90 %s.\n\n",
+	e.printf("Actionability score (of %s scored plans): median %s, mean %s, p10 %s, p90 %s.\n\n",
 		fmtInt(sd.N), fmtNum(sd.Median, 1), fmtNum(sd.Mean, 1), fmtNum(sd.P10, 1), fmtNum(sd.P90, 1))
 }
 
@@ -145,8 +155,8 @@ func mdRemotes(e *mdWriter, c *results.Census) {
 	if r.Plans == 0 {
 		return
 	}
-	e.printf("\nRemotes: %s plans, %s answered 401 without credentials. OAuth-ready %s (%s, 95%% CI %s); not ready %s (%s); broken metadata %s (%s); not checked %s.\n",
-		fmtInt(r.Plans), fmtInt(r.Unauthorized), fmtInt(r.OAuthReady.Count), r.OAuthReady.Percent(), r.OAuthReady.CI(),
+	e.printf("\nRemotes: %s plans, %s answered 401 without credentials. OAuth-ready %s (%s%s); not ready %s (%s); broken metadata %s (%s); not checked %s.\n",
+		fmtInt(r.Plans), fmtInt(r.Unauthorized), fmtInt(r.OAuthReady.Count), r.OAuthReady.Percent(), ciSuffix(r.OAuthReady),
 		fmtInt(r.OAuthNotReady.Count), r.OAuthNotReady.Percent(), fmtInt(r.OAuthBroken.Count), r.OAuthBroken.Percent(), fmtInt(r.NotChecked))
 }
 
@@ -154,9 +164,9 @@ func mdRemotes(e *mdWriter, c *results.Census) {
 func mdToolCounts(e *mdWriter, c *results.Census) {
 	e.str("\n## Tools\n\n")
 	pd := c.Tools.PerServer
-	e.printf("%s completed the handshake and listed %s.\n\n", nounCount(c.Tools.Servers, "server"), offers(c.Tools.Total, c.Tools.Prompts, c.Tools.Resources, c.Tools.ResourceTemplates))
-	e.str("| Tools per server | mean | median | p10 | p90 | min | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	e.printf("| %s servers | %s | %s | %s | %s | %s | %s |\n\n", fmtInt(pd.N), fmtNum(pd.Mean, 1), fmtNum(pd.Median, 1),
+	e.printf("%s completed the handshake and listed %s.\n\n", nounCount(c.Tools.Servers, "plan"), offers(c.Tools.Total, c.Tools.Prompts, c.Tools.Resources, c.Tools.ResourceTemplates))
+	e.str("| Tools per plan | mean | median | p10 | p90 | min | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	e.printf("| %s plans | %s | %s | %s | %s | %s | %s |\n\n", fmtInt(pd.N), fmtNum(pd.Mean, 1), fmtNum(pd.Median, 1),
 		fmtNum(pd.P10, 1), fmtNum(pd.P90, 1), fmtNum(pd.Min, 0), fmtNum(pd.Max, 0))
 }
 
@@ -167,7 +177,7 @@ func mdSchema(e *mdWriter, c *results.Census) {
 	s := c.Schema
 	e.printf("| tools with a fatal violation | %s | %s tools | %s | %s |\n", fmtInt(s.FatalTools.Count), fmtInt(s.Tools), s.FatalTools.Percent(), s.FatalTools.CI())
 	e.printf("| tools with a soft violation | %s | %s tools | %s | %s |\n", fmtInt(s.SoftTools.Count), fmtInt(s.Tools), s.SoftTools.Percent(), s.SoftTools.CI())
-	e.printf("| servers with a fatal violation | %s | %s servers | %s | %s |\n\n", fmtInt(s.FatalServers.Count), fmtInt(s.FatalServers.Total), s.FatalServers.Percent(), s.FatalServers.CI())
+	e.printf("| plans with a fatal violation | %s | %s plans | %s | %s |\n\n", fmtInt(s.FatalServers.Count), fmtInt(s.FatalServers.Total), s.FatalServers.Percent(), s.FatalServers.CI())
 	e.printf("%s fatal and %s soft schema findings in all.\n\n", fmtInt(s.FatalFindings), fmtInt(s.SoftFindings))
 }
 
@@ -192,8 +202,8 @@ func mdAnnotations(e *mdWriter, c *results.Census) {
 func mdScores(e *mdWriter, c *results.Census) {
 	sd := c.Score.Distribution
 	e.str("## Actionability scores\n\n")
-	e.printf("%s scored servers: median %s, mean %s.\n\n", c.Score.Scored.String(), fmtNum(sd.Median, 1), fmtNum(sd.Mean, 1))
-	e.str("| Score | Servers | |\n|---|---:|---|\n")
+	e.printf("%s scored plans: median %s, mean %s.\n\n", c.Score.Scored.String(), fmtNum(sd.Median, 1), fmtNum(sd.Mean, 1))
+	e.str("| Score | Plans | |\n|---|---:|---|\n")
 	for _, d := range c.Score.Deciles {
 		share := 0.0
 		if sd.N > 0 {
@@ -207,7 +217,7 @@ func mdScores(e *mdWriter, c *results.Census) {
 func mdErrors(e *mdWriter, c *results.Census) {
 	er := c.Errors
 	e.str("\n## Error responses\n\n")
-	e.printf("%s failure-injection probes; %s responses graded on %s servers.\n\n", fmtInt(er.Probes), fmtInt(er.Graded), fmtInt(er.Servers))
+	e.printf("%s failure-injection probes; %s responses graded on %s plans.\n\n", fmtInt(er.Probes), fmtInt(er.Graded), fmtInt(er.Servers))
 	e.str("| Outcome | Probes | Rate | 95% CI |\n|---|---:|---:|---:|\n")
 	for _, cl := range er.Classes {
 		e.printf("| %s | %s | %s | %s |\n", mdText(cl.Class, 64), fmtInt(cl.Share.Count), cl.Share.Percent(), cl.Share.CI())
@@ -222,27 +232,46 @@ func mdErrors(e *mdWriter, c *results.Census) {
 	}
 }
 
-// mdVerdicts writes the keep / fix / drop shares and the deciding rules.
+// mdVerdicts writes the keep / fix / drop shares over assessed plans, the
+// plans not assessed beside them with their causes, who must act, and the
+// deciding rules.
 func mdVerdicts(e *mdWriter, c *results.Census) {
 	v := c.Verdicts
-	e.str("\n## Verdicts\n\n")
-	e.printf("%s with a verdict", nounCount(v.WithVerdict, "server"))
-	if v.Without > 0 {
-		e.printf(" (%s without)", fmtInt(v.Without))
-	}
-	e.str(".\n\n| Verdict | Servers | Rate | 95% CI |\n|---|---:|---:|---:|\n")
+	e.str("\n## Verdicts (of assessed plans)\n\n")
+	e.printf("%s\n\n", verdictLine(c))
+	e.str("| Verdict | Assessed plans | Rate | 95% CI | Reads |\n|---|---:|---:|---:|---|\n")
 	for _, d := range []struct {
-		n string
-		p results.Proportion
-	}{{"keep", v.Keep}, {"fix", v.Fix}, {"drop", v.Drop}} {
-		e.printf("| %s | %s | %s | %s |\n", d.n, fmtInt(d.p.Count), d.p.Percent(), d.p.CI())
+		n, reads string
+		p        results.Proportion
+	}{{"keep", "usable", v.Keep}, {"fix", "usable, the author has items to fix", v.Fix}, {"drop", "do not use", v.Drop}} {
+		e.printf("| %s | %s | %s | %s | %s |\n", d.n, fmtInt(d.p.Count), d.p.Percent(), d.p.CI(), d.reads)
+	}
+	e.str("\n| Not assessed | Plans | Who acts |\n|---|---:|---|\n")
+	e.printf("| needs setup (variables, headers, OAuth to supply) | %s | user |\n", fmtInt(v.NeedsSetup))
+	for _, x := range v.NotAssessedCauses {
+		e.printf("| not assessed: %s | %s | environment |\n", mdText(x.Cause, 160), fmtInt(x.Plans))
+	}
+	if len(v.Actors) > 0 {
+		e.str("\n| Who must act | Plans with a verdict |\n|---|---:|\n")
+		for _, a := range v.Actors {
+			e.printf("| %s | %s |\n", mdText(a.Cause, 40), fmtInt(a.Plans))
+		}
 	}
 	if len(v.Rules) > 0 {
-		e.str("\n| Deciding rule | Verdict | Servers |\n|---|---|---:|\n")
+		e.str("\n| Deciding rule | Verdict | Plans |\n|---|---|---:|\n")
 		for _, ru := range v.Rules {
 			e.printf("| %s | %s | %s |\n", mdText(ru.Rule, 100), mdText(ru.Decision, 20), fmtInt(ru.Servers))
 		}
 	}
+}
+
+// mdConditions writes the run conditions the report opens with.
+func mdConditions(e *mdWriter, c *results.Census) {
+	e.str("## Run conditions\n\nWhat this machine could reach and run; a plan it could not run is not assessed, and every verdict below holds under these conditions.\n\n")
+	for _, l := range conditionLines(c) {
+		e.printf("- %s: %s\n", l.What, mdEscaper.Replace(l.Value))
+	}
+	e.str("\n")
 }
 
 // mdCommonFindings writes the most common finding codes.
@@ -251,7 +280,7 @@ func mdCommonFindings(e *mdWriter, c *results.Census) {
 	if len(c.Findings) == 0 {
 		e.str("No findings.\n")
 	} else {
-		e.str("| Code | Severity | Servers affected | Rate | Occurrences | What |\n|---|---|---:|---:|---:|---|\n")
+		e.str("| Code | Severity | Plans affected | Rate | Occurrences | What |\n|---|---|---:|---:|---:|---|\n")
 		for i, f := range c.Findings {
 			if i == maxShownFindings {
 				e.printf("\n%d more codes in the JSON report.\n", len(c.Findings)-maxShownFindings)
@@ -267,7 +296,7 @@ func mdCommonFindings(e *mdWriter, c *results.Census) {
 func mdBreakdowns(e *mdWriter, c *results.Census) {
 	e.str("\n## Breakdowns\n")
 	for _, b := range breakdowns(c) {
-		e.printf("\n### %s\n\n| Value | Servers | Handshake | Rate | 95%% CI | Tools | Median score | Keep | Fix | Drop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", b.Title)
+		e.printf("\n### %s\n\n| Value | Plans | Handshakes | Rate | 95%% CI | Tools | Median score | Keep | Fix | Drop |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", b.Title)
 		for i, row := range b.Rows {
 			if i == maxShownKeys {
 				e.printf("\n%d more values in the JSON report.\n", len(b.Rows)-maxShownKeys)
@@ -282,9 +311,9 @@ func mdBreakdowns(e *mdWriter, c *results.Census) {
 
 // mdServerTable writes the table of servers.
 func mdServerTable(e *mdWriter, r *results.Report) {
-	e.str("\n## Servers\n\n")
+	e.str("\n## Plans\n\n")
 	if r.Sections < len(r.Rows) {
-		e.printf("The first %s of %s servers by name; the CSV and JSON reports list every server (or use --servers 0).\n\n",
+		e.printf("The first %s of %s plans by name; the CSV and JSON reports list every plan (or use --servers 0).\n\n",
 			fmtInt(r.Sections), fmtInt(len(r.Rows)))
 	}
 	e.str("| # | Server | Package | Transport | Status | Tools | Score | Verdict | Findings |\n|---:|---|---|---|---|---:|---:|---|---:|\n")
@@ -471,4 +500,65 @@ func sortedFindings(fs []probe.Finding) []probe.Finding {
 	out := append([]probe.Finding(nil), fs...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity.Rank() > out[j].Severity.Rank() })
 	return out
+}
+
+// ciSuffix is ", 95% CI a–b" for a sampled proportion, "" for an exact one.
+func ciSuffix(p results.Proportion) string {
+	if ci := p.CI(); ci != "" {
+		return ", 95% CI " + ci
+	}
+	return ""
+}
+
+// mdDropCIColumns removes the "95% CI" column from every Markdown table of
+// out: a complete census has no sampling error to state. Cells are split
+// at pipes that are not escaped.
+func mdDropCIColumns(out []byte) []byte {
+	lines := strings.SplitAfter(string(out), "\n")
+	col := -1
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "|") {
+			col = -1
+			continue
+		}
+		cells := mdCells(strings.TrimRight(l, "\n"))
+		if col < 0 {
+			for j, c := range cells {
+				if strings.TrimSpace(c) == "95% CI" {
+					col = j
+				}
+			}
+			if col < 0 {
+				col = -2 // a table without the column
+			}
+		}
+		if col >= 0 && col < len(cells) {
+			cells = append(cells[:col], cells[col+1:]...)
+			lines[i] = "|" + strings.Join(cells, "|") + "|\n"
+		}
+	}
+	return []byte(strings.Join(lines, ""))
+}
+
+// mdCells splits a table row "| a | b |" into its cells " a ", " b ",
+// keeping escaped pipes inside cells.
+func mdCells(row string) []string {
+	row = strings.TrimPrefix(row, "|")
+	row = strings.TrimSuffix(row, "|")
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(row); i++ {
+		switch {
+		case row[i] == '\\' && i+1 < len(row):
+			cur.WriteByte(row[i])
+			cur.WriteByte(row[i+1])
+			i++
+		case row[i] == '|':
+			cells = append(cells, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(row[i])
+		}
+	}
+	return append(cells, cur.String())
 }

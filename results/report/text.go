@@ -125,7 +125,7 @@ func scanLine(r *results.Report, esc func(string) string) string {
 	s := r.Scan
 	line := fmt.Sprintf("Scan %d (%s", s.ID, s.Kind)
 	if s.Source != "" {
-		line += ", source " + esc(s.Source)
+		line += ", source " + esc(results.PublicSource(s.Source))
 	}
 	if s.ShardCount > 0 {
 		line += fmt.Sprintf(", shard %d/%d", s.ShardIndex+1, s.ShardCount)
@@ -137,7 +137,7 @@ func scanLine(r *results.Report, esc func(string) string) string {
 	if !s.FinishedAt.IsZero() {
 		line += ", finished " + fmtTime(s.FinishedAt)
 	}
-	line += ": " + nounCount(len(r.Rows), "server") + " with a run"
+	line += ": " + nounCount(len(r.Rows), "plan") + " with a run"
 	if p := r.Pending(); p > 0 {
 		line += ", " + nounCount(p, "target") + " without a run (not counted)"
 	}
@@ -175,9 +175,11 @@ func headlines(c *results.Census) []headline {
 		{"tools with a fatal schema violation", "tools", c.Schema.FatalTools},
 		{"tools with a soft schema violation", "tools", c.Schema.SoftTools},
 		{"tools omitting at least one annotation hint", "tools checked", c.Annotations.AnyOmitted},
-		{"verdict keep", "servers with a verdict", c.Verdicts.Keep},
-		{"verdict fix", "servers with a verdict", c.Verdicts.Fix},
-		{"verdict drop", "servers with a verdict", c.Verdicts.Drop},
+		{"keep: usable", "assessed plans", c.Verdicts.Keep},
+		{"fix: usable, the author has items", "assessed plans", c.Verdicts.Fix},
+		{"drop: do not use", "assessed plans", c.Verdicts.Drop},
+		{"needs setup (not assessed: the user supplies variables, headers, OAuth)", "plans", exactOf(c, c.Verdicts.NeedsSetup, c.Plans)},
+		{"not assessed on this machine (no DNS, an index unreachable, no engine, a runtime missing)", "plans", exactOf(c, c.Verdicts.NotAssessed, c.Plans)},
 	}
 	return h
 }
@@ -254,4 +256,12 @@ func unitsLine(c *results.Census) string {
 		"%s of %s registry entries (%s) are live: at least one of their plans completed the handshake.",
 		fmtInt(c.Entries), fmtInt(c.Plans), fmtInt(c.Launches), fmtInt(c.Handshake.Count),
 		fmtInt(c.EntriesLive.Count), fmtInt(c.EntriesLive.Total), c.EntriesLive.Percent()) + none
+}
+
+// exactOf is k of n as a proportion stated like the census's others:
+// exact for a complete census, with a Wilson interval for a sample.
+func exactOf(c *results.Census, k, n int) results.Proportion {
+	p := results.Prop(k, n)
+	p.Exact = !c.Sampled
+	return p
 }
