@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -278,6 +279,9 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if err := gate.check(); err != nil {
 				return err
 			}
+			if !g.quiet && isTerminal(stderr) {
+				opts.Installing = installProgress(stderr)
+			}
 			return probeOne(cmd.Context(), plan, opts, probeOutput{db: rf.db, asJSON: asJSON, output: output, serverJSON: serverJSON, failOn: failOn}, &gate, stdout, stderr)
 		},
 	}
@@ -292,6 +296,22 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	gate.register(cmd)
 	registerEnumCompletion(cmd, "fail-on", results.TriageFailOn...)
 	return cmd
+}
+
+// installProgress shows a package install on a terminal: what is being
+// installed, then how long it took (a first install downloads; later ones
+// reuse the cache).
+func installProgress(w io.Writer) func(string) func(error, time.Duration) {
+	return func(pkg string) func(error, time.Duration) {
+		fmt.Fprintf(w, "mcpvet: installing %s into the cache (the first time downloads it; later probes reuse it)...", safe.Line(pkg))
+		return func(err error, took time.Duration) {
+			if err != nil {
+				fmt.Fprintf(w, " failed after %s\n", took.Round(100*time.Millisecond))
+				return
+			}
+			fmt.Fprintf(w, " done in %s\n", took.Round(100*time.Millisecond))
+		}
+	}
 }
 
 // configEntry returns the plan of the entry named server in config (or in
