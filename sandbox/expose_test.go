@@ -140,8 +140,12 @@ func TestExposeRefusesCredentials(t *testing.T) {
 				t.Errorf("the exposed project is not readable:\n%s", out)
 			}
 			info := s.Info(0)
-			if got := exposedPathsOf(info); !slices.Equal(got, []string{"expose:" + filepath.Join(home, "proj")}) {
-				t.Errorf("Exposed = %v, want only the project", got)
+			// The program run lies in no project: its own folder is
+			// exposed as its project (issue 27), nothing of $HOME but the
+			// named project.
+			want := []string{"expose:" + filepath.Join(home, "proj"), "script-dir:" + filepath.Dir(bins["hostile-readfile"])}
+			if got := exposedPathsOf(info); !slices.Equal(got, want) {
+				t.Errorf("Exposed = %v, want %v", got, want)
 			}
 			warns := strings.Join(info.Refused, "\n")
 			for _, want := range []string{"~/.ssh is a credential store", "~/.aws is a credential store", "holds the credential store ~/.config/gcloud", "$HOME holds your credentials"} {
