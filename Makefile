@@ -1,12 +1,18 @@
 # Development shortcuts. The README's two commands need none of this.
 
-.PHONY: help build test race lint mutate mutate-summary bench-probe bench-scan bench-census bench-sandbox
+.PHONY: help build install release test race lint mutate mutate-summary bench-probe bench-scan bench-census bench-sandbox
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 build: ## build bin/mcpvet with the version from git
 	scripts/build.sh
+
+install: ## build into $(GOBIN) (default $(go env GOPATH)/bin) with the same flags and build cache as build
+	OUT="$${GOBIN:-$$(go env GOPATH)/bin}/mcpvet" scripts/build.sh
+
+release: ## dist/mcpvet-VERSION-linux-{amd64,arm64} with cgo SQLite and .sha256 sums (arm64 needs aarch64-linux-gnu-gcc)
+	scripts/release.sh
 
 test: ## the README's test command
 	go test -race ./...

@@ -45,7 +45,10 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 	timedOut := errors.Is(err, errHandshakeTimeout)
 	var st vocab.Status
 	var detail, evidence string
-	if res.Target.Transport != "" && res.Target.Transport != "stdio" {
+	remote := res.Target.Transport != "" && res.Target.Transport != "stdio"
+	if lst, ldetail, lev, ok := classifyLocalHTTP(res, err, pi, o); remote && ok {
+		st, detail, evidence = lst, ldetail, lev
+	} else if remote {
 		// A URL target has no process: no exit, stdout or spawn outcome
 		// applies, whatever the transport error says.
 		st, detail, evidence = classifyRemote(ctx, err, msg, pi, timedOut, o)
@@ -103,6 +106,33 @@ func classifyLocal(ctx context.Context, err error, msg string, pi ProcessInfo, t
 		return vocab.StatusProtocolError, "non-protocol bytes on stdout and no valid handshake answer", pi.StdoutNoise
 	}
 	return vocab.StatusProtocolError, "the handshake failed: " + err.Error(), msg
+}
+
+// classifyLocalHTTP decides the outcomes of a package or command that
+// serves HTTP in its sandbox, which, unlike a URL target, has a process:
+// it could not be started, it exited before listening on its port
+// (exited_early, with its stderr), or it started and never listened on
+// the port within the handshake deadline. ok is false for any other
+// failure, which is classified as a remote's.
+func classifyLocalHTTP(res *Result, err error, pi ProcessInfo, o Options) (st vocab.Status, detail, evidence string, ok bool) {
+	if len(res.Target.Command) == 0 || o.Process == nil {
+		return "", "", "", false
+	}
+	switch {
+	case pi.SpawnError != "":
+		return vocab.StatusSpawnFailed, "the server could not be started: " + pi.SpawnError, pi.SpawnError, true
+	case pi.LimitExceeded != "":
+		return vocab.StatusLimitExceeded, "the sandbox killed the server: " + pi.LimitExceeded + " limit exceeded", pi.LimitExceeded, true
+	case pi.Exited || strings.Contains(err.Error(), "exited before listening"):
+		if ev := credentialEvidence(pi.StderrTail); ev != "" {
+			return vocab.StatusMissingCredentials, "the server stopped with a message naming a credential", ev, true
+		}
+		return vocab.StatusExitedEarly, "the process exited before listening on its port (exit " + exitOf(pi) + ")", keyLine(pi.StderrTail), true
+	case strings.Contains(err.Error(), "did not listen on"):
+		return vocab.StatusHandshakeTimeout, "the server started but did not listen on the port of " + res.Target.URL +
+			" within the handshake deadline (" + o.HandshakeTimeout.String() + "); it may serve stdio unless told otherwise", keyLine(pi.StderrTail), true
+	}
+	return "", "", "", false
 }
 
 // connectionClosed reports whether the connection closed before the

@@ -114,6 +114,16 @@ type InjectOptions struct {
 	// MaxRelaunches caps how often a server killed by a probe is started
 	// again through Options.Relaunch (default 3).
 	MaxRelaunches int
+	// NoRetry turns the first retry off: by default, after an error to a
+	// call of a read-only, closed-world tool, one corrected call derived
+	// from the response alone is sent ([Retry]).
+	NoRetry bool
+	// RetryUnsafe also retries calls of destructive, open-world and
+	// unannotated tools (a corrected call is a valid call: it runs).
+	RetryUnsafe bool
+	// MaxRetries caps the corrected calls sent to one server (default
+	// [DefaultMaxRetries]).
+	MaxRetries int
 }
 
 func (o *InjectOptions) withDefaults() InjectOptions {
@@ -135,6 +145,9 @@ func (o *InjectOptions) withDefaults() InjectOptions {
 	}
 	if out.CallTimeout <= 0 {
 		out.CallTimeout = DefaultInjectCallTimeout
+	}
+	if out.MaxRetries <= 0 {
+		out.MaxRetries = DefaultMaxRetries
 	}
 	if out.MaxRelaunches <= 0 {
 		out.MaxRelaunches = DefaultInjectMaxRelaunches
@@ -172,6 +185,7 @@ func injectFailures(ctx context.Context, s *session, res *Result, o Options) *se
 			"the server died before failure injection; the probes ran on a relaunched copy")
 	}
 	in.run(ctx)
+	in.retryPass(ctx)
 	in.findings()
 	in.closing.Wait()
 	return in.s
@@ -192,6 +206,8 @@ type injector struct {
 	stop       bool
 	relaunches int
 	reconnects int // new sessions after HTTP error answers (see reconnect)
+	// retries counts the corrected calls sent.
+	retries int
 	// notes hold what the findings need beyond the ProbeCall, by index in
 	// res.Probes.
 	notes map[int]probeNote

@@ -255,6 +255,9 @@ type ProbeCall struct {
 	// Destructive and OpenWorld record the target tool's annotations.
 	Destructive bool `json:"destructive,omitempty"`
 	OpenWorld   bool `json:"openWorld,omitempty"`
+	// Retry is the one corrected call derived from this error response
+	// and its outcome, when mcpvet may repeat the call ([Retry]).
+	Retry *Retry `json:"retry,omitempty"`
 }
 
 // Element is one graded rubric element of an error response.

@@ -41,6 +41,11 @@ func isLocalHTTP(plan *vocab.Plan) bool {
 // container, whose namespace belongs to its engine) and the privilege to
 // enter it (root).
 func localHTTPUnsupported(plan *vocab.Plan, o *Options) *LaunchError {
+	// A URL that is not local to the sandbox is refused first, whatever
+	// the sandbox: it is never dialled.
+	if _, err := localHTTPAddr(plan.URL); err != nil {
+		return launchErrorf(vocab.StatusInvalidPlan, "%v", err)
+	}
 	why := ""
 	switch {
 	case plan.Package != nil && plan.Package.RegistryType == "oci":
@@ -53,9 +58,6 @@ func localHTTPUnsupported(plan *vocab.Plan, o *Options) *LaunchError {
 		why = "entering the sandbox's network namespace (setns) needs root"
 	}
 	if why == "" {
-		if _, err := localHTTPAddr(plan.URL); err != nil {
-			return launchErrorf(vocab.StatusInvalidPlan, "%v", err)
-		}
 		return nil
 	}
 	name := plan.Command
@@ -80,6 +82,12 @@ func localHTTPAddr(raw string) (string, error) {
 	host := u.Hostname()
 	if host == "" || host == "0.0.0.0" || strings.EqualFold(host, "localhost") {
 		host = "127.0.0.1" // no name lookup on the namespace's thread
+	}
+	if ip := net.ParseIP(host); ip == nil || !(ip.IsLoopback() || ip.IsUnspecified()) {
+		// The server runs in the sandbox: only an address of the sandbox
+		// itself can be where it listens. Any other host is someone
+		// else's, and is never dialled.
+		return "", fmt.Errorf("url %q: a package's HTTP transport must name a local address (localhost, 127.0.0.1, [::1]) where the package listens in its sandbox, not host %q; nothing was launched or dialled", raw, host)
 	}
 	return net.JoinHostPort(host, port), nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -147,6 +148,63 @@ func TestHTTPPackageInstalledAndProbedInsideItsSandbox(t *testing.T) {
 	}
 	if len(res.Tools) != 1 || res.Tools[0].Name != "echo" {
 		t.Errorf("tools %v, want the package's echo", res.Tools)
+	}
+	if n := contacts.Load(); n != 0 {
+		t.Errorf("the host listener on port %d was contacted %d times", port, n)
+	}
+}
+
+// TestHTTPPackageOutcomes pins the statuses of HTTP-transport packages
+// modelled on the registry (issue 28, item 5): a package whose server
+// exits before listening (argv "port 8089" as an entry spells it: "error:
+// too many arguments", exit 1) is exited_early with its stderr, not
+// protocol_error; a package transport whose URL is not local to its
+// sandbox is invalid_plan and never dialled, not handshake_timeout one run
+// and unreachable the next; a package that started and never listened
+// (a server that serves stdio unless told otherwise, like git-mcp-server
+// without MCP_TRANSPORT_TYPE=http) says so, and counts as launched.
+func TestHTTPPackageOutcomes(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testenv.Need(t, "entering the sandbox's network namespace needs root")
+	}
+	bin := testfixture.Path(t, "http")
+	port, contacts := hostListener(t)
+	local := fmt.Sprintf("http://localhost:%d/mcp", port)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		url    string
+		want   vocab.Status
+		detail string
+		ev     string
+	}{
+		{"exits before listening", []string{"port", "8089"}, local, vocab.StatusExitedEarly, "exited before listening on its port (exit 1)", "error: too many arguments"},
+		{"not a local URL", nil, fmt.Sprintf("http://127.0.0.2.example.invalid:%d/mcp", port), vocab.StatusInvalidPlan, "must name a local address", ""},
+		{"a public address", nil, "https://93.184.216.34/mcp", vocab.StatusInvalidPlan, "must name a local address", ""},
+		{"never listens", []string{"-stdio-only"}, local, vocab.StatusHandshakeTimeout, "started but did not listen on the port", "serving MCP on stdio"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := &vocab.Plan{Key: "http#" + tc.name, Name: "io.example/http", Source: "test", Transport: vocab.TransportStreamable,
+				Command: bin, Args: tc.args, URL: tc.url}
+			start := time.Now()
+			res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{Backend: sandbox.BackendBuiltin, CacheDir: t.TempDir()},
+				Run: probe.Options{HandshakeTimeout: 3 * time.Second}, Timeout: 30 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := res.Liveness
+			if l.Status != tc.want || !strings.Contains(l.Detail, tc.detail) || !strings.Contains(l.Evidence, tc.ev) {
+				t.Errorf("status %s (%s; evidence %q), want %s with %q and %q", l.Status, l.Detail, l.Evidence, tc.want, tc.detail, tc.ev)
+			}
+			if tc.want == vocab.StatusInvalidPlan && time.Since(start) > 2*time.Second {
+				t.Errorf("refusing the plan took %s: was it dialled?", time.Since(start))
+			}
+			tally := results.NewTally()
+			tally.Add(res)
+			if launched := tally.Census().Launches; (tc.want != vocab.StatusInvalidPlan) != (launched == 1) {
+				t.Errorf("launches %d for a %s package", launched, tc.want)
+			}
+		})
 	}
 	if n := contacts.Load(); n != 0 {
 		t.Errorf("the host listener on port %d was contacted %d times", port, n)

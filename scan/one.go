@@ -37,6 +37,11 @@ type ProbeOptions struct {
 	// happens here, not in probe, so that probe stays free of policy and
 	// the grader sees the sandbox's secret canaries.
 	Policy *scoring.Policy
+	// Installing, when set, is told before a package is installed (its
+	// registry type, name and version) and returns the function told when
+	// the install ends, with its error and time: the CLI shows a first
+	// install, which takes seconds to minutes, on a terminal.
+	Installing func(pkg string) func(err error, took time.Duration)
 }
 
 // DefaultServerTimeout is the default of [ProbeOptions.Timeout].
@@ -371,7 +376,18 @@ func installStep(ctx context.Context, plan *vocab.Plan, o *ProbeOptions) (res *p
 		return nil, false, nil
 	}
 	start := time.Now()
+	var ended func(error, time.Duration)
+	if o.Installing != nil {
+		v := plan.Package.Version
+		if v == "" {
+			v = "latest"
+		}
+		ended = o.Installing(plan.Package.RegistryType + " package " + plan.Package.Identifier + "@" + v)
+	}
 	ierr := sandbox.Install(ctx, plan, o.Sandbox)
+	if ended != nil {
+		ended(ierr, time.Since(start))
+	}
 	if ierr == nil {
 		return nil, false, nil
 	}

@@ -33,6 +33,12 @@ type Settings struct {
 	ProtocolVersion string
 	// NoInject skips failure injection and the capability-gated calls.
 	NoInject bool
+	// NoRetry skips the first retry: the one corrected call derived from
+	// an error response (probe.InjectOptions.NoRetry).
+	NoRetry bool
+	// RetryUnsafe retries calls of destructive, open-world and
+	// unannotated tools too (probe.InjectOptions.RetryUnsafe).
+	RetryUnsafe bool
 	// Exercise calls each read-only, closed-world tool once.
 	Exercise bool
 	// CacheDir is the install cache; "" is the default.
@@ -108,7 +114,7 @@ func (s *Settings) ProbeOptions() *ProbeOptions {
 		Run: probe.Options{
 			HandshakeTimeout: s.HandshakeTimeout,
 			ProtocolVersion:  s.ProtocolVersion,
-			Inject:           &probe.InjectOptions{Disabled: s.NoInject},
+			Inject:           &probe.InjectOptions{Disabled: s.NoInject, NoRetry: s.NoRetry, RetryUnsafe: s.RetryUnsafe},
 			SkipBasics:       s.NoInject,
 			Exercise:         s.Exercise,
 		},

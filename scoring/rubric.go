@@ -6,7 +6,7 @@ import "github.com/mcpvet/mcpvet/vocab"
 // weights and budgets below. It is stored with every graded result; any
 // change that can move a score bumps it, and so does a change of the
 // verdict's rules (errors-v3: who must act, needs_setup, not_assessed).
-const RubricVersion = "errors-v3"
+const RubricVersion = "errors-v4"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.

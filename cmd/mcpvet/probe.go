@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -51,6 +52,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.s.HandshakeTimeout, "handshake-timeout", d.HandshakeTimeout, "deadline for launch plus handshake")
 	fl.StringVar(&f.s.ProtocolVersion, "protocol-version", d.ProtocolVersion, "protocol version to ask for (default: the newest, with fallback)")
 	fl.BoolVar(&f.s.NoInject, "no-inject", d.NoInject, "skip failure injection and the capability-gated calls (list and check only)")
+	fl.BoolVar(&f.s.NoRetry, "no-retry", d.NoRetry, "send no corrected call after an error (the first retry, on read-only closed-world tools only)")
+	fl.BoolVar(&f.s.RetryUnsafe, "retry-unsafe", d.RetryUnsafe, "also send the corrected call to destructive, open-world and unannotated tools (it runs them, in the sandbox)")
 	fl.BoolVar(&f.s.Exercise, "exercise", d.Exercise, "call each tool annotated readOnlyHint: true and openWorldHint: false once with arguments generated from its schema")
 	fl.StringVar(&f.s.CacheDir, "cache-dir", d.CacheDir, "install cache (default $XDG_CACHE_HOME/mcpvet)")
 	fl.Int64Var(&f.s.MemoryMiB, "memory", d.MemoryMiB, "memory limit of one server's process tree, in MiB")
@@ -276,6 +279,9 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 			if err := gate.check(); err != nil {
 				return err
 			}
+			if !g.quiet && isTerminal(stderr) {
+				opts.Installing = installProgress(stderr)
+			}
 			return probeOne(cmd.Context(), plan, opts, probeOutput{db: rf.db, asJSON: asJSON, output: output, serverJSON: serverJSON, failOn: failOn}, &gate, stdout, stderr)
 		},
 	}
@@ -290,6 +296,22 @@ func newProbeCmd(stdout, stderr io.Writer, g *globalFlags) *cobra.Command {
 	gate.register(cmd)
 	registerEnumCompletion(cmd, "fail-on", results.TriageFailOn...)
 	return cmd
+}
+
+// installProgress shows a package install on a terminal: what is being
+// installed, then how long it took (a first install downloads; later ones
+// reuse the cache).
+func installProgress(w io.Writer) func(string) func(error, time.Duration) {
+	return func(pkg string) func(error, time.Duration) {
+		fmt.Fprintf(w, "mcpvet: installing %s into the cache (the first time downloads it; later probes reuse it)...", safe.Line(pkg))
+		return func(err error, took time.Duration) {
+			if err != nil {
+				fmt.Fprintf(w, " failed after %s\n", took.Round(100*time.Millisecond))
+				return
+			}
+			fmt.Fprintf(w, " done in %s\n", took.Round(100*time.Millisecond))
+		}
+	}
 }
 
 // configEntry returns the plan of the entry named server in config (or in

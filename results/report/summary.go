@@ -45,6 +45,9 @@ func WriteSummary(w io.Writer, res *probe.Result) error {
 		if c := res.Context; c != nil {
 			writeContextCost(b, c)
 		}
+		if rr := probe.Rates(res); rr.All.Tried > 0 {
+			writeRetryRates(b, rr)
+		}
 	} else if tail := strings.TrimSpace(l.StderrTail); tail != "" {
 		lines := strings.Split(safe.Terminal(tail), "\n")
 		if len(lines) > 5 {
@@ -142,4 +145,26 @@ func writeContextCost(b io.Writer, c *probe.ContextCost) {
 	if len(heavy) > 0 {
 		fmt.Fprintf(b, "             heaviest tools: %s\n", strings.Join(heavy, ", "))
 	}
+}
+
+// writeRetryRates writes how many error responses the first corrected
+// call resolved, with the 95% Wilson interval, per code.
+func writeRetryRates(b io.Writer, rr probe.RetryRates) {
+	a := rr.All
+	fmt.Fprintf(b, "  first retry %d/%d errors resolve on the first retry (95%% CI %.0f–%.0f%%; corrections from structured fields %d, prose %d)\n",
+		a.Resolved, a.Tried, 100*a.Low, 100*a.High, a.Structured, a.Prose)
+	codes := make([]string, 0, len(rr.ByCode))
+	for c := range rr.ByCode {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	var parts []string
+	for _, c := range codes {
+		r := rr.ByCode[c]
+		parts = append(parts, fmt.Sprintf("%s %d/%d", safe.Line(c), r.Resolved, r.Tried))
+		if len(parts) == 6 {
+			break
+		}
+	}
+	fmt.Fprintf(b, "             by code: %s\n", strings.Join(parts, ", "))
 }

@@ -34,3 +34,25 @@ func TestSummaryContextCost(t *testing.T) {
 		t.Errorf("summary holds an escape or more than three tools:\n%s", b.String())
 	}
 }
+
+// TestSummaryRetryRates: the probe summary states the first-retry rate
+// with its Wilson interval and the rate per code.
+func TestSummaryRetryRates(t *testing.T) {
+	res := &probe.Result{Target: probe.Target{Name: "srv", Transport: "stdio"},
+		Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true},
+		Probes: []probe.ProbeCall{
+			{Kind: "enum_violation", Retry: &probe.Retry{Outcome: probe.RetryResolved, Source: "prose", Code: "none"}},
+			{Kind: "pattern_violation", Retry: &probe.Retry{Outcome: probe.RetryResolved, Source: "structured", Code: "unknown_project"}},
+			{Kind: "wrong_type", Retry: &probe.Retry{Outcome: probe.RetryNoCorrection, Code: "none"}},
+			{Kind: "wrong_type"},
+		}}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first retry 2/3 errors resolve on the first retry (95% CI 21–94%; corrections from structured fields 1, prose 1)", "by code: none 1/2, unknown_project 1/1"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -74,7 +74,19 @@ func newServer() *mcp.Server {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
 	sse := flag.Bool("sse", false, "serve the legacy HTTP+SSE transport instead of streamable HTTP")
+	stdioOnly := flag.Bool("stdio-only", false, "never listen: wait on stdin like a server that serves HTTP only when an environment variable says so (git-mcp-server without MCP_TRANSPORT_TYPE=http)")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		// Like a CLI given the registry's positional "port 8089": it
+		// exits before listening.
+		fmt.Fprintln(os.Stderr, "error: too many arguments")
+		os.Exit(1)
+	}
+	if *stdioOnly {
+		fmt.Fprintln(os.Stderr, "serving MCP on stdio (set the transport to http to listen)")
+		io.Copy(io.Discard, os.Stdin)
+		return
+	}
 	if err := run(*addr, *sse); err != nil {
 		fmt.Fprintln(os.Stderr, "http:", err)
 		os.Exit(1)
