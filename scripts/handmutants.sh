@@ -17,13 +17,16 @@
 # or that does not compile, is STALE: the list no longer matches the code.
 # The exit status is 1 when any mutant lived or is stale.
 #
-# Results: $OUT/hand.tsv (status, seconds, file, replacement, failing tests).
+# The unmutated suite of each package runs first; only tests that pass
+# there count as killing a mutant (a test the machine fails kills
+# nothing). Results: $OUT/hand.tsv (status, seconds, file, replacement,
+# the tests that failed), logs in $OUT/hand-logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OUT=${OUT:-bench/out/mutate}
 NICE=${NICE:-19}
-mkdir -p "$OUT"
+mkdir -p "$OUT/hand-logs"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -59,20 +62,32 @@ for list in "${lists[@]}"; do
 		mutated="$tmp/$n.go"
 		FROM=$from TO=$to perl -0777 -pe 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$file" >"$mutated"
 		printf '{"Replace": {"%s": "%s"}}\n' "$PWD/$file" "$mutated" >"$tmp/overlay.json"
-		log="$tmp/$n.log"
+		pkg=$(dirname "$file")
+		base="$OUT/hand-logs/baseline-${pkg//\//_}.failed"
+		if [ ! -e "$base" ]; then
+			# The unmutated suite first: a test that fails without any
+			# mutant (a machine condition) kills nothing.
+			nice -n "$NICE" go test -count=1 -short -vet=off "./$pkg" >"${base%.failed}.log" 2>&1 || true
+			grep -E '^--- FAIL' "${base%.failed}.log" | awk '{print $3}' | sort -u >"$base" || true
+		fi
+		log="$OUT/hand-logs/$n.log"
 		rc=0
-		nice -n "$NICE" go test -count=1 -short -vet=off -overlay="$tmp/overlay.json" "./$(dirname "$file")" >"$log" 2>&1 || rc=$?
+		nice -n "$NICE" go test -count=1 -short -vet=off -overlay="$tmp/overlay.json" "./$pkg" >"$log" 2>&1 || rc=$?
 		secs=$((SECONDS - start))
-		failed=$(grep -E '^--- FAIL' "$log" | awk '{print $3}' | head -5 | paste -sd, - || true)
-		if [ $rc -eq 0 ]; then
-			st=LIVED
-			status=1
-		elif grep -qE '\[build failed\]|\[setup failed\]' "$log"; then
+		failed=$(grep -E '^--- FAIL' "$log" | awk '{print $3}' | sort -u | comm -23 - "$base" | head -5 | paste -sd, - || true)
+		if grep -qE '\[build failed\]|\[setup failed\]' "$log"; then
 			st=STALE
 			failed="does not compile: $(grep -m1 -E '\.go:[0-9]+' "$log" || true)"
 			status=1
-		else
+		elif [ -n "$failed" ]; then
 			st=KILLED
+		elif [ $rc -ne 0 ] && ! grep -qE '^--- FAIL' "$log"; then
+			# No test named: the binary panicked or timed out.
+			st=KILLED
+			failed="the test binary failed: $(grep -m1 -E '^panic|timed out' "$log" || echo "see $log")"
+		else
+			st=LIVED
+			status=1
 		fi
 		printf '%-7s %4ss %s: %s -> %s (%s)%s\n' "$st" "$secs" "$file" "$from" "$to" "$what" "${failed:+ by $failed}"
 		printf '%s\t%s\t%s\t%s\t%s\n' "$st" "$secs" "$file" "$to" "$failed" >>"$OUT/hand.tsv"
