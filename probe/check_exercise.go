@@ -151,6 +151,56 @@ func runExercise(ctx context.Context, s *session, res *Result, o Options) {
 		}
 		res.Exercised = append(res.Exercised, ex)
 	}
+	if n > 0 {
+		relist(ctx, s, res, o)
+	}
+}
+
+// relist lists the tools again after the calls, as a client that
+// refreshes its list would, and keeps them in res.Relisted for the rug
+// pull check (checkRugPull). A server that fails to answer is left
+// alone: the first listing's checks already judged it.
+func relist(ctx context.Context, s *session, res *Result, o Options) {
+	var tools []Tool
+	cursor := ""
+	for page := 0; page < o.MaxPages && len(tools) < o.MaxItems; page++ {
+		conn := s.rec.currentConn()
+		if conn == nil || conn.isDead() || ctx.Err() != nil {
+			return
+		}
+		params := json.RawMessage(`{}`)
+		if cursor != "" {
+			params, _ = json.Marshal(map[string]string{"cursor": cursor})
+		}
+		cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
+		result, werr, err := conn.rawCall(cctx, "tools/list", params)
+		cancel()
+		if err != nil || werr != nil || len(result) > maxListKeptBytes {
+			return
+		}
+		var body struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if json.Unmarshal(result, &body) != nil {
+			return
+		}
+		for _, raw := range body.Tools {
+			var t Tool
+			if json.Unmarshal(raw, &t) == nil {
+				t.Raw = raw
+				tools = append(tools, t)
+			}
+		}
+		if body.NextCursor == "" || body.NextCursor == cursor {
+			break
+		}
+		cursor = body.NextCursor
+	}
+	if tools == nil {
+		tools = []Tool{}
+	}
+	res.Relisted = tools
 }
 
 func (r *recorder) notificationCount(method string) int {

@@ -127,10 +127,11 @@ func CheckPortfolio(servers []PortfolioServer) []PortfolioFinding {
 					}
 					re := mention(tool)
 					for _, text := range from.texts {
-						if !strings.Contains(text, tool) {
-							continue
+						loc := directedMention(re, text)
+						if loc == nil {
+							loc = variantMention(text, tool)
 						}
-						if loc := directedMention(re, text); loc != nil {
+						if loc != nil {
 							names = append(names, from.name+" names "+to.name+"'s "+tool)
 							if first == "" {
 								first = around(text, loc[0], loc[1], 40)
@@ -286,4 +287,60 @@ func directedMention(re *regexp.Regexp, text string) []int {
 		}
 	}
 	return nil
+}
+
+// identToken: a token of prose that may be an identifier (letters,
+// digits and the separators of names).
+var identToken = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}_.\-]*[\p{L}\p{N}]`)
+
+// toolWords are the lower-case words of a tool name split as an
+// identifier: send_email, sendEmail and SEND-EMAIL are all "send email".
+func toolWords(name string) string {
+	return strings.ToLower(strings.Join(strings.Fields(normalize(name, true).text), " "))
+}
+
+// variantMention finds a mention of tool in text by a variant of its
+// name, on a line that reads as an order about it (directedMention's
+// markers): the name in another case or with other separators
+// (sendEmail, SEND-EMAIL, send-email), behind a server prefix
+// (mail_send_email, mail.send_email, mcp__mail__send_email), with
+// look-alike letters (TR39 skeletons), or as a phrase followed by "tool"
+// ("the send email tool"). Only names of two words or more are looked
+// for: one word is too common in prose.
+func variantMention(text, tool string) []int {
+	want := toolWords(tool)
+	if !strings.Contains(want, " ") {
+		return nil
+	}
+	v := normalize(text, false)
+	for _, loc := range identToken.FindAllStringIndex(v.text, 256) {
+		tok := v.text[loc[0]:loc[1]]
+		words := toolWords(tok)
+		name := words == want || strings.HasSuffix(words, " "+want) && strings.ContainsAny(tok, "_.-")
+		if name && (strings.ContainsAny(tok, "_.-") || tok != strings.ToLower(tok)) {
+			a, b := v.origin(loc[0], loc[1])
+			if line := lineAround(text, a, b); referenceMarker.MatchString(line) {
+				return []int{a, b}
+			}
+		}
+	}
+	lower := strings.ToLower(v.text)
+	phrase := regexp.MustCompile(`\b` + regexp.QuoteMeta(want) + `(?:ing)?\s+(?:tool|function)\b`)
+	if loc := phrase.FindStringIndex(lower); loc != nil && len(lower) == len(v.text) {
+		a, b := v.origin(loc[0], loc[1])
+		return []int{a, b}
+	}
+	return nil
+}
+
+// lineAround returns the line of text holding [a, b) without the span.
+func lineAround(text string, a, b int) string {
+	x := strings.LastIndexByte(text[:a], '\n') + 1
+	z := strings.IndexByte(text[b:], '\n')
+	if z < 0 {
+		z = len(text)
+	} else {
+		z += b
+	}
+	return text[x:a] + " " + text[b:z]
 }

@@ -43,6 +43,11 @@ type Result struct {
 	Client *ClientSide `json:"client,omitempty"`
 	// Exercised are the successful tool calls of --exercise.
 	Exercised []Exercise `json:"exercised,omitempty"`
+	// Relisted is the tool list listed again after the calls of
+	// --exercise (nil when it was not listed again): the poison checks
+	// compare it with Tools, since a tool list that changes after the
+	// first call within a session is a rug pull.
+	Relisted []Tool `json:"-"`
 	// OAuth is the OAuth readiness of a remote that answered 401
 	// (check_oauth.go); nil when it did not.
 	OAuth *OAuthReadiness `json:"oauth,omitempty"`

@@ -224,6 +224,9 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		validated[k.method] = true
 	}
 	pages = append(pages, rec.messagePages(validated)...)
+	// The poison checks read the answers received so far (tool results,
+	// errors, prompts/get, resources/read); the final list is taken below.
+	res.Received, res.ReceivedDropped = rec.messages()
 	res.Findings = append(res.Findings, checker.Check(res, pages)...)
 	httpDone()
 	<-closed

@@ -137,7 +137,10 @@ func TestHTTPPackageInstalledAndProbedInsideItsSandbox(t *testing.T) {
 	plan := &vocab.Plan{Key: "npm:mcpvet-echo-http@1.0.0", Name: "io.example/echo-http", Source: "registry", Transport: vocab.TransportStreamable,
 		URL: fmt.Sprintf("http://localhost:%d/mcp", port), Args: []string{fmt.Sprint(port)},
 		Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: reg.URL, Identifier: "mcpvet-echo-http", Version: "1.0.0"}}
-	res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{CacheDir: t.TempDir()},
+	// The fake registry listens on loopback, which the private-network
+	// guard refuses for a registry entry (tested in sandbox); this test is
+	// about the package's own transport, so it allows it.
+	res, err := Probe(context.Background(), plan, &ProbeOptions{Sandbox: &sandbox.Options{CacheDir: t.TempDir(), AllowPrivateNetwork: true},
 		Run: probe.Options{HandshakeTimeout: 20 * time.Second}, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)

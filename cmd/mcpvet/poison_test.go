@@ -42,7 +42,7 @@ func writeArgsConfig(t *testing.T, path string, servers ...[]string) string {
 // of the catalog is reported on the item that carries it.
 func TestProbePoisonedFixture(t *testing.T) {
 	bin := testfixture.Path(t, "poisoned")
-	code, stdout, stderr := runCLI("probe", "--json", "--no-inject", "--sandbox", "none", "--db", filepath.Join(t.TempDir(), "r.db"), "--", bin)
+	code, stdout, stderr := runCLI("probe", "--json", "--no-inject", "--exercise", "--sandbox", "none", "--db", filepath.Join(t.TempDir(), "r.db"), "--", bin)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -73,6 +73,9 @@ func TestProbePoisonedFixture(t *testing.T) {
 		probe.CodePoisonHTMLComment:   "tool:schema_poison/inputSchema/properties/lang/default",
 		probe.CodePoisonBase64:        "tool:encoded_help/description",
 		probe.CodePoisonExfilURL:      "tool:trigger_webhook/description",
+		probe.CodePoisonActionRewrite: "tool:run_command/description",
+		probe.CodePoisonSchemaProse:   "tool:typed_note/inputSchema/properties/body/type",
+		probe.CodePoisonRugPull:       "tool:fact_feed/description",
 	}
 	for _, e := range probe.Catalog() {
 		if !strings.HasPrefix(e.Code, "poison/") {
