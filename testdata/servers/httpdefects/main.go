@@ -68,11 +68,12 @@ func newServer(defect string) *mcp.Server {
 }
 
 type handler struct {
-	next     http.Handler
-	defect   string
-	mu       sync.Mutex
-	deleted  map[string]bool
-	inFlight map[string]bool
+	next      http.Handler
+	defect    string
+	stateless bool // no sessions: the 400 without a session id does not apply
+	mu        sync.Mutex
+	deleted   map[string]bool
+	inFlight  map[string]bool
 }
 
 type statusWriter struct {
@@ -103,12 +104,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	isInit := bytes.Contains(body, []byte(`"initialize"`))
 	// Conformant: a request without a session id (other than initialize)
 	// gets 400, which the go-sdk leaves out.
-	if h.defect != "sdk-default" && h.defect != "missing-session-200" && r.Method == http.MethodPost && sid == "" && !isInit {
+	if !h.stateless && h.defect != "sdk-default" && h.defect != "missing-session-200" && r.Method == http.MethodPost && sid == "" && !isInit {
 		http.Error(w, "Bad Request: Mcp-Session-Id required", http.StatusBadRequest)
 		return
 	}
 	switch h.defect {
 	case "concurrent-409":
+		if h.stateless {
+			sid = "*" // one request at a time for the whole server
+		}
 		if r.Method == http.MethodPost && sid != "" && !isInit {
 			h.mu.Lock()
 			if h.inFlight[sid] {
@@ -188,7 +192,7 @@ func main() {
 		opts.CrossOriginProtection = http.NewCrossOriginProtection()
 	}
 	h := &handler{next: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, opts),
-		defect: *defect, deleted: map[string]bool{}, inFlight: map[string]bool{}}
+		defect: *defect, stateless: *stateless, deleted: map[string]bool{}, inFlight: map[string]bool{}}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "httpdefects:", err)
