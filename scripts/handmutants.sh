@@ -81,10 +81,17 @@ for list in "${lists[@]}"; do
 			status=1
 		elif [ -n "$failed" ]; then
 			st=KILLED
-		elif [ $rc -ne 0 ] && ! grep -qE '^--- FAIL' "$log"; then
-			# No test named: the binary panicked or timed out.
+		elif [ $rc -ne 0 ] && ! grep -qE '^--- FAIL' "$log" && grep -qE '^ok ' "${base%.failed}.log"; then
+			# No test named, but the unmutated suite passed: the binary
+			# panicked or timed out because of the mutant.
 			st=KILLED
 			failed="the test binary failed: $(grep -m1 -E '^panic|timed out' "$log" || echo "see $log")"
+		elif [ $rc -ne 0 ] && ! grep -qE '^--- FAIL' "$log"; then
+			# The unmutated suite failed too (a timeout on a loaded
+			# machine): this run tells nothing.
+			st=UNKNOWN
+			failed="the suite fails without the mutant too: see ${base%.failed}.log"
+			status=1
 		else
 			st=LIVED
 			status=1
@@ -93,5 +100,5 @@ for list in "${lists[@]}"; do
 		printf '%s\t%s\t%s\t%s\t%s\n' "$st" "$secs" "$file" "$to" "$failed" >>"$OUT/hand.tsv"
 	done <"$list"
 done
-echo "hand mutants: $n run; $(grep -c '^KILLED' "$OUT/hand.tsv" || true) killed, $(grep -c '^LIVED' "$OUT/hand.tsv" || true) lived, $(grep -c '^STALE' "$OUT/hand.tsv" || true) stale (results in $OUT/hand.tsv)"
+echo "hand mutants: $n run; $(grep -c '^KILLED' "$OUT/hand.tsv" || true) killed, $(grep -c '^LIVED' "$OUT/hand.tsv" || true) lived, $(grep -c '^STALE' "$OUT/hand.tsv" || true) stale, $(grep -c '^UNKNOWN' "$OUT/hand.tsv" || true) unknown (results in $OUT/hand.tsv)"
 exit $status
