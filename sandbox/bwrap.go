@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -83,7 +84,12 @@ func (b bwrapBackend) command(s *Server) (*process, error) {
 		// stage helper (see bwrap_stage.go).
 		uid := runUID(s.runID)
 		staged, srcs := stageBwrapSources(p.cmd.Args[1:], s.runDir)
-		argv := append([]string{bwrapStageArgv0, strconv.Itoa(uid), s.runDir, strconv.Itoa(len(srcs))}, srcs...)
+		// The rlimit fallbacks are set by the stage helper before it drops
+		// to the run's uid: bwrap's pid 1 then lives in a user namespace
+		// of that uid, where prlimit from the host answers EPERM.
+		rl := stageRlimits(s)
+		argv := append([]string{bwrapStageArgv0, stageIdentity(uid, rl), s.runDir, strconv.Itoa(len(srcs))}, srcs...)
+		p.mechanisms = append(p.mechanisms, rlimitMechanisms(rl)...)
 		p.cmd.Path = "/proc/self/exe"
 		p.cmd.Args = append(append(argv, bwrap), staged...)
 		p.cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS}
@@ -247,7 +253,11 @@ func bwrapRelease(p *process, st *bwrapStatus, blockW *os.File, bwrap string) fu
 				s.warn(err.Error())
 			}
 		}
-		p.mechanisms = append(p.mechanisms, prlimitChild(pid, s.opts.Limits, s.cg)...)
+		for _, m := range prlimitChild(pid, s.opts.Limits, s.cg) {
+			if !slices.Contains(p.mechanisms, m) { // the stage helper may have set it
+				p.mechanisms = append(p.mechanisms, m)
+			}
+		}
 		armPidfdKill(p, pid)
 		if _, err := blockW.Write([]byte{1}); err != nil {
 			return fmt.Errorf("releasing bwrap: %w", err)

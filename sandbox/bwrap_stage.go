@@ -3,10 +3,12 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -63,7 +65,7 @@ func runBwrapStage() int {
 	if len(a) < 5 || os.Geteuid() != 0 {
 		return fail(errors.New("bad invocation"))
 	}
-	uid, err := strconv.Atoi(a[1])
+	uid, rl, err := parseStageIdentity(a[1])
 	if err != nil || uid <= 0 {
 		return fail(fmt.Errorf("uid %q", a[1]))
 	}
@@ -94,6 +96,11 @@ func runBwrapStage() int {
 			return fail(fmt.Errorf("staging %s: %w", src, err))
 		}
 	}
+	for res, lim := range rl {
+		if err := unix.Setrlimit(res, &lim); err != nil {
+			return fail(fmt.Errorf("setrlimit %d: %w", res, err))
+		}
+	}
 	if err := syscall.Setgroups(nil); err != nil {
 		return fail(fmt.Errorf("setgroups: %w", err))
 	}
@@ -105,4 +112,49 @@ func runBwrapStage() int {
 	}
 	err = syscall.Exec(rest[0], rest, os.Environ())
 	return fail(&os.PathError{Op: "fork/exec", Path: rest[0], Err: err})
+}
+
+// stageRlimits returns the rlimit fallbacks of s's limits (what its cgroups
+// do not cover), as [prlimitChild] would set them.
+func stageRlimits(s *Server) map[int]uint64 {
+	if s.cg == nil {
+		return rlimitsFor(s.opts.Limits, false, false)
+	}
+	return rlimitsFor(s.opts.Limits, s.cg.limitsMemory(), s.cg.measuresCPU())
+}
+
+// stageIdentity encodes the stage helper's uid and rlimits as one argument:
+// "UID" then ",RES=SOFT" per rlimit in resource order (the hard limit is
+// the soft one, plus a second for RLIMIT_CPU, as [prlimitChild] sets it).
+func stageIdentity(uid int, rl map[int]uint64) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(uid))
+	for _, res := range slices.Sorted(maps.Keys(rl)) {
+		fmt.Fprintf(&b, ",%d=%d", res, rl[res])
+	}
+	return b.String()
+}
+
+// parseStageIdentity reads [stageIdentity]'s encoding.
+func parseStageIdentity(s string) (int, map[int]unix.Rlimit, error) {
+	parts := strings.Split(s, ",")
+	uid, err := strconv.Atoi(parts[0])
+	if err != nil {
+		return 0, nil, err
+	}
+	rl := map[int]unix.Rlimit{}
+	for _, p := range parts[1:] {
+		k, v, ok := strings.Cut(p, "=")
+		res, err1 := strconv.Atoi(k)
+		soft, err2 := strconv.ParseUint(v, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return 0, nil, fmt.Errorf("rlimit %q", p)
+		}
+		hard := soft
+		if res == unix.RLIMIT_CPU {
+			hard = soft + 1 // SIGXCPU first, SIGKILL a second later
+		}
+		rl[res] = unix.Rlimit{Cur: soft, Max: hard}
+	}
+	return uid, rl, nil
 }

@@ -84,7 +84,7 @@ func TestBwrapCommand(t *testing.T) {
 				if !slices.Contains(srcs, work) || !slices.Contains(srcs, scratch) {
 					t.Errorf("staged sources %v, want %s and %s among them", srcs, work, scratch)
 				}
-				head := append([]string{bwrapStageArgv0, strconv.Itoa(runUID(s.runID)), s.runDir, strconv.Itoa(len(srcs))}, srcs...)
+				head := append([]string{bwrapStageArgv0, stageIdentity(runUID(s.runID), stageRlimits(s)), s.runDir, strconv.Itoa(len(srcs))}, srcs...)
 				want = append(append(head, bwrap), staged...)
 				if p.cmd.Path != "/proc/self/exe" || p.cmd.SysProcAttr == nil || p.cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWNS == 0 {
 					t.Errorf("stage helper: path %q, attr %+v", p.cmd.Path, p.cmd.SysProcAttr)
