@@ -94,7 +94,7 @@ func TestTriageEndToEnd(t *testing.T) {
 		"crash":       {"exited_early", "drop", "no_handshake"},
 		// A missing credential is the user's to supply (issue 28):
 		// needs_setup, never drop.
-		"needsenv":    {"missing_credentials", "needs_setup", "setup_required"},
+		"needsenv": {"missing_credentials", "needs_setup", "setup_required"},
 	}
 	verdicts := func(tj triageJSON) map[string]verdict {
 		got := map[string]verdict{}
