@@ -15,7 +15,7 @@ release: ## dist/mcpvet-VERSION-linux-{amd64,arm64} with cgo SQLite and .sha256 
 	scripts/release.sh
 
 test: ## the README's test command
-	go test -race ./...
+	go test -race -timeout 30m ./...
 
 lint: ## gofmt, go vet, staticcheck (go install honnef.co/go/tools/cmd/staticcheck@latest), go mod tidy -diff
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
