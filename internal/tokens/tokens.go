@@ -20,6 +20,7 @@ import (
 	"path"
 	"strconv"
 	"sync"
+	"unicode"
 
 	"github.com/pkoukk/tiktoken-go"
 	"github.com/pkoukk/tiktoken-go-loader/assets"
@@ -80,7 +81,10 @@ func Warm() { _, _ = encoder() }
 
 // Count returns the number of o200k_base tokens of s. A text longer than
 // [MaxExact] bytes is counted exactly up to there and estimated beyond, and
-// estimated is true.
+// a run of more than [MaxRun] bytes of one character class (letters, digits,
+// spaces or other) is counted on its first MaxRun bytes and estimated
+// beyond; either way estimated is true. Ordinary text never has such runs
+// and is counted exactly.
 func Count(s string) (n int, estimated bool) {
 	if s == "" {
 		return 0, false
@@ -92,12 +96,91 @@ func Count(s string) (n int, estimated bool) {
 		return (len(s) + 3) / 4, true
 	}
 	if len(s) <= MaxExact {
-		return len(enc.EncodeOrdinary(s)), false
+		return countRuns(enc, s)
 	}
 	cut := MaxExact
 	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
 		cut--
 	}
-	head := len(enc.EncodeOrdinary(s[:cut]))
+	head, _ := countRuns(enc, s[:cut])
 	return head + int(float64(head)*float64(len(s)-cut)/float64(cut)+0.5), true
+}
+
+// MaxRun is the longest run of one character class encoded as it is. The
+// encoder merges pairs within one regexp piece in time quadratic in its
+// length: a 1 MiB run of one letter took minutes. Runs this long occur in
+// padding and attacks, not in text a model is meant to read.
+const MaxRun = 256
+
+// maxRunsCounted bounds how many long runs are sampled; the others are
+// estimated at the sampled runs' rate.
+const maxRunsCounted = 16
+
+// countRuns counts s exactly unless it holds runs longer than MaxRun; the
+// text between such runs is counted exactly, and each run at the rate of
+// its first MaxRun bytes.
+func countRuns(enc *tiktoken.Tiktoken, s string) (int, bool) {
+	runs := longRuns(s)
+	if len(runs) == 0 {
+		return len(enc.EncodeOrdinary(s)), false
+	}
+	total, prev := 0, 0
+	sampledTokens, sampledBytes := 0, 0
+	for i, r := range runs {
+		if r[0] > prev {
+			total += len(enc.EncodeOrdinary(s[prev:r[0]]))
+		}
+		run := s[r[0]:r[1]]
+		if i < maxRunsCounted {
+			head := MaxRun
+			for head > 0 && run[head]&0xC0 == 0x80 {
+				head--
+			}
+			k := len(enc.EncodeOrdinary(run[:head]))
+			sampledTokens += k
+			sampledBytes += head
+			total += int(float64(k)*float64(len(run))/float64(head) + 0.5)
+		} else {
+			total += int(float64(sampledTokens)*float64(len(run))/float64(sampledBytes) + 0.5)
+		}
+		prev = r[1]
+	}
+	if prev < len(s) {
+		total += len(enc.EncodeOrdinary(s[prev:]))
+	}
+	return total, true
+}
+
+// longRuns returns the [start, end) byte offsets of the runs of one
+// character class longer than MaxRun.
+func longRuns(s string) [][2]int {
+	var runs [][2]int
+	start, class := 0, -1
+	for i, r := range s {
+		c := classOf(r)
+		if c != class {
+			if i-start > MaxRun {
+				runs = append(runs, [2]int{start, i})
+			}
+			start, class = i, c
+		}
+	}
+	if len(s)-start > MaxRun {
+		runs = append(runs, [2]int{start, len(s)})
+	}
+	return runs
+}
+
+// classOf sorts a rune into the classes the encoder's pre-split regexp
+// separates: letters and marks, digits, white space, everything else.
+func classOf(r rune) int {
+	switch {
+	case unicode.IsLetter(r) || unicode.IsMark(r):
+		return 0
+	case unicode.IsDigit(r) || unicode.IsNumber(r):
+		return 1
+	case unicode.IsSpace(r):
+		return 2
+	}
+	return 3
 }

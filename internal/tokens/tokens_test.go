@@ -60,3 +60,36 @@ func TestCountLongTextEstimated(t *testing.T) {
 		t.Errorf("Count = %d, want about %d", n, want)
 	}
 }
+
+// TestCountLongRunBounded: a run of one letter, the padding of a hostile
+// listing, is counted on its head and estimated, in bounded time; the
+// same text cut into words is counted exactly.
+func TestCountLongRunBounded(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("x", 9<<20),
+		strings.Repeat("=", MaxExact),
+		strings.Repeat("ab"+strings.Repeat("q", 4*MaxRun)+" ", 200),
+	} {
+		n, est := Count(s)
+		if !est {
+			t.Errorf("a text with a run of %d bytes is not marked estimated", len(s))
+		}
+		if n <= 0 || n > len(s) {
+			t.Errorf("Count of a %d-byte run = %d", len(s), n)
+		}
+	}
+	words := strings.Repeat("padding ", MaxExact/8)
+	if _, est := Count(words); est {
+		t.Error("ordinary words are marked estimated")
+	}
+}
+
+// BenchmarkCountRun is the case that stalled a scan test past 30 minutes:
+// a 9 MiB description of one letter.
+func BenchmarkCountRun(b *testing.B) {
+	s := strings.Repeat("x", 9<<20)
+	Warm()
+	for b.Loop() {
+		Count(s)
+	}
+}
