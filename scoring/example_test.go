@@ -36,7 +36,7 @@ func ExampleGrade() {
 	// retryable     false does not say whether retrying can help (never / after a stated delay / with different arguments)
 	// no_leak       true  no stack trace, host path, connection string, internal host, credential or canary
 	// bounded       true  ~30 tokens, largest enumeration 0
-	// score 63.2 rubric errors-v4
+	// score 63.2 rubric errors-v5
 }
 
 // Decide a verdict from a policy file.

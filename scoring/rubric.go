@@ -5,8 +5,10 @@ import "github.com/mcpvet/mcpvet/vocab"
 // RubricVersion identifies the element definitions, detection heuristics,
 // weights and budgets below. It is stored with every graded result; any
 // change that can move a score bumps it, and so does a change of the
-// verdict's rules (errors-v3: who must act, needs_setup, not_assessed).
-const RubricVersion = "errors-v4"
+// verdict's rules (errors-v3: who must act, needs_setup, not_assessed;
+// errors-v5: packages the MCP Registry verified at publish but the index
+// here lacks are not_assessed).
+const RubricVersion = "errors-v5"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.
