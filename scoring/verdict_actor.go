@@ -41,7 +41,7 @@ func EnvironmentCause(res *probe.Result) string {
 	case vocab.StatusSpawnFailed:
 		// A command a client config or the command line names, not a
 		// package mcpvet installed: the program is missing on this machine.
-		if res.Target.Source != "registry" && !isPackageCommand(res.Target.Command) && notFound(detail+" "+ev) {
+		if !vocab.FromRegistry(res.Target.Source) && !isPackageCommand(res.Target.Command) && notFound(detail+" "+ev) {
 			return "the program the command names is not installed here (" + clip(detail) + ")"
 		}
 	case vocab.StatusPackageNotFound, vocab.StatusVersionNotFound:
@@ -52,7 +52,7 @@ func EnvironmentCause(res *probe.Result) string {
 		// gap in the index this machine reaches (a partial mirror) or a
 		// later removal, and one answer does not tell which: the run
 		// assesses nothing about the server.
-		if typ := packageType(res.Target.Command); res.Target.Source == "registry" && validatedAtPublish[typ] {
+		if typ := packageType(res.Target.Command); vocab.FromRegistry(res.Target.Source) && validatedAtPublish[typ] {
 			return fmt.Sprintf("the %s index reached from here has no %s, which the MCP Registry verified on the public index at publish: a gap in this index or a later removal, not told apart (%s)",
 				typ, packageSpec(res.Target.Command), clip(detail))
 		}

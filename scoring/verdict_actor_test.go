@@ -116,8 +116,8 @@ func TestDecideActors(t *testing.T) {
 			wantWords: "not assessed: the npm index reached from here has no @example/server@1.0.0, which the MCP Registry verified on the public index at publish: a gap in this index or a later removal, not told apart (npm package @example/server not found: the registry answered 404 for it)",
 		},
 		{
-			name: "a registry entry's PyPI version missing here was verified at publish",
-			res: failed(probe.Target{Name: "py", Source: "registry", Command: []string{"pypi:x==1"}}, vocab.StatusVersionNotFound,
+			name: "a snapshot entry's PyPI version missing here was verified at publish",
+			res: failed(probe.Target{Name: "py", Source: "snapshot:servers.json", Command: []string{"pypi:x==1"}}, vocab.StatusVersionNotFound,
 				"PyPI package x has no version 1", ""),
 			want: vocab.DecisionNotAssessed, wantActor: vocab.ActorEnvironment, wantRule: vocab.RuleNotAssessed,
 		},
