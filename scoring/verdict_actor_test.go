@@ -104,9 +104,21 @@ func TestDecideActors(t *testing.T) {
 			wantWords: "not assessed: DNS resolves no public name here",
 		},
 		{
-			name: "a package a client config names that the registry answered 404 for is not to be used",
+			name: "a package a client config names that the registry answered 404 for is the user's entry to fix",
 			res: failed(probe.Target{Name: "x", Source: "config:mcp.json", Command: []string{"npm:@example/typo@latest"}, Launcher: "npx"},
 				vocab.StatusPackageNotFound, "npm package @example/typo not found: the registry answered 404 for it", ""),
+			want: vocab.DecisionDrop, wantActor: vocab.ActorUser, wantRule: vocab.RuleNoHandshake,
+		},
+		{
+			name: "a command-line plan refused before launch is the user's",
+			res: failed(probe.Target{Name: "x", Source: "cli", Command: []string{"npm:--registry=http://evil@1"}},
+				vocab.StatusInvalidPlan, "invalid npm package name", ""),
+			want: vocab.DecisionDrop, wantActor: vocab.ActorUser, wantRule: vocab.RuleNoHandshake,
+		},
+		{
+			name: "a registry entry refused before launch is its author's",
+			res: failed(probe.Target{Name: "x", Source: "registry", Command: []string{"npm:--registry=http://evil@1"}},
+				vocab.StatusInvalidPlan, "invalid npm package name", ""),
 			want: vocab.DecisionDrop, wantActor: vocab.ActorAuthor, wantRule: vocab.RuleNoHandshake,
 		},
 		{
