@@ -169,6 +169,9 @@ func checkMessagePage(spec *specSchema, p Page) []Finding {
 		fs[i].Message = strings.Replace(fs[i].Message, key+" result", what, 1)
 	}
 	asMessageViolation(fs)
+	if kind == msgRequest && method == "elicitation/create" {
+		fs = append(fs, checkElicitRequest(p.Result)...)
+	}
 	return fs
 }
 

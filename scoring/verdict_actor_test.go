@@ -104,16 +104,28 @@ func TestDecideActors(t *testing.T) {
 			wantWords: "not assessed: DNS resolves no public name here",
 		},
 		{
-			name: "a package a client config names that the registry answered 404 for is not to be used",
+			name: "a package a client config names that the registry answered 404 for is the user's entry to fix",
 			res: failed(probe.Target{Name: "x", Source: "config:mcp.json", Command: []string{"npm:@example/typo@latest"}, Launcher: "npx"},
 				vocab.StatusPackageNotFound, "npm package @example/typo not found: the registry answered 404 for it", ""),
+			want: vocab.DecisionDrop, wantActor: vocab.ActorUser, wantRule: vocab.RuleNoHandshake,
+		},
+		{
+			name: "a command-line plan refused before launch is the user's",
+			res: failed(probe.Target{Name: "x", Source: "cli", Command: []string{"npm:--registry=http://evil@1"}},
+				vocab.StatusInvalidPlan, "invalid npm package name", ""),
+			want: vocab.DecisionDrop, wantActor: vocab.ActorUser, wantRule: vocab.RuleNoHandshake,
+		},
+		{
+			name: "a registry entry refused before launch is its author's",
+			res: failed(probe.Target{Name: "x", Source: "registry", Command: []string{"npm:--registry=http://evil@1"}},
+				vocab.StatusInvalidPlan, "invalid npm package name", ""),
 			want: vocab.DecisionDrop, wantActor: vocab.ActorAuthor, wantRule: vocab.RuleNoHandshake,
 		},
 		{
 			name: "a registry entry's npm package the index here answered 404 for was verified at publish",
 			res:  failed(stdio, vocab.StatusPackageNotFound, "npm package @example/server not found: the registry answered 404 for it", ""),
 			want: vocab.DecisionNotAssessed, wantActor: vocab.ActorEnvironment, wantRule: vocab.RuleNotAssessed,
-			wantWords: "not assessed: the npm index reached from here has no @example/server@1.0.0, which the MCP Registry verified on the public index at publish: a gap in this index or a later removal, not told apart (npm package @example/server not found: the registry answered 404 for it)",
+			wantWords: "not assessed: the npm index reached from here lacks a package the MCP Registry verified at publish (@example/server@1.0.0: a gap in this index or a later removal, not told apart; npm package @example/server not found: the registry answered 404 for it)",
 		},
 		{
 			name: "a snapshot entry's PyPI version missing here was verified at publish",
