@@ -68,6 +68,7 @@ func init() {
 	} {
 		specResultType[msgRequest+" "+method] = def
 	}
+	specResultType[msgInputRequired] = "InputRequiredResult"
 }
 
 // Pseudo-methods of whole messages in [Page.Method].
@@ -75,6 +76,9 @@ const (
 	msgError        = "$error"
 	msgNotification = "$notification"
 	msgRequest      = "$request"
+	// msgInputRequired is the definition of any result whose resultType
+	// is input_required (2026-07-28).
+	msgInputRequired = "$input_required"
 )
 
 // specAlias names a definition that a later revision renamed.
