@@ -62,8 +62,8 @@ type Census struct {
 	// Context is what a plan costs a client's context, in tokens.
 	Context ContextFigures `json:"context"`
 	// Retry is the first-retry resolution of the errors mcpvet corrected.
-	Retry RetryFigures `json:"retry"`
-	Verdicts    VerdictFigures    `json:"verdicts"`
+	Retry    RetryFigures   `json:"retry"`
+	Verdicts VerdictFigures `json:"verdicts"`
 	// Sampled is true for a --sample scan: only then are intervals
 	// stated, clustered by registry entry for the plan-level figures. A
 	// complete census states exact counts: its proportions are Exact.
