@@ -53,7 +53,7 @@ func EnvironmentCause(res *probe.Result) string {
 		// later removal, and one answer does not tell which: the run
 		// assesses nothing about the server.
 		if typ := packageType(res.Target.Command); vocab.FromRegistry(res.Target.Source) && validatedAtPublish[typ] {
-			return fmt.Sprintf("the %s index reached from here has no %s, which the MCP Registry verified on the public index at publish: a gap in this index or a later removal, not told apart (%s)",
+			return fmt.Sprintf("the %s index reached from here lacks a package the MCP Registry verified at publish (%s: a gap in this index or a later removal, not told apart; %s)",
 				typ, packageSpec(res.Target.Command), clip(detail))
 		}
 	case vocab.StatusInstallFailed:

@@ -125,7 +125,7 @@ func TestDecideActors(t *testing.T) {
 			name: "a registry entry's npm package the index here answered 404 for was verified at publish",
 			res:  failed(stdio, vocab.StatusPackageNotFound, "npm package @example/server not found: the registry answered 404 for it", ""),
 			want: vocab.DecisionNotAssessed, wantActor: vocab.ActorEnvironment, wantRule: vocab.RuleNotAssessed,
-			wantWords: "not assessed: the npm index reached from here has no @example/server@1.0.0, which the MCP Registry verified on the public index at publish: a gap in this index or a later removal, not told apart (npm package @example/server not found: the registry answered 404 for it)",
+			wantWords: "not assessed: the npm index reached from here lacks a package the MCP Registry verified at publish (@example/server@1.0.0: a gap in this index or a later removal, not told apart; npm package @example/server not found: the registry answered 404 for it)",
 		},
 		{
 			name: "a snapshot entry's PyPI version missing here was verified at publish",
