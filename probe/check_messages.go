@@ -68,6 +68,7 @@ func init() {
 	} {
 		specResultType[msgRequest+" "+method] = def
 	}
+	specResultType[msgInputRequired] = "InputRequiredResult"
 }
 
 // Pseudo-methods of whole messages in [Page.Method].
@@ -75,6 +76,9 @@ const (
 	msgError        = "$error"
 	msgNotification = "$notification"
 	msgRequest      = "$request"
+	// msgInputRequired is the definition of any result whose resultType
+	// is input_required (2026-07-28).
+	msgInputRequired = "$input_required"
 )
 
 // specAlias names a definition that a later revision renamed.
@@ -169,6 +173,9 @@ func checkMessagePage(spec *specSchema, p Page) []Finding {
 		fs[i].Message = strings.Replace(fs[i].Message, key+" result", what, 1)
 	}
 	asMessageViolation(fs)
+	if kind == msgRequest && method == "elicitation/create" {
+		fs = append(fs, checkElicitRequest(p.Result)...)
+	}
 	return fs
 }
 

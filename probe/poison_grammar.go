@@ -3,6 +3,7 @@ package probe
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The intent grammar. Poisoned text asks the model for one of six things:
@@ -44,20 +45,67 @@ func cjk(alts ...string) string { return `(?:` + strings.Join(alts, "|") + `)` }
 // slot is one slot of the grammar: alternatives (one per language group
 // or form), each compiled on its own with the prefilter of its literals,
 // so a sentence runs only the alternatives whose words it has.
+//
+// Nothing is compiled when the package loads: the prefilters of a slot
+// are built the first time a rule reaches it, and an alternative's
+// expression the first time its prefilter admits a sentence. Compiling
+// all 310 expressions and their prefilters up front cost every mcpvet
+// process 0.1–0.2 s of CPU before main (GODEBUG=inittrace=1), most of it
+// for expressions that no sentence of a given server gets to.
 type slot struct {
 	src  []string
-	alts []*regexp.Regexp
+	once sync.Once
+	alts []lazyRegexp
 	pre  []prefilter
 }
 
+// lazyRegexp is one alternative of a slot, compiled on first use.
+type lazyRegexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
+}
+
 func or(parts ...string) *slot {
-	s := &slot{src: parts}
-	for _, p := range parts {
-		re := regexp.MustCompile(`(?i)(?:` + p + `)`)
-		s.alts = append(s.alts, re)
-		s.pre = append(s.pre, newPrefilter(re))
-	}
+	return &slot{src: parts}
+}
+
+// withPrefilter is the slot of the one expression expr with the given
+// prefilter.
+func withPrefilter(expr string, pre prefilter) *slot {
+	s := &slot{src: []string{expr}}
+	s.once.Do(func() {
+		s.alts = []lazyRegexp{{expr: `(?i)` + expr}}
+		s.pre = []prefilter{pre}
+	})
 	return s
+}
+
+// load builds the slot's alternatives and their prefilters.
+func (s *slot) load() *slot {
+	s.once.Do(func() {
+		s.alts = make([]lazyRegexp, len(s.src))
+		s.pre = make([]prefilter, len(s.src))
+		for i, p := range s.src {
+			s.alts[i].expr = `(?i)(?:` + p + `)`
+			s.pre[i] = prefilterOf(s.alts[i].expr)
+		}
+	})
+	return s
+}
+
+// compileAll compiles every alternative of the slot (tests: a bad
+// expression panics here rather than on the first sentence it meets).
+func (s *slot) compileAll() {
+	s.load()
+	for i := range s.alts {
+		s.alts[i].get()
+	}
 }
 
 // with returns a slot of s's alternatives and more.
@@ -68,12 +116,13 @@ func (s *slot) with(parts ...string) *slot {
 // find returns the first match of the slot in text; lower is the lower
 // case of a text that contains text (the prefilter only rules out).
 func (s *slot) find(text, lower string) []int {
+	s.load()
 	var best []int
-	for i, re := range s.alts {
+	for i := range s.alts {
 		if !s.pre[i].admits(lower) {
 			continue
 		}
-		if loc := re.FindStringIndex(text); loc != nil && (best == nil || loc[0] < best[0]) {
+		if loc := s.alts[i].get().FindStringIndex(text); loc != nil && (best == nil || loc[0] < best[0]) {
 			best = loc
 		}
 	}
@@ -82,7 +131,7 @@ func (s *slot) find(text, lower string) []int {
 
 // admits reports whether any alternative's prefilter admits lower.
 func (s *slot) admits(lower string) bool {
-	for _, p := range s.pre {
+	for _, p := range s.load().pre {
 		if p.admits(lower) {
 			return true
 		}
@@ -296,7 +345,7 @@ var (
 		`\b(?:a\s+copy|copies|each\s+result|every\s+result|the\s+results?|all\s+(?:data|files|results|messages|emails|output)|the\s+user'?s\s+\w+|user\s+data|(?:the\s+)?(?:generated\s+)?report|documents|files|the\s+conversation|payload|everything|the\s+data)\b`,
 		sw(true, `los\s+datos`, `os\s+dados`, `les\s+données`, `die\s+daten`, `данные`), cjk(`数据`, `データ`),
 	)
-	addressRe = &slot{src: []string{address}, alts: []*regexp.Regexp{regexp.MustCompile(`(?i)` + address)}, pre: []prefilter{{{"@", "://", "+"}}}}
+	addressRe = withPrefilter(address, prefilter{{"@", "://", "+"}})
 	bcc       = or(
 		`\b(?:bcc|cc|blind\s+(?:carbon\s+)?copy|hidden\s+copy|hidden\s+bcc)\b`, sw(true, `copia\s+oculta`, `cco`, `copie\s+cachée`, `скрыт\p{L}*\s+копи`), cjk(`密送`, `抄送`, `BCC`),
 	)

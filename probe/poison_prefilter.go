@@ -17,8 +17,11 @@ import (
 // certain and the expression must always run.
 type prefilter [][]string
 
-func newPrefilter(re *regexp.Regexp) prefilter {
-	t, err := syntax.Parse(re.String(), syntax.Perl)
+func newPrefilter(re *regexp.Regexp) prefilter { return prefilterOf(re.String()) }
+
+// prefilterOf is the prefilter of the expression expr.
+func prefilterOf(expr string) prefilter {
+	t, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil
 	}

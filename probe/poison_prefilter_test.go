@@ -42,11 +42,11 @@ func TestPrefilterSound(t *testing.T) {
 				sent := v.text[sp[0]:sp[1]]
 				lower := strings.ToLower(sent)
 				for _, s := range allSlots() {
-					for i, re := range s.alts {
-						if re.MatchString(sent) {
+					for i := range s.load().alts {
+						if re := s.alts[i].get(); re.MatchString(sent) {
 							checked++
 							if !s.pre[i].admits(lower) {
-								t.Errorf("prefilter %v rules out %q, which %s matches", s.pre[i], sent, re)
+								t.Errorf("prefilter %v rules out %q, which %s matches", s.pre[i], sent, s.alts[i].expr)
 							}
 						}
 					}
@@ -56,5 +56,35 @@ func TestPrefilterSound(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no match checked")
+	}
+}
+
+// TestGrammarCompiles: the slots compile on first use, so a bad
+// expression no longer panics when the package loads; every alternative
+// of every slot (the rules' and the field checks') compiles here.
+func TestGrammarCompiles(t *testing.T) {
+	slots := append(allSlots(), crossFieldObject, fillOrder)
+	n := 0
+	for _, s := range slots {
+		s.compileAll()
+		n += len(s.alts)
+	}
+	if n < 300 {
+		t.Fatalf("%d alternatives compiled; the grammar has about 310", n)
+	}
+}
+
+// TestGrammarLazy: loading the package compiles no slot; matching one
+// sentence loads only the slots its rules reach.
+func TestGrammarLazy(t *testing.T) {
+	fresh := or(`\bignore\b`, `\bforget\b`)
+	if fresh.alts != nil || fresh.pre != nil {
+		t.Fatal("or compiled its alternatives before first use")
+	}
+	if !fresh.MatchString("please forget it") || fresh.alts[0].re != nil {
+		t.Errorf("the first alternative (prefilter 'ignore' fails) was compiled: %v", fresh.alts[0].re)
+	}
+	if fresh.alts[1].re == nil {
+		t.Error("the matching alternative was not compiled")
 	}
 }

@@ -43,6 +43,9 @@ type Result struct {
 	Client *ClientSide `json:"client,omitempty"`
 	// Exercised are the successful tool calls of --exercise.
 	Exercised []Exercise `json:"exercised,omitempty"`
+	// ExerciseCalls is the declared budget of --exercise's tools/call
+	// requests (0 when --exercise was off).
+	ExerciseCalls int `json:"exerciseCalls,omitempty"`
 	// Relisted is the tool list listed again after the calls of
 	// --exercise (nil when it was not listed again): the poison checks
 	// compare it with Tools, since a tool list that changes after the

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/internal/tokens"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -74,6 +75,9 @@ type Options struct {
 	// openWorldHint: false once with arguments generated from its input
 	// schema, and checks the result (check_exercise.go).
 	Exercise bool
+	// ExerciseCalls is the budget of tools/call requests of Exercise
+	// (input-required rounds included); 0 means DefaultExerciseCalls.
+	ExerciseCalls int
 
 	// HTTPClient reaches Target.URL for the HTTP-level checks of a
 	// streamable-http target (see check_http.go); nil skips them.
@@ -136,6 +140,9 @@ func (o *Options) withDefaults() Options {
 	if out.MaxItems <= 0 {
 		out.MaxItems = DefaultMaxItems
 	}
+	if out.ExerciseCalls <= 0 {
+		out.ExerciseCalls = DefaultExerciseCalls
+	}
 	return out
 }
 
@@ -181,6 +188,10 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		return res
 	}
 	s.rec = rec
+	// The tokenizer's first use parses its ranks (CPU only): start it now,
+	// beside the listing and the checks that wait on the server, rather
+	// than after them.
+	go tokens.Warm()
 	describeHandshake(res, s.cs, rec)
 	var pages []Page
 	if ex, ok := rec.last(res.Liveness.Handshake); ok && ex.result != nil {
@@ -196,7 +207,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
 	// The listings are final: count their tokens while the failures are
-	// injected (the tokenizer's first use parses its ranks).
+	// injected.
 	measured := make(chan *ContextCost, 1)
 	go func() { measured <- MeasureContext(res) }()
 	probeStart := time.Now()

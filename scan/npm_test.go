@@ -90,7 +90,7 @@ func TestRealNPMServers(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.plan.Name, func(t *testing.T) {
+		t.Run(tt.plan.Source+"/"+tt.plan.Name, func(t *testing.T) {
 			opts := &ProbeOptions{
 				Sandbox: &sandbox.Options{CacheDir: cache},
 				Run:     probe.Options{HandshakeTimeout: 60 * time.Second},
@@ -230,14 +230,20 @@ func TestNPMNotInstallable(t *testing.T) {
 		t.Skip("asks the npm registry")
 	}
 	cache := npmCache(t)
+	fromRegistry := func(p vocab.Plan) vocab.Plan { p.Source = "registry"; p.Key = "registry:" + p.Key; return p }
 	tests := []struct {
-		plan vocab.Plan
-		want vocab.Status
+		plan     vocab.Plan
+		want     vocab.Status
+		decision string
 	}{
-		{npmPlan("@mcpvet-test/no-such-package-4f1c2a", "1.0.0"), vocab.StatusPackageNotFound},
-		{npmPlan("@modelcontextprotocol/server-memory", "0.0.0-no-such-version"), vocab.StatusVersionNotFound},
-		{npmPlan("x; rm -rf /", "1.0.0"), vocab.StatusInvalidPlan},
-		{npmPlan("--registry=http://evil.example", "1.0.0"), vocab.StatusInvalidPlan},
+		{npmPlan("@mcpvet-test/no-such-package-4f1c2a", "1.0.0"), vocab.StatusPackageNotFound, "drop"},
+		{npmPlan("@modelcontextprotocol/server-memory", "0.0.0-no-such-version"), vocab.StatusVersionNotFound, "drop"},
+		{npmPlan("x; rm -rf /", "1.0.0"), vocab.StatusInvalidPlan, "drop"},
+		{npmPlan("--registry=http://evil.example", "1.0.0"), vocab.StatusInvalidPlan, "drop"},
+		// A registry entry's package was on the public index when the
+		// MCP Registry verified it: a 404 here is not the server's.
+		{fromRegistry(npmPlan("@mcpvet-test/no-such-package-4f1c2a", "1.0.0")), vocab.StatusPackageNotFound, "not_assessed"},
+		{fromRegistry(npmPlan("@modelcontextprotocol/server-memory", "0.0.0-no-such-version")), vocab.StatusVersionNotFound, "not_assessed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.plan.Name, func(t *testing.T) {
@@ -248,8 +254,8 @@ func TestNPMNotInstallable(t *testing.T) {
 			if res.Liveness.Status != tt.want {
 				t.Errorf("status %s (%s), want %s", res.Liveness.Status, res.Liveness.Detail, tt.want)
 			}
-			if res.Verdict == nil || res.Verdict.Decision != "drop" {
-				t.Errorf("verdict %+v, want drop", res.Verdict)
+			if res.Verdict == nil || res.Verdict.Decision != tt.decision {
+				t.Errorf("verdict %+v, want %s", res.Verdict, tt.decision)
 			}
 		})
 	}

@@ -3,17 +3,46 @@ package scoring
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpvet/mcpvet/internal/tokens"
 )
 
 // Rubric element 9, bounded (docs/rubric.md).
 
-// measure returns the token estimate and the largest enumeration.
-func measure(in *input) (tokens, enum int) {
-	n := 0
+// maxTokenBytes is the most of a response counted token by token; the rest
+// is estimated at the rate of the counted part. 64 KiB is over a hundred
+// times the token budget, so the estimate never decides bounded, and a
+// 10 MB response costs one 64 KiB count.
+const maxTokenBytes = 64 << 10
+
+// countTokens returns the o200k_base tokens of the payloads as the model
+// sees them (text, error message and data, structured content), and
+// whether part was estimated. A payload of at most MaxErrorTokens bytes
+// cannot be over the budget (a token is at least one byte) but is counted
+// all the same: the count is reported.
+func countTokens(in *input) (n int, estimated bool) {
 	for _, seg := range in.raw {
-		n += len(seg.s)
+		s := seg.s
+		if len(s) > maxTokenBytes {
+			cut := maxTokenBytes
+			for cut > 0 && s[cut]&0xC0 == 0x80 {
+				cut--
+			}
+			k, _ := tokens.Count(s[:cut])
+			n += k + int(float64(k)*float64(len(s)-cut)/float64(cut)+0.5)
+			estimated = true
+			continue
+		}
+		k, est := tokens.Count(s)
+		n += k
+		estimated = estimated || est
 	}
-	tokens = (n + BytesPerToken - 1) / BytesPerToken
+	return n, estimated
+}
+
+// measure returns the token count and the largest enumeration.
+func measure(in *input) (n, enum int) {
+	n, _ = countTokens(in)
 	enum = in.maxArray
 	for i, seg := range in.raw {
 		// A parsed JSON payload enumerates its arrays (counted in
@@ -52,7 +81,7 @@ func measure(in *input) (tokens, enum int) {
 		}
 		enum = max(enum, k)
 	}
-	return tokens, enum
+	return n, enum
 }
 
 // itemLines counts the non-empty lines of s that can be list items, when
@@ -117,12 +146,12 @@ func longestCommaList(s string) int {
 	return best
 }
 
-func gradeBounded(tokens, enum int) (bool, string) {
+func gradeBounded(n, enum int) (bool, string) {
 	switch {
-	case tokens > MaxErrorTokens:
-		return false, fmt.Sprintf("~%d tokens, over the %d-token budget", tokens, MaxErrorTokens)
+	case n > MaxErrorTokens:
+		return false, fmt.Sprintf("%d %s tokens, over the %d-token budget", n, tokens.Encoding, MaxErrorTokens)
 	case enum > MaxEnumeration:
 		return false, fmt.Sprintf("enumerates %d items (more than %d); return the nearest few instead", enum, MaxEnumeration)
 	}
-	return true, fmt.Sprintf("~%d tokens, largest enumeration %d", tokens, enum)
+	return true, fmt.Sprintf("%d %s tokens, largest enumeration %d", n, tokens.Encoding, enum)
 }

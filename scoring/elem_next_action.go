@@ -96,6 +96,34 @@ func hasCueExcept(low string, names map[string]bool) bool {
 	return false
 }
 
+// objectOfCue reports whether the argument name, an ordinary word or not,
+// is the object of an instruction in the sentence low: right after the cue
+// word, or after "the"/"with"/"a"/"an" that follows it ("Provide query as
+// a non-empty string", "Retry with limit between 1 and 100", "Omit the
+// cursor").
+func objectOfCue(low, name string) bool {
+	name = strings.ToLower(name)
+	for from := 0; ; {
+		i := findToken(low, name, from)
+		if i < 0 {
+			return false
+		}
+		from = i + 1
+		if inIdentifier(low, i, i+len(name)) {
+			continue
+		}
+		w := prevWord(low, i)
+		at := i
+		if w == "the" || w == "with" || w == "a" || w == "an" {
+			at = strings.LastIndex(low[:i], w)
+			w = prevWord(low, at)
+		}
+		if cueWords[w] && w != "instead" && !negatedAt(low, at-len(w)-1) {
+			return true
+		}
+	}
+}
+
 // inIdentifier reports whether the word low[i:j] is part of an identifier:
 // joined to another word by '_', '.', '/' or ':', or to a digit.
 func inIdentifier(low string, i, j int) bool {
@@ -223,9 +251,15 @@ func gradeNextAction(in *input) (bool, string) {
 				}
 			}
 			for _, p := range in.c.ParamNames {
-				if _, _, ok := findName(s, p); ok {
+				if _, _, ok := findName(s, p); ok || objectOfCue(low, p) {
 					return true, span(seg, se[0], se[1])
 				}
+			}
+			// The probed argument, or the cursor of a listing, as the
+			// object of the instruction: "Omit the cursor to start from
+			// the first page".
+			if in.r.Param != "" && objectOfCue(low, in.r.Param) {
+				return true, span(seg, se[0], se[1])
 			}
 			if loc := reValueTarget.FindStringIndex(low); loc != nil {
 				return true, span(seg, se[0], se[1])

@@ -60,6 +60,13 @@ func gradeParam(in *input, names []string) (bool, string) {
 			if i := findToken(seg.s, n, 0); i >= 0 && in.sentIn(seg) {
 				return true, span(seg, i, i+len(n))
 			}
+			// Capitalised at the head of a sentence, next to the value:
+			// "Path '12345' is not absolute".
+			if low := strings.ToLower(n); low == n {
+				if i := findToken(seg.lower, low, 0); i >= 0 && sentenceHead(seg.s, i) && in.sentIn(seg) {
+					return true, span(seg, i, i+len(n))
+				}
+			}
 		}
 	}
 	// For an unknown name, id or a runtime refusal of a value, the received
@@ -73,6 +80,16 @@ func gradeParam(in *input, names []string) (bool, string) {
 		}
 	}
 	return false, "no mention of " + quoteList(names)
+}
+
+// sentenceHead reports whether s[i:] starts a sentence: at the start of
+// s, or after ". ", "! ", "? ", ": " or a line break.
+func sentenceHead(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	return j == 0 || strings.ContainsRune(".!?:\n", rune(s[j-1]))
 }
 
 func quoteList(names []string) string {

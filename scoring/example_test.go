@@ -35,8 +35,8 @@ func ExampleGrade() {
 	// code          false no stable machine-readable code
 	// retryable     false does not say whether retrying can help (never / after a stated delay / with different arguments)
 	// no_leak       true  no stack trace, host path, connection string, internal host, credential or canary
-	// bounded       true  ~30 tokens, largest enumeration 0
-	// score 63.2 rubric errors-v4
+	// bounded       true  24 o200k_base tokens, largest enumeration 0
+	// score 56.3 rubric errors-v6
 }
 
 // Decide a verdict from a policy file.
@@ -74,7 +74,7 @@ func ExampleRecorded_Prepare() {
 		}
 	}
 	// Output:
-	// protocol_error 73.7
+	// protocol_error 68.8
 	// code true: error.message[0].code = "invalid_enum_value"
-	// bounded true: ~87 tokens, largest enumeration 2
+	// bounded true: 89 o200k_base tokens, largest enumeration 2
 }

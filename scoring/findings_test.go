@@ -190,10 +190,11 @@ func TestScoreResult(t *testing.T) {
 			t.Errorf("probe %d not updated: %+v", i, pc)
 		}
 	}
-	// wrong_type: 60 of 95 -> 63.2; unknown_tool: 55 of 100 (the name
-	// echoed earns half of value_or_form).
-	if res.Score == nil || *res.Score != 59.1 {
-		t.Errorf("res.Score = %v, want 59.1", *res.Score)
+	// wrong_type: 45 of 80 -> 56.3; unknown_tool: 40 of 85 -> 47.1 (the
+	// name echoed earns half of value_or_form); the channel is a factor,
+	// not a weight.
+	if res.Score == nil || *res.Score != 51.7 {
+		t.Errorf("res.Score = %v, want 51.7", *res.Score)
 	}
 	if res.RubricVersion != RubricVersion {
 		t.Errorf("RubricVersion = %q", res.RubricVersion)

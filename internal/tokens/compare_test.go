@@ -1,0 +1,117 @@
+package tokens
+
+import (
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pkoukk/tiktoken-go"
+)
+
+// tiktokenGoLoader gives github.com/pkoukk/tiktoken-go the embedded rank
+// file, so the comparison downloads nothing.
+type tiktokenGoLoader struct{}
+
+func (tiktokenGoLoader) LoadTiktokenBpe(string) (map[string]int, error) {
+	t, err := loadRanks()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]int, t.len())
+	for r := 0; r < t.len(); r++ {
+		m[string(t.token(uint32(r)))] = r
+	}
+	return m, nil
+}
+
+// randomText mixes what the pre-split regexp tells apart: cased letters,
+// contractions, digits, spaces and line breaks, punctuation and slashes,
+// CJK, marks, emoji, and invalid UTF-8.
+func randomText(r *rand.Rand) string {
+	atoms := []string{"a", "Z", "é", "ß", "İ", "'s", "'LL", "'d", "0", "42", "1234567",
+		" ", "  ", "\t", "\n", "\r\n", "\n\n ", ".", "/", ",", "{\"", "\":", "}", "//",
+		"中文", "日本語の", "ё", "\u0301", "🙂", "👩‍💻", "\xff", "\xe2\x82", "<|endoftext|>",
+		"the", " quick", "Brown", "FOX", "jumps", "_id", "camelCase", "snake_case", "https://x.test/a?b=c"}
+	var b strings.Builder
+	for n := r.IntN(40); n >= 0; n-- {
+		b.WriteString(atoms[r.IntN(len(atoms))])
+	}
+	return b.String()
+}
+
+// TestCountMatchesTiktokenGo compares the encoder with a second
+// implementation, github.com/pkoukk/tiktoken-go v0.1.8 (maps and its own
+// merge) over the same ranks, on every line of the error corpus
+// (testdata/errors, files under 50 kB: about 250 kB of responses,
+// fixtures and real servers' listings) and 1,000 random mixes of the classes the pre-split
+// regexp separates.
+func TestCountMatchesTiktokenGo(t *testing.T) {
+	tiktoken.SetBpeLoader(tiktokenGoLoader{})
+	other, err := tiktoken.GetEncoding(Encoding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	err = filepath.WalkDir("../../testdata/errors", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jsonl")) {
+			return err
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 50_000 {
+			return err // the 0.5 MB census files would take seconds
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		texts = append(texts, strings.Split(string(b), "\n")...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) < 500 {
+		t.Fatalf("%d corpus lines, want the whole error corpus", len(texts))
+	}
+	r := rand.New(rand.NewPCG(25, 1))
+	for range 1000 {
+		texts = append(texts, randomText(r))
+	}
+	enc, err := encoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for _, s := range texts {
+		if got, want := enc.count(s), len(other.EncodeOrdinary(s)); got != want {
+			if bad++; bad <= 5 {
+				t.Errorf("count(%.80q) = %d, tiktoken-go says %d", s, got, want)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d texts differ", bad, len(texts))
+	}
+}
+
+// BenchmarkLoad compares building the rank table with building
+// tiktoken-go's encoder from the same embedded file.
+func BenchmarkLoad(b *testing.B) {
+	b.Run("table", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := loadRanks(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tiktoken-go", func(b *testing.B) {
+		for b.Loop() {
+			m, _ := tiktokenGoLoader{}.LoadTiktokenBpe("")
+			if _, err := tiktoken.NewCoreBPE(m, map[string]int{"<|endoftext|>": 199999}, pattern); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
