@@ -100,6 +100,13 @@ func generatedArguments(t Tool) (json.RawMessage, error) {
 		return nil, err
 	}
 	root, _ := doc.(map[string]any)
+	if root != nil {
+		// The generator does not follow $ref: inline the local ones
+		// ("#/$defs/x", "#anchor") so a property defined by reference
+		// gets a value of its definition.
+		budget := maxInlinedNodes
+		root, _ = inlineLocalRefs(root, root, 0, &budget).(map[string]any)
+	}
 	args := map[string]any{}
 	if root != nil {
 		if m, ok := sample(root, 0).(map[string]any); ok {
@@ -221,6 +228,54 @@ func runExercise(ctx context.Context, s *session, res *Result, o Options) {
 	if n > 0 {
 		relist(ctx, s, res, o)
 	}
+}
+
+// Bounds of inlineLocalRefs: nested $ref expansions (a recursive schema
+// expands this many times, then keeps its $ref), and the values it
+// builds in all (a schema whose many properties each refer to the root
+// would otherwise grow as their number to the fourth power).
+const (
+	maxRefInlining  = 4
+	maxInlinedNodes = 20000
+)
+
+// inlineLocalRefs returns v with every local $ref ("#/pointer" or
+// "#anchor" inside root) replaced by a copy of its target, the $ref's
+// sibling keywords kept; refs it cannot resolve, those nested deeper
+// than maxRefInlining and everything past *budget values stay as they
+// are.
+func inlineLocalRefs(v any, root map[string]any, depth int, budget *int) any {
+	if *budget <= 0 {
+		return v
+	}
+	*budget--
+	switch t := v.(type) {
+	case map[string]any:
+		if ref, ok := t["$ref"].(string); ok && strings.HasPrefix(ref, "#") && depth < maxRefInlining {
+			if target, ok := resolveLocalRef(root, ref).(map[string]any); ok {
+				merged := make(map[string]any, len(target)+len(t))
+				maps.Copy(merged, target)
+				for k, x := range t {
+					if k != "$ref" {
+						merged[k] = x
+					}
+				}
+				return inlineLocalRefs(merged, root, depth+1, budget)
+			}
+		}
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = inlineLocalRefs(x, root, depth, budget)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = inlineLocalRefs(x, root, depth, budget)
+		}
+		return out
+	}
+	return v
 }
 
 // inputRound reads a tools/call result of tool. For an input-required
