@@ -36,6 +36,7 @@ func init() {
 		"completion/complete":   "CompleteResult",
 		"ping":                  "EmptyResult",
 		"logging/setLevel":      "EmptyResult",
+		"tasks/list":            "ListTasksResult",
 		"resources/subscribe":   "EmptyResult",
 		"resources/unsubscribe": "EmptyResult",
 		msgError:                "JSONRPCError",
@@ -68,6 +69,7 @@ func init() {
 	} {
 		specResultType[msgRequest+" "+method] = def
 	}
+	specResultType[msgInputRequired] = "InputRequiredResult"
 }
 
 // Pseudo-methods of whole messages in [Page.Method].
@@ -75,6 +77,9 @@ const (
 	msgError        = "$error"
 	msgNotification = "$notification"
 	msgRequest      = "$request"
+	// msgInputRequired is the definition of any result whose resultType
+	// is input_required (2026-07-28).
+	msgInputRequired = "$input_required"
 )
 
 // specAlias names a definition that a later revision renamed.

@@ -217,6 +217,13 @@ func checkPage(spec *specSchema, p Page) []Finding {
 			p.Method, d, maxCheckedPageDepth, spec.version)}
 	}
 	sch, defName, err := spec.definition(p.Method)
+	if isInputRequired(p.Result) {
+		// A 2026-07-28 result asking for input (SEP-2322) has its own
+		// definition; an earlier revision has none and keeps the method's.
+		if isch, iname, ierr := spec.definition(msgInputRequired); ierr == nil {
+			sch, defName, err = isch, iname, nil
+		}
+	}
 	if errors.Is(err, errSpecNoDefinition) {
 		return nil
 	}
@@ -486,4 +493,16 @@ func nestingDepth(data []byte) int {
 		}
 	}
 	return deepest
+}
+
+// isInputRequired reports whether a result says resultType
+// "input_required".
+func isInputRequired(result json.RawMessage) bool {
+	if !bytes.Contains(result, []byte("input_required")) {
+		return false
+	}
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.ResultType == "input_required"
 }

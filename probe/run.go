@@ -75,6 +75,9 @@ type Options struct {
 	// openWorldHint: false once with arguments generated from its input
 	// schema, and checks the result (check_exercise.go).
 	Exercise bool
+	// ExerciseCalls is the budget of tools/call requests of Exercise
+	// (input-required rounds included); 0 means DefaultExerciseCalls.
+	ExerciseCalls int
 
 	// HTTPClient reaches Target.URL for the HTTP-level checks of a
 	// streamable-http target (see check_http.go); nil skips them.
@@ -136,6 +139,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.MaxItems <= 0 {
 		out.MaxItems = DefaultMaxItems
+	}
+	if out.ExerciseCalls <= 0 {
+		out.ExerciseCalls = DefaultExerciseCalls
 	}
 	return out
 }

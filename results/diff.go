@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +57,13 @@ const (
 	// DiffScoreDropped: the actionability score fell by more than the
 	// threshold.
 	DiffScoreDropped = "score_dropped"
+	// DiffContextChanged: what the server costs a client's context
+	// changed (o200k_base tokens, both runs measured); DiffToolTokens: one
+	// tool's definition did, for each tool in both runs whose count
+	// changed. A tool added with a measurement gets its tokens in the
+	// tool_added change's Detail.
+	DiffContextChanged = "context_changed"
+	DiffToolTokens     = "tool_tokens_changed"
 )
 
 // Diff is what changed between two scans. Its JSON encoding (`mcpvet diff
@@ -342,6 +350,7 @@ func diffServer(a, b *probe.Result, threshold float64) []DiffChange {
 	if la.HandshakeCompleted && lb.HandshakeCompleted {
 		out = append(out, diffTools(a.Tools, b.Tools)...)
 		out = append(out, diffItems(a, b)...)
+		out = diffContext(a.Context, b.Context, out)
 		out = append(out, diffFindings(a.Findings, b.Findings)...)
 	}
 	if a.Score != nil && b.Score != nil && *a.Score-*b.Score > threshold {
@@ -351,6 +360,38 @@ func diffServer(a, b *probe.Result, threshold float64) []DiffChange {
 			New:    fmt.Sprintf("%.1f", *b.Score),
 			Detail: fmt.Sprintf("-%.1f points, threshold %g", *a.Score-*b.Score, threshold),
 		})
+	}
+	return out
+}
+
+// diffContext appends the change of the server's context cost and of each
+// tool's tokens, and gives the tokens of each added tool, when both runs
+// were measured.
+func diffContext(a, b *probe.ContextCost, out []DiffChange) []DiffChange {
+	if a == nil || b == nil {
+		return out
+	}
+	growth := func(o, n int) string {
+		d := fmt.Sprintf("%+d %s tokens", n-o, b.Encoding)
+		if o > 0 {
+			d += fmt.Sprintf(", %+.1f%%", 100*float64(n-o)/float64(o))
+		}
+		return d
+	}
+	if a.Total != b.Total {
+		out = append(out, DiffChange{Kind: DiffContextChanged, Old: strconv.Itoa(a.Total), New: strconv.Itoa(b.Total), Detail: growth(a.Total, b.Total)})
+	}
+	for _, t := range b.PerTool {
+		if o, ok := a.Tool(t.Name); ok && o != t.Tokens {
+			out = append(out, DiffChange{Kind: DiffToolTokens, Subject: t.Name, Old: strconv.Itoa(o), New: strconv.Itoa(t.Tokens), Detail: growth(o, t.Tokens)})
+		}
+	}
+	for i := range out {
+		if out[i].Kind == DiffToolAdded && out[i].Detail == "" {
+			if n, ok := b.Tool(out[i].Subject); ok {
+				out[i].Detail = fmt.Sprintf("%d %s tokens", n, b.Encoding)
+			}
+		}
 	}
 	return out
 }

@@ -59,7 +59,11 @@ type Census struct {
 	Annotations AnnotationFigures `json:"annotations"`
 	Score       ScoreFigures      `json:"score"`
 	Errors      ErrorFigures      `json:"errorResponses"`
-	Verdicts    VerdictFigures    `json:"verdicts"`
+	// Context is what a plan costs a client's context, in tokens.
+	Context ContextFigures `json:"context"`
+	// Retry is the first-retry resolution of the errors mcpvet corrected.
+	Retry    RetryFigures   `json:"retry"`
+	Verdicts VerdictFigures `json:"verdicts"`
 	// Sampled is true for a --sample scan: only then are intervals
 	// stated, clustered by registry entry for the plan-level figures. A
 	// complete census states exact counts: its proportions are Exact.
@@ -306,6 +310,7 @@ type Tally struct {
 	by                            [4]map[string]*bucket
 	remotes                       int
 	oauth                         map[string]int // OAuth readiness -> remote plans
+	cost                          costTally
 }
 
 type findingTally struct {
@@ -398,6 +403,7 @@ func (t *Tally) Add(res *probe.Result) {
 		}
 	}
 	t.addProbes(res.Probes)
+	t.cost.add(res)
 	if res.Target.URL != "" {
 		t.remotes++
 		if res.OAuth != nil {
@@ -659,6 +665,7 @@ func (t *Tally) Census() *Census {
 	}
 
 	c.Errors = ErrorFigures{Probes: t.probes, Graded: t.graded, Servers: t.gradedServers}
+	c.Context, c.Retry = t.cost.figures()
 	for _, cl := range sortedKeys(t.classes, classOrder) {
 		c.Errors.Classes = append(c.Errors.Classes, ClassFigure{Class: cl, Share: Prop(t.classes[cl], t.probes)})
 	}

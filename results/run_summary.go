@@ -29,6 +29,15 @@ type runSummary struct {
 	// OAuth is the OAuth readiness of a remote that answered 401 (absent
 	// otherwise, and in runs stored before the check existed).
 	OAuth *summaryOAuth `json:"oauth,omitempty"`
+	// Context is the server's context cost (absent when not measured; a
+	// run saved before summaries held it counts as not measured in the
+	// census, though its result_json has it).
+	Context *summaryContext `json:"context,omitempty"`
+}
+
+type summaryContext struct {
+	Encoding string `json:"encoding"`
+	Total    int    `json:"total"`
 }
 
 type summaryOAuth struct {
@@ -58,8 +67,16 @@ type summaryFinding struct {
 }
 
 type summaryProbe struct {
+	Kind     string           `json:"kind,omitempty"`
 	Class    string           `json:"class"`
 	Elements []summaryElement `json:"elements"`
+	Retry    *summaryRetry    `json:"retry,omitempty"`
+}
+
+type summaryRetry struct {
+	Outcome string `json:"outcome"`
+	Source  string `json:"source,omitempty"`
+	Code    string `json:"code"`
 }
 
 type summaryElement struct {
@@ -103,9 +120,16 @@ func summarize(res *probe.Result) *runSummary {
 		for _, e := range p.Elements {
 			s.Probes[i].Elements = append(s.Probes[i].Elements, summaryElement{Name: e.Name, Pass: e.Pass})
 		}
+		if p.Retry != nil {
+			s.Probes[i].Kind = p.Kind
+			s.Probes[i].Retry = &summaryRetry{Outcome: p.Retry.Outcome, Source: p.Retry.Source, Code: p.Retry.Code}
+		}
 	}
 	if res.OAuth != nil {
 		s.OAuth = &summaryOAuth{Readiness: res.OAuth.Readiness}
+	}
+	if c := res.Context; c != nil {
+		s.Context = &summaryContext{Encoding: c.Encoding, Total: c.Total}
 	}
 	if v := res.Verdict; v != nil {
 		s.Verdict = &summaryVerdict{Decision: v.Decision, Actor: v.Actor, Cause: v.Cause}
@@ -141,9 +165,16 @@ func (s *runSummary) result() *probe.Result {
 		for _, e := range p.Elements {
 			res.Probes[i].Elements = append(res.Probes[i].Elements, probe.Element{Name: e.Name, Pass: e.Pass})
 		}
+		if p.Retry != nil {
+			res.Probes[i].Kind = p.Kind
+			res.Probes[i].Retry = &probe.Retry{Outcome: p.Retry.Outcome, Source: p.Retry.Source, Code: p.Retry.Code}
+		}
 	}
 	if s.OAuth != nil {
 		res.OAuth = &probe.OAuthReadiness{Readiness: s.OAuth.Readiness}
+	}
+	if c := s.Context; c != nil {
+		res.Context = &probe.ContextCost{Encoding: c.Encoding, Total: c.Total}
 	}
 	if v := s.Verdict; v != nil {
 		res.Verdict = &probe.Verdict{Decision: v.Decision, Actor: v.Actor, Cause: v.Cause}

@@ -43,6 +43,13 @@ type Triage struct {
 	Baseline string `json:"baseline,omitempty"`
 	// Skipped are the config entries not probed, each with its reason.
 	Skipped []TriageSkipped `json:"skipped,omitempty"`
+	// Context is what each client loads into a model's context from its
+	// servers, in o200k_base tokens ([TriageContext]).
+	Context []TriageContext `json:"context"`
+	// Retry is the first-retry resolution of the error responses mcpvet
+	// could correct, over the distinct servers: "errors that resolve on
+	// the first retry: Resolved/Tried".
+	Retry probe.RetryRate `json:"retry"`
 	// results are the stored results by target key, for the portfolio
 	// and baseline comparisons.
 	results map[string]*probe.Result
@@ -119,6 +126,12 @@ type TriageServer struct {
 	// "projects"), which its client loads together with the config's
 	// top-level entries; empty for a top-level entry.
 	Project string `json:"project,omitempty"`
+	// ContextTokens is what the server costs a client's context, in
+	// o200k_base tokens; null when not measured.
+	ContextTokens *int `json:"contextTokens"`
+	// Retry is the server's first-retry resolution; null when no error
+	// was retried.
+	Retry *probe.RetryRate `json:"retry,omitempty"`
 	// Probed is the key of the run reported for this entry: entries that
 	// reach the same server (the same URL, or the same command run the same
 	// way) share one run. Empty when it is the entry's own Key.
@@ -200,6 +213,7 @@ func LoadTriage(ctx context.Context, st *Store, scanID int64) (*Triage, error) {
 		return nil, err
 	}
 	t.Portfolio = triagePortfolio(t.Servers, t.results)
+	t.MeasureContext()
 	t.Recount()
 	return t, nil
 }
@@ -283,6 +297,7 @@ func NewTriageServer(key string, res *probe.Result) TriageServer {
 		}
 	}
 	s.Reasons = triageReasons(res)
+	triageServerCost(&s, res)
 	if s.Decision != vocab.DecisionKeep || s.Rule == vocab.RuleLowScore {
 		s.NextStep = triageNextStep(res, deciding)
 	}

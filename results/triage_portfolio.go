@@ -38,11 +38,39 @@ func triagePortfolio(servers []TriageServer, byKey map[string]*probe.Result) []p
 // naming them all in Configs ("Cursor", "Claude Code project /p", or the
 // config's path when its client is unknown).
 func (t *Triage) CheckPortfolio() {
-	type set struct {
-		label   string
-		servers []TriageServer
+	sets := t.clientSets()
+	out := []probe.PortfolioFinding{}
+	byID := map[string]int{}
+	for _, st := range sets {
+		for _, f := range triagePortfolio(st.servers, t.results) {
+			id := f.Code + "\x00" + strings.Join(f.Servers, "\x00") + "\x00" + strings.Join(f.Names, "\x00")
+			if i, ok := byID[id]; ok {
+				if !slices.Contains(out[i].Configs, st.label) {
+					out[i].Configs = append(out[i].Configs, st.label)
+				}
+				continue
+			}
+			f.Configs = []string{st.label}
+			byID[id] = len(out)
+			out = append(out, f)
+		}
 	}
-	var sets []*set
+	t.Portfolio = out
+	t.MeasureContext()
+}
+
+// clientSet is the servers one client loads together, with its label
+// ("Cursor (FILE)", "... project /p", or the config's path).
+type clientSet struct {
+	label   string
+	servers []TriageServer
+}
+
+// clientSets groups t's servers by what one client loads together: the
+// entries of one config file, where Claude Code's per-project entries are
+// loaded with the file's top-level ones (one set per project).
+func (t *Triage) clientSets() []*clientSet {
+	var sets []*clientSet
 	type file struct {
 		top      []TriageServer
 		projects map[string][]TriageServer
@@ -79,29 +107,13 @@ func (t *Triage) CheckPortfolio() {
 	for _, name := range fileOrder {
 		f := files[name]
 		if len(f.order) == 0 {
-			sets = append(sets, &set{label: f.label, servers: f.top})
+			sets = append(sets, &clientSet{label: f.label, servers: f.top})
 		}
 		for _, p := range f.order {
-			sets = append(sets, &set{label: f.label + " project " + p, servers: append(append([]TriageServer{}, f.top...), f.projects[p]...)})
+			sets = append(sets, &clientSet{label: f.label + " project " + p, servers: append(append([]TriageServer{}, f.top...), f.projects[p]...)})
 		}
 	}
-	out := []probe.PortfolioFinding{}
-	byID := map[string]int{}
-	for _, st := range sets {
-		for _, f := range triagePortfolio(st.servers, t.results) {
-			id := f.Code + "\x00" + strings.Join(f.Servers, "\x00") + "\x00" + strings.Join(f.Names, "\x00")
-			if i, ok := byID[id]; ok {
-				if !slices.Contains(out[i].Configs, st.label) {
-					out[i].Configs = append(out[i].Configs, st.label)
-				}
-				continue
-			}
-			f.Configs = []string{st.label}
-			byID[id] = len(out)
-			out = append(out, f)
-		}
-	}
-	t.Portfolio = out
+	return sets
 }
 
 // LoadPortfolio runs the portfolio checks on the runs of a stored scan

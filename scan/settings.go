@@ -41,6 +41,9 @@ type Settings struct {
 	RetryUnsafe bool
 	// Exercise calls each read-only, closed-world tool once.
 	Exercise bool
+	// ExerciseCalls is the budget of Exercise's tools/call requests
+	// (1 to MaxExerciseCalls); 0 is DefaultExerciseCalls.
+	ExerciseCalls int
 	// CacheDir is the install cache; "" is the default.
 	CacheDir string
 	// The limits of one server, in MiB where the name says so.
@@ -117,6 +120,7 @@ func (s *Settings) ProbeOptions() *ProbeOptions {
 			Inject:           &probe.InjectOptions{Disabled: s.NoInject, NoRetry: s.NoRetry, RetryUnsafe: s.RetryUnsafe},
 			SkipBasics:       s.NoInject,
 			Exercise:         s.Exercise,
+			ExerciseCalls:    s.ExerciseCalls,
 		},
 		Timeout: s.ServerTimeout,
 	}
@@ -146,3 +150,9 @@ func CheckExpose(path string, hidden []string) error {
 // re-executed as one, and never returns then; otherwise it returns at
 // once. Call it first in main (see [sandbox.Main]).
 func MaybeRunInit() { sandbox.MaybeRunInit() }
+
+// The budget of --exercise's tools/call requests: its default and bound.
+const (
+	DefaultExerciseCalls = probe.DefaultExerciseCalls
+	MaxExerciseCalls     = probe.MaxExerciseCalls
+)

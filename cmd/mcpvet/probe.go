@@ -54,7 +54,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.s.NoInject, "no-inject", d.NoInject, "skip failure injection and the capability-gated calls (list and check only)")
 	fl.BoolVar(&f.s.NoRetry, "no-retry", d.NoRetry, "send no corrected call after an error (the first retry, on read-only closed-world tools only)")
 	fl.BoolVar(&f.s.RetryUnsafe, "retry-unsafe", d.RetryUnsafe, "also send the corrected call to destructive, open-world and unannotated tools (it runs them, in the sandbox)")
-	fl.BoolVar(&f.s.Exercise, "exercise", d.Exercise, "call each tool annotated readOnlyHint: true and openWorldHint: false once with arguments generated from its schema")
+	fl.BoolVar(&f.s.Exercise, "exercise", d.Exercise, "call each tool annotated readOnlyHint: true and openWorldHint: false once with the minimal arguments its schema accepts")
+	fl.IntVar(&f.s.ExerciseCalls, "exercise-calls", scan.DefaultExerciseCalls, "budget of tools/call requests of --exercise (input-required rounds included)")
 	fl.StringVar(&f.s.CacheDir, "cache-dir", d.CacheDir, "install cache (default $XDG_CACHE_HOME/mcpvet)")
 	fl.Int64Var(&f.s.MemoryMiB, "memory", d.MemoryMiB, "memory limit of one server's process tree, in MiB")
 	fl.IntVar(&f.s.Processes, "max-processes", d.Processes, "process and thread limit of one server")
@@ -153,6 +154,9 @@ func (f *runFlags) options() (*scan.ProbeOptions, error) {
 	}
 	if s.InstallTimeout <= 0 {
 		return nil, usagef("--install-timeout %s: must be a positive duration, such as 10m", s.InstallTimeout)
+	}
+	if s.ExerciseCalls < 1 || s.ExerciseCalls > scan.MaxExerciseCalls {
+		return nil, usagef("--exercise-calls %d: give a number of calls from 1 to %d", s.ExerciseCalls, scan.MaxExerciseCalls)
 	}
 	env, err := keyValues("--env", f.env)
 	if err != nil {

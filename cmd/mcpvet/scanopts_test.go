@@ -158,6 +158,8 @@ func TestScanFlagErrors(t *testing.T) {
 		{[]string{"--concurrency", "-3"}, "--concurrency -3: must be at least 1"},
 		{[]string{"--registry-retries", "-1"}, "--registry-retries -1"},
 		{[]string{"--install-timeout", "0s"}, "--install-timeout 0s"},
+		{[]string{"--exercise-calls", "0"}, "--exercise-calls 0: give a number of calls from 1 to 200"},
+		{[]string{"--exercise-calls", "201"}, "--exercise-calls 201"},
 	} {
 		code, _, stderr := runCLI(append([]string{"scan", "--from", snap, "--db", filepath.Join(dir, "x.db")}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

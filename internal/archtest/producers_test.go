@@ -356,7 +356,7 @@ func (r *resolver) fieldValues(f *types.Var) ([]string, bool) {
 func loadModule(t *testing.T, root string, patterns ...string) []*packages.Package {
 	t.Helper()
 	cfg := &packages.Config{Dir: root, Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
-		packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps}
+		packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		t.Fatal(err)
@@ -527,7 +527,7 @@ func addFinding(res *probe.Result, c string) {
 `
 	cfg := &packages.Config{Dir: root, Overlay: map[string][]byte{extra: []byte(src)},
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
-			packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps}
+			packages.NeedTypesInfo | packages.NeedImports}
 	pkgs, err := packages.Load(cfg, "./probe", "./scan")
 	if err != nil {
 		t.Fatal(err)

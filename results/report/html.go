@@ -128,6 +128,7 @@ var htmlFuncs = template.FuncMap{
 		return strconv.FormatFloat(*s, 'f', -1, 64)
 	},
 	"decile":    decileLabel,
+	"interval":  retryInterval,
 	"nounCount": nounCount,
 	"offers":    offers,
 	"hasText":   func(s string) bool { return strings.TrimSpace(textBlock(s, maxShownText)) != "" },
@@ -494,6 +495,22 @@ const htmlTemplate = `
 </table></div>
 {{end}}
 
+<h2 id="context">Context cost</h2>
+{{with .C.Context}}
+<p>What a client loads into a model's context from a plan (tools, prompts and resources lists, instructions), in {{line .Encoding}} tokens; {{nounCount .Servers "plan"}} measured.</p>
+{{if .Servers}}<div class="scroll"><table>
+<thead><tr><th>Tokens per plan</th><th class="n">median</th><th class="n">p90</th><th class="n">max</th></tr></thead>
+<tbody><tr><td>{{int .Tokens.N}} plans</td><td class="n">{{num .Tokens.Median}}</td><td class="n">{{num .Tokens.P90}}</td><td class="n">{{num .Tokens.Max}}</td></tr></tbody>
+</table></div>
+<div class="scroll"><table>
+<thead><tr><th>Heaviest plans</th><th class="n">tokens</th></tr></thead>
+<tbody>
+{{- range .Heaviest}}
+<tr><td>{{line .Server}}</td><td class="n">{{int .Tokens}}</td></tr>
+{{- end}}
+</tbody></table></div>{{end}}
+{{end}}
+
 <h2 id="schema">Schema violations and annotations</h2>
 {{with .C.Schema}}
 <p>Fatal: a <code>schema/</code> finding of fatal severity (the tool cannot be called correctly); soft: any other <code>schema/</code> finding. {{int .FatalFindings}} fatal and {{int .SoftFindings}} soft findings in all.</p>
@@ -546,6 +563,26 @@ const htmlTemplate = `
 <tr><td>{{line .Element}}</td><td>{{.Meaning}}</td><td class="n">{{int .Pass.Count}}</td><td class="n">{{int .Pass.Total}}</td><td class="n">{{.Pass.Percent}}</td>{{if $.CI}}<td class="n">{{.Pass.CI}}</td>{{end}}</tr>
 {{- end}}
 </tbody></table></div>
+{{end}}
+
+<h2 id="retry">First-retry resolution</h2>
+{{with .C.Retry}}
+{{if not .All.Tried}}<p class="muted">No error response was retried with a correction.</p>{{else}}
+<p>Errors that resolve on the first retry: {{int .All.Resolved}}/{{int .All.Tried}} ({{interval .All}}) on {{nounCount .Servers "plan"}}, corrected from structured fields {{int .All.Structured}} times and from prose {{int .All.Prose}} times.</p>
+<div class="scroll"><table>
+<thead><tr><th>Probe kind</th><th class="n">Resolved</th><th class="n">Tried</th><th class="n">Wilson interval</th></tr></thead>
+<tbody>
+{{- range .ByKind}}
+<tr><td>{{line .Key}}</td><td class="n">{{int .Resolved}}</td><td class="n">{{int .Tried}}</td><td class="n">{{interval .RetryRate}}</td></tr>
+{{- end}}
+</tbody></table></div>
+<div class="scroll"><table>
+<thead><tr><th>Error code</th><th class="n">Resolved</th><th class="n">Tried</th><th class="n">Wilson interval</th></tr></thead>
+<tbody>
+{{- range .ByCode}}
+<tr><td>{{line .Key}}</td><td class="n">{{int .Resolved}}</td><td class="n">{{int .Tried}}</td><td class="n">{{interval .RetryRate}}</td></tr>
+{{- end}}
+</tbody></table></div>{{end}}
 {{end}}
 
 <h2 id="verdicts">Verdicts (of assessed plans)</h2>

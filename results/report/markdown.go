@@ -88,10 +88,12 @@ func (MarkdownReporter) Write(ctx context.Context, w io.Writer, r *results.Repor
 	mdLiveness(e, c)
 	mdRemotes(e, c)
 	mdToolCounts(e, c)
+	mdContext(e, c)
 	mdSchema(e, c)
 	mdAnnotations(e, c)
 	mdScores(e, c)
 	mdErrors(e, c)
+	mdRetry(e, c)
 	mdVerdicts(e, c)
 	mdCommonFindings(e, c)
 	mdBreakdowns(e, c)
@@ -168,6 +170,59 @@ func mdToolCounts(e *mdWriter, c *results.Census) {
 	e.str("| Tools per plan | mean | median | p10 | p90 | min | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	e.printf("| %s plans | %s | %s | %s | %s | %s | %s |\n\n", fmtInt(pd.N), fmtNum(pd.Mean, 1), fmtNum(pd.Median, 1),
 		fmtNum(pd.P10, 1), fmtNum(pd.P90, 1), fmtNum(pd.Min, 0), fmtNum(pd.Max, 0))
+}
+
+// mdContext writes what a plan costs a client's context: the distribution
+// of its tokens and the heaviest plans.
+func mdContext(e *mdWriter, c *results.Census) {
+	cc := c.Context
+	e.printf("## Context cost\n\nWhat a client loads into a model's context from a plan (tools, prompts and resources lists, instructions), in %s tokens; %s measured.\n\n",
+		mdText(cc.Encoding, 32), nounCount(cc.Servers, "plan"))
+	if cc.Servers == 0 {
+		return
+	}
+	d := cc.Tokens
+	e.str("| Tokens per plan | median | p90 | max |\n|---|---:|---:|---:|\n")
+	e.printf("| %s plans | %s | %s | %s |\n\n", fmtInt(d.N), fmtNum(d.Median, 0), fmtNum(d.P90, 0), fmtNum(d.Max, 0))
+	e.str("Heaviest: ")
+	for i, h := range cc.Heaviest {
+		if i > 0 {
+			e.str(", ")
+		}
+		e.printf("%s %s", mdText(h.Server, 100), fmtInt(h.Tokens))
+	}
+	e.str(".\n\n")
+}
+
+// mdRetry writes the first-retry resolution rates in all, per probe kind
+// and per error code, with their Wilson intervals (kept in a complete
+// census: they estimate the servers' behaviour, not a sampled share).
+func mdRetry(e *mdWriter, c *results.Census) {
+	r := c.Retry
+	e.str("\n## First-retry resolution\n\n")
+	if r.All.Tried == 0 {
+		e.str("No error response was retried with a correction.\n")
+		return
+	}
+	e.printf("Errors that resolve on the first retry: %s/%s (%s) on %s, corrected from structured fields %s times and from prose %s times.\n\n",
+		fmtInt(r.All.Resolved), fmtInt(r.All.Tried), retryInterval(r.All), nounCount(r.Servers, "plan"), fmtInt(r.All.Structured), fmtInt(r.All.Prose))
+	for _, part := range []struct {
+		title string
+		rows  []results.RetryRow
+	}{{"Probe kind", r.ByKind}, {"Error code", r.ByCode}} {
+		if part.title != "Probe kind" {
+			e.str("\n")
+		}
+		e.printf("| %s | Resolved | Tried | Wilson interval |\n|---|---:|---:|---:|\n", part.title)
+		for _, row := range part.rows {
+			e.printf("| %s | %s | %s | %s |\n", mdText(row.Key, 64), fmtInt(row.Resolved), fmtInt(row.Tried), retryInterval(row.RetryRate))
+		}
+	}
+}
+
+// retryInterval is a rate's 95% Wilson interval in percent.
+func retryInterval(r probe.RetryRate) string {
+	return fmt.Sprintf("%.0f–%.0f%%", 100*r.Low, 100*r.High)
 }
 
 // mdSchema writes the fatal and soft schema violations.

@@ -73,6 +73,7 @@ func writeTriageTable(w io.Writer, t *results.Triage) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeTriageContext(&b, t, 0)
 	writeTriageCounts(&b, t)
 	_, err := w.Write(triageTrimLines(b.Bytes()))
 	return err

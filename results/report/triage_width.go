@@ -90,6 +90,7 @@ func writeTriageBlocks(w io.Writer, t *results.Triage, width int) error {
 			}
 		}
 	}
+	writeTriageContext(&b, t, width)
 	writeTriageCounts(&b, t)
 	_, err := w.Write(b.Bytes())
 	return err
