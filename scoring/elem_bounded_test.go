@@ -56,3 +56,55 @@ func TestBoundedLimits(t *testing.T) {
 		t.Errorf("limits changed: MaxEnumeration %d, MaxErrorTokens %d; docs/rubric.md states 25 and 500", MaxEnumeration, MaxErrorTokens)
 	}
 }
+
+// TestBoundedEnumerationForms: the enumerations measure counts besides
+// comma lists, each at its edges: one item a line (a plain-text list,
+// after a leading blank line, and exactly MaxEnumeration+1 lines, i.e.
+// MaxEnumeration newlines), and the server's own names mentioned in the
+// text (only when it has more than MaxEnumeration of them; a name at byte
+// 0 counts), while JSON punctuation and "key": value members of JSON
+// that does not parse are layout; and a segment of exactly maxTokenBytes
+// is counted whole. 14 mutants of measure, itemLines, isItemLine and
+// countTokens lived through the whole suite before (elem_bounded.go:26,
+// 54, 72, 76, 77, 97, 101, 103, 109, 116, 119, 122).
+func TestBoundedEnumerationForms(t *testing.T) {
+	seq := func(prefix, sep string, n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf("%s%02d", prefix, i+1)
+		}
+		return strings.Join(s, sep)
+	}
+	names := strings.Fields(seq("tool_", " ", MaxEnumeration+5))
+	for _, tt := range []struct {
+		name  string
+		kind  string
+		names []string
+		text  string
+		pass  bool
+		enum  string
+	}{
+		{"one item a line (the heading is a line too)", KindRuntime, nil, "Known regions:\n" + seq("region_", "\n", 30), false, "enumerates 31 items"},
+		{"after a blank first line", KindRuntime, nil, "\n" + seq("region_", "\n", 30), false, "enumerates 30 items"},
+		{"exactly MaxEnumeration newlines", KindRuntime, nil, seq("region_", "\n", MaxEnumeration+1), false, fmt.Sprintf("enumerates %d items", MaxEnumeration+1)},
+		{"own names, the first at byte 0", KindUnknownTool, names, seq("tool_", " ", MaxEnumeration+1) + " exist; tool_99 does not", false, fmt.Sprintf("enumerates %d items", MaxEnumeration+1)},
+		{"no more names than the budget: not scanned", KindUnknownTool, names[:MaxEnumeration], seq("tool_", " ", MaxEnumeration) + " exist; tool_99 does not", true, "largest enumeration 0"},
+		{"members of JSON that does not parse are layout", KindRuntime, nil, "{\n" + seq(`"key_`, "\": 1,\n", 30) + "\": 1,\n  ],", true, "largest enumeration 0"},
+		{"a segment of exactly maxTokenBytes", KindRuntime, nil, strings.Repeat("error ", maxTokenBytes/6) + strings.Repeat("x", maxTokenBytes%6), false, "over the 500-token budget"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "a segment of exactly maxTokenBytes" && len(tt.text) != maxTokenBytes {
+				t.Fatalf("text of %d bytes", len(tt.text))
+			}
+			c := Context{ToolNames: append([]string{"lookup"}, tt.names...)}
+			if tt.names != nil {
+				c.ToolNames = tt.names
+			}
+			g := Grade(Response{Kind: tt.kind, Method: "tools/call", Tool: "lookup", Sent: raw(`"tool_99"`), Class: ClassToolError,
+				ProtocolVersion: "2025-11-25", Text: tt.text}, c)
+			if g.Pass(ElemBounded) != tt.pass || !strings.Contains(evidenceOf(g, ElemBounded), tt.enum) {
+				t.Errorf("bounded pass %v (%s), want %v and %q", g.Pass(ElemBounded), evidenceOf(g, ElemBounded), tt.pass, tt.enum)
+			}
+		})
+	}
+}
