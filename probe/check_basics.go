@@ -78,7 +78,7 @@ func runBasics(ctx context.Context, s *session, res *Result, o Options) {
 	// collects its findings apart, so they are appended in the same order
 	// whichever finishes first.
 	checks := []func(*basics, context.Context){(*basics).ping, (*basics).logging, (*basics).completion,
-		(*basics).prompts, (*basics).resources, (*basics).template}
+		(*basics).prompts, (*basics).resources, (*basics).template, (*basics).tasks}
 	runs := make([]*basics, len(checks))
 	var wg sync.WaitGroup
 	for i, f := range checks {

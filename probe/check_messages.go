@@ -36,6 +36,7 @@ func init() {
 		"completion/complete":   "CompleteResult",
 		"ping":                  "EmptyResult",
 		"logging/setLevel":      "EmptyResult",
+		"tasks/list":            "ListTasksResult",
 		"resources/subscribe":   "EmptyResult",
 		"resources/unsubscribe": "EmptyResult",
 		msgError:                "JSONRPCError",

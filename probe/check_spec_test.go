@@ -26,6 +26,8 @@ func TestSpecDefinitions(t *testing.T) {
 				}
 			}
 			switch method {
+			case "tasks/list":
+				want = v == "2025-11-25"
 			case msgInputRequired:
 				want = v == "2026-07-28"
 				if v != "2025-11-25" && v != "2026-07-28" {

@@ -200,6 +200,12 @@ func toolNameProblem(name string) string {
 // sameWords reports whether a and b are the same words, ignoring case,
 // punctuation and separators ("get_user" and "Get user." are).
 func sameWords(a, b string) bool {
+	// Separators and case change little of a text's length: texts of
+	// very different lengths are not the same words (and a 1 MiB
+	// description is not split into runes to find that out).
+	if len(a) > 4*len(b)+64 || len(b) > 4*len(a)+64 {
+		return false
+	}
 	wa, wb := identWords(a), identWords(b)
 	if len(wa) == 0 || len(wa) != len(wb) {
 		return false

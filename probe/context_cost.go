@@ -71,6 +71,16 @@ func listJSON(key string, raws []json.RawMessage) string {
 	return b.String()
 }
 
+// cutTokens estimates the tokens of the bytes an item lost to
+// MaxItemField: sent-kept bytes at the kept part's rate (tokens n over kept
+// bytes). It is 0 when nothing was cut (sent is 0).
+func cutTokens(n, kept, sent int) int {
+	if sent <= kept || kept == 0 {
+		return 0
+	}
+	return int(float64(n)*float64(sent-kept)/float64(kept) + 0.5)
+}
+
 // MeasureContext counts what res's listings and instructions cost.
 func MeasureContext(res *Result) *ContextCost {
 	c := &ContextCost{Encoding: tokens.Encoding}
@@ -80,6 +90,8 @@ func MeasureContext(res *Result) *ContextCost {
 		return n
 	}
 	var tools, prompts, resources []json.RawMessage
+	// Tokens estimated for what the listing cut from items (MaxItemField).
+	var toolsCut, promptsCut, resourcesCut int
 	for _, t := range res.Tools {
 		raw := t.Raw
 		if len(raw) == 0 {
@@ -93,22 +105,34 @@ func MeasureContext(res *Result) *ContextCost {
 			}{t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations})
 		}
 		tools = append(tools, raw)
-		c.PerTool = append(c.PerTool, ToolTokens{Name: t.Name, Tokens: count(string(compactRaw(raw)))})
+		n := count(string(compactRaw(raw)))
+		extra := cutTokens(n, len(raw), t.SentBytes)
+		toolsCut += extra
+		c.PerTool = append(c.PerTool, ToolTokens{Name: t.Name, Tokens: n + extra})
 	}
 	for _, p := range res.Prompts {
 		prompts = append(prompts, p.Raw)
+		if p.SentBytes > 0 {
+			promptsCut += cutTokens(count(string(compactRaw(p.Raw))), len(p.Raw), p.SentBytes)
+		}
 	}
 	for _, r := range res.Resources {
 		resources = append(resources, r.Raw)
+		if r.SentBytes > 0 {
+			resourcesCut += cutTokens(count(string(compactRaw(r.Raw))), len(r.Raw), r.SentBytes)
+		}
+	}
+	if toolsCut+promptsCut+resourcesCut > 0 {
+		c.Estimated = true
 	}
 	if len(tools) > 0 {
-		c.Tools = count(listJSON("tools", tools))
+		c.Tools = count(listJSON("tools", tools)) + toolsCut
 	}
 	if len(prompts) > 0 {
-		c.Prompts = count(listJSON("prompts", prompts))
+		c.Prompts = count(listJSON("prompts", prompts)) + promptsCut
 	}
 	if len(resources) > 0 {
-		c.Resources = count(listJSON("resources", resources))
+		c.Resources = count(listJSON("resources", resources)) + resourcesCut
 	}
 	if in := res.Liveness.Instructions; in != "" {
 		c.Instructions = count(in)

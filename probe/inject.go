@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -478,7 +479,8 @@ func capJSON(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 || len(b) <= maxProbeResponse && json.Valid(b) {
 		return b
 	}
-	s, _ := json.Marshal(safe.Truncate(string(b), maxProbeResponse, safe.Ellipsis))
+	// Only the head is converted: a 16 MiB answer is not copied whole.
+	s, _ := json.Marshal(safe.Truncate(string(b[:min(len(b), maxProbeResponse+utf8.UTFMax)]), maxProbeResponse, safe.Ellipsis))
 	return s
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/mcpvet/mcpvet/internal/jsonscan"
 )
 
 // limitGrace is how long a timed-out listing waits for the sandbox to
@@ -17,13 +19,24 @@ type listKind struct {
 	method     string
 	capability string // capability that gates the method
 	itemsKey   string // key of the items array in the result
-	add        func(res *Result, raw json.RawMessage)
+	kind       string // subject kind of an item: tool, prompt, resource, template
+	// add adds an item as kept (raw) to res; sent is its size as sent.
+	add func(res *Result, raw json.RawMessage, sent int)
+}
+
+// sentSize is what an item's SentBytes holds: its size as sent when that
+// is more than what was kept, else 0.
+func sentSize(raw json.RawMessage, sent int) int {
+	if sent > len(raw) {
+		return sent
+	}
+	return 0
 }
 
 var listKinds = []listKind{
 	{
-		method: "tools/list", capability: "tools", itemsKey: "tools",
-		add: func(res *Result, raw json.RawMessage) {
+		method: "tools/list", capability: "tools", itemsKey: "tools", kind: "tool",
+		add: func(res *Result, raw json.RawMessage, sent int) {
 			var t struct {
 				Name         string          `json:"name"`
 				Title        string          `json:"title"`
@@ -34,12 +47,12 @@ var listKinds = []listKind{
 			}
 			_ = json.Unmarshal(raw, &t)
 			res.Tools = append(res.Tools, Tool{Name: t.Name, Title: t.Title, Description: t.Description,
-				InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, Raw: raw})
+				InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations, Raw: raw, SentBytes: sentSize(raw, sent)})
 		},
 	},
 	{
-		method: "prompts/list", capability: "prompts", itemsKey: "prompts",
-		add: func(res *Result, raw json.RawMessage) {
+		method: "prompts/list", capability: "prompts", itemsKey: "prompts", kind: "prompt",
+		add: func(res *Result, raw json.RawMessage, sent int) {
 			var p struct {
 				Name        string          `json:"name"`
 				Title       string          `json:"title"`
@@ -47,30 +60,30 @@ var listKinds = []listKind{
 				Arguments   json.RawMessage `json:"arguments"`
 			}
 			_ = json.Unmarshal(raw, &p)
-			res.Prompts = append(res.Prompts, Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: p.Arguments, Raw: raw})
+			res.Prompts = append(res.Prompts, Prompt{Name: p.Name, Title: p.Title, Description: p.Description, Arguments: p.Arguments, Raw: raw, SentBytes: sentSize(raw, sent)})
 		},
 	},
 	{
-		method: "resources/list", capability: "resources", itemsKey: "resources",
-		add: func(res *Result, raw json.RawMessage) {
+		method: "resources/list", capability: "resources", itemsKey: "resources", kind: "resource",
+		add: func(res *Result, raw json.RawMessage, sent int) {
 			var r struct {
 				URI      string `json:"uri"`
 				Name     string `json:"name"`
 				MIMEType string `json:"mimeType"`
 			}
 			_ = json.Unmarshal(raw, &r)
-			res.Resources = append(res.Resources, Resource{URI: r.URI, Name: r.Name, MIMEType: r.MIMEType, Raw: raw})
+			res.Resources = append(res.Resources, Resource{URI: r.URI, Name: r.Name, MIMEType: r.MIMEType, Raw: raw, SentBytes: sentSize(raw, sent)})
 		},
 	},
 	{
-		method: "resources/templates/list", capability: "resources", itemsKey: "resourceTemplates",
-		add: func(res *Result, raw json.RawMessage) {
+		method: "resources/templates/list", capability: "resources", itemsKey: "resourceTemplates", kind: "template",
+		add: func(res *Result, raw json.RawMessage, sent int) {
 			var r struct {
 				URITemplate string `json:"uriTemplate"`
 				Name        string `json:"name"`
 			}
 			_ = json.Unmarshal(raw, &r)
-			res.ResourceTemplates = append(res.ResourceTemplates, ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Raw: raw})
+			res.ResourceTemplates = append(res.ResourceTemplates, ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Raw: raw, SentBytes: sentSize(raw, sent)})
 		},
 	},
 }
@@ -107,6 +120,13 @@ func listAll(ctx context.Context, s *session, res *Result, o Options) []Page {
 type listState struct {
 	items, kept, keptBytes int
 	truncated              bool // items were dropped for the byte bound
+	cut                    []cutItem
+}
+
+// cutItem is a kept item some of whose members [capItem] cut.
+type cutItem struct {
+	subject string
+	cuts    []fieldCut
 }
 
 // listOne follows the pages of one list method. Pages are requested as raw
@@ -128,6 +148,13 @@ func listOne(ctx context.Context, s *session, res *Result, o Options, k listKind
 			res.Findings = append(res.Findings, NewFinding(CodeListTruncated, "server", k.method, fmt.Sprint(st.items),
 				"%s returned %d items in more than %d bytes; the scanner kept the first %d and judges the server as if the rest were broken",
 				k.method, st.items, maxListKeptBytes, st.kept))
+		}
+		for _, c := range st.cut {
+			for _, f := range c.cuts {
+				res.Findings = append(res.Findings, NewFinding(CodeItemTruncated, c.subject, "/"+f.member, fmt.Sprint(f.sent),
+					"%s's %s is %d bytes of JSON; the scanner kept at most %d and judges the rest as broken (no agent can use it: a client loads all of it into the model's context)",
+					c.subject, f.member, f.sent, MaxItemField))
+			}
 		}
 	}()
 	for page := 0; ; page++ {
@@ -226,70 +253,66 @@ func listOne(ctx context.Context, s *session, res *Result, o Options, k listKind
 // absent or null). ok is false when the result is not an object with an
 // items array.
 func scanPage(result json.RawMessage, k listKind, res *Result, o Options, st *listState) (page json.RawMessage, next json.RawMessage, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(result))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	// The page is walked in place (jsonscan): a 16 MiB page is not copied
+	// into a decoder's buffer, and an item is copied only when kept
+	// (issue 22 item 9). json.Valid allocates nothing.
+	if !json.Valid(result) {
 		return nil, nil, false
 	}
 	var kept []json.RawMessage
 	extra := map[string]json.RawMessage{}
-	reduced, sawItems := false, false
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, nil, false
-		}
-		key, _ := t.(string)
+	reduced, sawItems, bad := false, false, false
+	err := jsonscan.Members(result, func(key string, v []byte) bool {
 		if key != k.itemsKey || sawItems {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return nil, nil, false
-			}
 			switch {
 			case key == "nextCursor":
 				if string(v) != "null" {
-					next = v
+					next = bytes.Clone(v)
 				}
-				extra[key] = v
+				extra[key] = bytes.Clone(v)
 			case key == k.itemsKey: // a repeated key: ignored, as JSON decoders disagree on it
 				reduced = true
 			case len(v) <= maxExtraMember:
-				extra[key] = v
+				extra[key] = bytes.Clone(v)
 			default:
 				reduced = true
 			}
-			continue
+			return true
 		}
 		sawItems = true
-		t, err = dec.Token()
-		if err == nil && t == nil {
-			continue // "null": no items
+		if string(v) == "null" {
+			return true // no items
 		}
-		if err != nil || t != json.Delim('[') {
-			return nil, nil, false
-		}
-		for dec.More() {
-			var raw json.RawMessage
-			if dec.Decode(&raw) != nil {
-				return nil, nil, false
-			}
+		err := jsonscan.Elements(v, func(raw []byte) bool {
 			st.items++
+			sent := len(raw)
+			var cuts []fieldCut
+			if st.kept < o.MaxItems {
+				raw, cuts = capItem(raw)
+			}
 			switch {
 			case st.kept >= o.MaxItems:
 				reduced = true
 			case st.keptBytes+len(raw) > maxListKeptBytes:
 				st.truncated, reduced = true, true
 			default:
-				k.add(res, raw)
+				if cuts != nil {
+					reduced = true
+					st.cut = append(st.cut, cutItem{subject: itemSubject(raw, k, st.items-1), cuts: cuts})
+				} else {
+					raw = bytes.Clone(raw)
+				}
+				k.add(res, raw, sent)
 				kept = append(kept, raw)
 				st.kept++
 				st.keptBytes += len(raw)
 			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, nil, false
-		}
-	}
-	if !sawItems {
+			return true
+		})
+		bad = err != nil
+		return !bad
+	})
+	if err != nil || bad || !sawItems {
 		return nil, nil, false
 	}
 	if !reduced {
@@ -299,6 +322,24 @@ func scanPage(result json.RawMessage, k listKind, res *Result, o Options, st *li
 	extra[k.itemsKey] = items
 	page, _ = json.Marshal(extra)
 	return page, next, true
+}
+
+// itemSubject names a listed item in findings (tool:NAME, resource:URI,
+// or kind:#INDEX without a name).
+func itemSubject(raw json.RawMessage, k listKind, index int) string {
+	var id struct {
+		Name        string `json:"name"`
+		URI         string `json:"uri"`
+		URITemplate string `json:"uriTemplate"`
+	}
+	_ = json.Unmarshal(raw, &id)
+	switch k.kind {
+	case "resource":
+		return subjectOf(k.kind, id.URI, index)
+	case "template":
+		return subjectOf(k.kind, id.URITemplate, index)
+	}
+	return subjectOf(k.kind, id.Name, index)
 }
 
 // listedCount is how many items of the list method res holds.

@@ -191,6 +191,9 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Raw          json.RawMessage `json:"raw"`
+	// SentBytes is the tool's size as sent when a member was cut at
+	// [MaxItemField] (Raw is what was kept), else 0.
+	SentBytes int `json:"sentBytes,omitempty"`
 	// NeedsClientCapabilities is true for a tool the server lists only to
 	// clients that declare capabilities (roots, sampling, elicitation):
 	// a session declaring none did not list it. Known for HTTP targets.
@@ -204,6 +207,9 @@ type Prompt struct {
 	Description string          `json:"description,omitempty"`
 	Arguments   json.RawMessage `json:"arguments,omitempty"`
 	Raw         json.RawMessage `json:"raw"`
+	// SentBytes is the prompt's size as sent when a member was cut at
+	// [MaxItemField], else 0.
+	SentBytes int `json:"sentBytes,omitempty"`
 }
 
 // Resource is one resource as listed.
@@ -212,6 +218,9 @@ type Resource struct {
 	Name     string          `json:"name"`
 	MIMEType string          `json:"mimeType,omitempty"`
 	Raw      json.RawMessage `json:"raw"`
+	// SentBytes is the resource's size as sent when a member was cut at
+	// [MaxItemField], else 0.
+	SentBytes int `json:"sentBytes,omitempty"`
 }
 
 // ResourceTemplate is one resource template as listed.
@@ -219,6 +228,9 @@ type ResourceTemplate struct {
 	URITemplate string          `json:"uriTemplate"`
 	Name        string          `json:"name"`
 	Raw         json.RawMessage `json:"raw"`
+	// SentBytes is the template's size as sent when a member was cut at
+	// [MaxItemField], else 0.
+	SentBytes int `json:"sentBytes,omitempty"`
 }
 
 // Call is the telemetry of one request the scanner sent: the per-call log

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,6 +62,8 @@ func runBwrapStage() int {
 		fmt.Fprintf(os.Stderr, "mcpvet bwrap stage: %v\n", err)
 		return 126
 	}
+	// mcpvet, whose death must end the sandbox (see the re-arm below).
+	parent := os.Getppid()
 	a := os.Args
 	if len(a) < 5 || os.Geteuid() != 0 {
 		return fail(errors.New("bad invocation"))
@@ -109,6 +112,21 @@ func runBwrapStage() int {
 	}
 	if err := syscall.Setresuid(uid, uid, uid); err != nil {
 		return fail(fmt.Errorf("setresuid: %w", err))
+	}
+	// The change of uid cleared the parent-death signal mcpvet set
+	// (prctl(2): it is reset when the credentials change). Without it,
+	// bwrap is not killed when mcpvet dies before bwrap's own
+	// --die-with-parent takes over, and the sandbox runs on, orphaned
+	// (a spinning server outlived its test binary for 30 minutes, issue
+	// 22). Re-arm it, and end here if mcpvet is already gone. It
+	// survives the exec of bwrap (not set-id, no file capabilities). The
+	// signal belongs to a thread: set it on the thread that execs.
+	runtime.LockOSThread()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+		return fail(fmt.Errorf("prctl PR_SET_PDEATHSIG: %w", err))
+	}
+	if os.Getppid() != parent {
+		return fail(errors.New("mcpvet ended before the sandbox started"))
 	}
 	err = syscall.Exec(rest[0], rest, os.Environ())
 	return fail(&os.PathError{Op: "fork/exec", Path: rest[0], Err: err})

@@ -40,6 +40,10 @@ var fakes = map[string]func(args []string) int{
 	"launch": func(args []string) int { return runLauncher(args) },
 	// hold stands for mcpvet in the middle of a run: see runHolder.
 	"hold": func(args []string) int { return runHolder(args) },
+	// pdeathsig prints its parent-death signal: see runPdeathsig.
+	"pdeathsig": func([]string) int { return runPdeathsig() },
+	// holdspin stands for mcpvet probing a spinning server: see runSpinHolder.
+	"holdspin": func(args []string) int { return runSpinHolder(args) },
 	// next stands for the next mcpvet run: see runNext.
 	"next": func(args []string) int { return runNext(args) },
 	// mcp serves a go-sdk server with one "echo" tool.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/mcpvet/mcpvet/internal/jsonscan"
 )
 
 // Backend names accepted by [Options.Backend] and reported in [Info.Backend].
@@ -31,6 +33,9 @@ const (
 	LimitWallTime    = "wall_time"
 	LimitStdoutBytes = "stdout_bytes"
 	LimitMessageSize = "message_size"
+	// LimitMessageDepth: a message nested deeper than JSON decoders take
+	// (10,000 levels).
+	LimitMessageDepth = "message_depth"
 )
 
 // Default limits; see [Limits].
@@ -208,6 +213,8 @@ func (i Info) LimitValue() string {
 		return strconv.FormatInt(l.StdoutBytes, 10) + " bytes of stdout"
 	case LimitMessageSize:
 		return strconv.Itoa(l.MessageBytes) + " bytes per message"
+	case LimitMessageDepth:
+		return strconv.Itoa(jsonscan.MaxDepth) + " levels of nesting per message"
 	}
 	return ""
 }

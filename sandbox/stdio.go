@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvet/mcpvet/internal/jsonscan"
 )
 
 // stdoutNoiseBytes is how much non-protocol stdout [Info.StdoutNoise] keeps.
@@ -106,6 +108,12 @@ func (s *Server) readStdout(r io.Reader) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var total int64
 	var line []byte
+	// A line longer than the reader's buffer is gathered as copies of
+	// its pieces and joined once at its exact size: growing one slice
+	// by append leaves tens of MiB of discarded buffers behind for a 16
+	// MiB line (issue 22 item 9).
+	var pieces [][]byte
+	var piecesLen int
 	for {
 		chunk, err := br.ReadSlice('\n')
 		total += int64(len(chunk))
@@ -113,7 +121,7 @@ func (s *Server) readStdout(r io.Reader) {
 			s.limitKill(LimitStdoutBytes)
 			return
 		}
-		body := len(line) + len(chunk)
+		body := piecesLen + len(chunk)
 		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
 			body--
 		}
@@ -121,9 +129,20 @@ func (s *Server) readStdout(r io.Reader) {
 			s.limitKill(LimitMessageSize)
 			return
 		}
-		line = append(line, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
+			pieces = append(pieces, bytes.Clone(chunk))
+			piecesLen += len(chunk)
 			continue
+		}
+		if pieces == nil {
+			line = append(line, chunk...)
+		} else {
+			line = make([]byte, 0, piecesLen+len(chunk))
+			for _, p := range pieces {
+				line = append(line, p...)
+			}
+			line = append(line, chunk...)
+			pieces, piecesLen = nil, 0
 		}
 		if !s.handleLine(line) {
 			return
@@ -169,10 +188,19 @@ func (s *Server) handleLine(line []byte) bool {
 				msgs = append(msgs, m)
 			}
 		}
+	} else if m := decodeLarge(line); m != nil {
+		msgs = append(msgs, m)
 	} else if m, err := jsonrpc.DecodeMessage(line); err == nil {
 		msgs = append(msgs, m)
 	}
 	if len(msgs) == 0 {
+		if jsonscan.Depth(line, jsonscan.MaxDepth) > jsonscan.MaxDepth {
+			// A message no JSON decoder of a client takes (Go's and the
+			// SDK's stop at 10,000 levels): the message depth limit,
+			// not stdout noise (issue 22 item 9).
+			s.limitKill(LimitMessageDepth)
+			return false
+		}
 		s.addNoise(line)
 		return true
 	}
@@ -184,6 +212,48 @@ func (s *Server) handleLine(line []byte) bool {
 		}
 	}
 	return true
+}
+
+// largeLine is the size from which a response is decoded in place by
+// decodeLarge. Lines this large are never reused by readStdout
+// (maxReusedLine), so the response may keep a slice of the line.
+const largeLine = maxReusedLine + 1
+
+// decodeLarge decodes a response line of at least largeLine bytes whose
+// bulk is its result without copying the result: the line with the result
+// replaced by 0 goes through jsonrpc.DecodeMessage (so the SDK's rules for
+// the version, id and error hold), and the result is the line's own bytes.
+// It returns nil for anything else, which the caller decodes as usual: a
+// 16 MiB listing is then held once instead of once per decoder buffer
+// (issue 22 item 9).
+func decodeLarge(line []byte) jsonrpc.Message {
+	if len(line) < largeLine || line[0] != '{' || !json.Valid(line) {
+		return nil
+	}
+	var from, to, results int
+	if jsonscan.Spans(line, func(key string, a, b int) bool {
+		if key == "result" {
+			results++
+			from, to = a, b
+		}
+		return true
+	}) != nil || results != 1 || len(line)-(to-from) > 64<<10 {
+		return nil
+	}
+	small := make([]byte, 0, len(line)-(to-from)+1)
+	small = append(small, line[:from]...)
+	small = append(small, '0')
+	small = append(small, line[to:]...)
+	m, err := jsonrpc.DecodeMessage(small)
+	if err != nil {
+		return nil
+	}
+	r, ok := m.(*jsonrpc.Response)
+	if !ok || r.Error != nil {
+		return nil
+	}
+	r.Result = line[from:to:to]
+	return r
 }
 
 func (s *Server) addNoise(line []byte) {

@@ -135,3 +135,38 @@ func TestListingDeaths(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepListingIsALimit: a listing nested deeper than any JSON decoder
+// of a client takes (10,000 levels; 20,000 here, 14 MiB in the issue) is the
+// sandbox's message depth limit on tools/list, not stdout noise and a
+// listing timeout (issue 22 item 9: it was stdout_pollution +
+// list_timeout, verdict fix), under every backend.
+func TestDeepListingIsALimit(t *testing.T) {
+	bin := testfixture.Path(t, "hostile-listing")
+	for _, backend := range scanBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			plan := stdio(bin)
+			plan.Args = []string{"-nest", "20000"}
+			res, err := Probe(context.Background(), &plan, listingOptions(backend))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found *probe.Finding
+			for i, f := range res.Findings {
+				t.Logf("%s %s %s: %s", f.Severity, f.Code, f.Pointer, f.Message)
+				switch f.Code {
+				case probe.CodeLimitExceeded:
+					found = &res.Findings[i]
+				case probe.CodeStdoutPollution, probe.CodeListTimeout:
+					t.Errorf("%s: the deep listing was taken for %s", f.Code, f.Code)
+				}
+			}
+			if found == nil || found.Pointer != "tools/list" || !strings.Contains(found.Value, "message_depth (10000 levels") {
+				t.Fatalf("limit finding = %+v, want message_depth on tools/list", found)
+			}
+			if res.Verdict == nil || res.Verdict.Decision != "drop" {
+				t.Errorf("verdict = %+v, want drop", res.Verdict)
+			}
+		})
+	}
+}

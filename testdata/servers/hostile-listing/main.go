@@ -7,6 +7,9 @@
 //	             between the scanner's kept bytes and the message limit)
 //	-pad-extra N pad the result with an extra member of N bytes instead
 //	-filler N    add N small filler tools (300000 make a 16 MiB listing)
+//	-nest N      nest an array N levels deep in the lookup tool's inputSchema
+//	             (7000000 make a 14 MiB listing; past 10,000 no JSON
+//	             decoder of a client takes it)
 //	-bomb KIND   on tools/list without a cursor: "memory" allocates until killed,
 //	             "processes" forks until killed, "exit" exits with code 3
 //
@@ -28,6 +31,7 @@ var (
 	pad      = flag.Int("pad", 0, "pad the lookup description to this many bytes")
 	padExtra = flag.Int("pad-extra", 0, "add an extra result member of this many bytes")
 	filler   = flag.Int("filler", 0, "number of filler tools")
+	nest     = flag.Int("nest", 0, "nest an array this deep in the lookup inputSchema")
 	bomb     = flag.String("bomb", "", "memory, processes or exit on tools/list")
 )
 
@@ -122,7 +126,13 @@ func listTools(out *bufio.Writer, id json.RawMessage) {
 	var b strings.Builder
 	b.WriteString(`{"tools":[{"name":"lookup","description":`)
 	b.Write(d)
-	b.WriteString(`,"inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"The key."}},"required":["q"],"additionalProperties":false}}`)
+	b.WriteString(`,"inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"The key."}},"required":["q"],"additionalProperties":false`)
+	if *nest > 0 {
+		b.WriteString(`,"examples":`)
+		b.WriteString(strings.Repeat("[", *nest))
+		b.WriteString(strings.Repeat("]", *nest))
+	}
+	b.WriteString(`}}`)
 	for i := 0; i < *filler; i++ {
 		fmt.Fprintf(&b, `,{"name":"f%d","inputSchema":{"type":"object"}}`, i)
 	}

@@ -1,0 +1,164 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mcpvet/mcpvet/vocab"
+)
+
+// runPdeathsig is the "pdeathsig" fake: it prints its parent-death
+// signal (0 for none).
+func runPdeathsig() int {
+	var sig int32
+	if err := unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0, 0, 0); err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	fmt.Println(sig)
+	return 0
+}
+
+// TestBwrapStageKeepsParentDeathSignal: as root, bwrap is exec'd by the
+// stage helper after it drops to the run's uid; that change of uid clears
+// the parent-death signal, which the helper must set again, or bwrap (and
+// the server in it) outlives a killed mcpvet until bwrap's own
+// --die-with-parent is in force, and forever when mcpvet dies in between.
+// The program the helper execs reports its signal: SIGKILL (9), not 0.
+func TestBwrapStageKeepsParentDeathSignal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the bwrap stage helper runs only when mcpvet runs as root; as a user bwrap is started directly with the parent-death signal")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run's uid must reach the staging folder (t.TempDir is 0700).
+	stage, err := os.MkdirTemp("", "mcpvet-stage-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(stage) })
+	if err := os.Chmod(stage, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := &exec.Cmd{
+		Path: "/proc/self/exe",
+		Args: []string{bwrapStageArgv0, stageIdentity(runUID(newRunID()), nil), stage, "1", exe,
+			filepath.Join(stage, "0"), fakeArg, "pdeathsig"},
+		SysProcAttr: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL},
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("stage helper: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "9" {
+		t.Errorf("parent-death signal after the stage helper = %s, want 9 (SIGKILL)", got)
+	}
+}
+
+// runSpinHolder is the "holdspin" fake: mcpvet in the middle of a probe of
+// a server that burns CPU and never answers. It launches the spin fake
+// tagged with args[2] under backend args[0] (without cgroups when args[3]
+// is "nocg"), writes args[1] once the server runs, and waits to be killed.
+func runSpinHolder(args []string) int {
+	backend, out, marker := args[0], args[1], args[2]
+	cgroupsDisabled = args[3] == "nocg"
+	exe, _ := os.Executable()
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: exe, Args: []string{fakeArg, "spin", marker},
+		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
+	s, err := Launch(context.Background(), plan, testOptions(backend))
+	if err != nil {
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.Transport().Connect(ctx); err != nil {
+		return 1
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(marker)) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = os.WriteFile(out, []byte("running"), 0o600)
+	time.Sleep(time.Minute)
+	return 0
+}
+
+// TestSpinLeavesNothing: after a probe of a server that spins on the CPU
+// and never answers, nothing of it is left running, under every backend,
+// with and without cgroups: when the probe closes the server, and when the
+// scanner itself is killed with SIGKILL mid-probe (then bwrap's
+// --die-with-parent, the parent-death signal of the other backends, or the
+// sandbox's pid 1 must end it; the next run's sweep is not waited for).
+// A bwrap server outlived its killed test binary for 30 minutes in an
+// earlier session (issue 22).
+func TestSpinLeavesNothing(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range testBackends(t) {
+		for _, cg := range []string{"cg", "nocg"} {
+			t.Run(backend+"/"+cg+"/close", func(t *testing.T) {
+				if cg == "nocg" {
+					cgroupsDisabled = true
+					defer func() { cgroupsDisabled = false }()
+				}
+				plan, marker := fakePlan(t, "spin")
+				s, err := Launch(context.Background(), plan, testOptions(backend))
+				if err != nil {
+					t.Fatal(err)
+				}
+				connect(t, s)
+				for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(marker)) == 0 && time.Now().Before(deadline); {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if len(markedProcesses(marker)) == 0 {
+					t.Fatal("the spin server never ran")
+				}
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+				assertNoProcess(t, marker)
+			})
+			t.Run(backend+"/"+cg+"/scanner-killed", func(t *testing.T) {
+				_, marker := fakePlan(t, "spin")
+				out := filepath.Join(t.TempDir(), "running")
+				cmd := exec.Command(exe, fakeArg, "holdspin", backend, out, marker, cg)
+				cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					if _, err := os.Stat(out); err == nil {
+						break
+					}
+				}
+				running := len(markedProcesses(marker)) > 0
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				if !running {
+					t.Fatal("the spin server never ran")
+				}
+				assertNoProcess(t, marker)
+				// Whatever assertNoProcess found is killed here, so that
+				// a failure leaves nothing spinning on the machine.
+				for _, pid := range markedProcesses(marker) {
+					if p, err := os.FindProcess(pid); err == nil {
+						_ = p.Kill()
+					}
+				}
+			})
+		}
+	}
+}
