@@ -36,3 +36,23 @@ func TestRetryableField(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryableAtTextEnd: a retry statement that ends the text (no stop,
+// no trailing space) is read like any other. The scans past the match
+// (nextWord, neverAddressed) stop at the end of the text; the mutants
+// `i < len(s)` -> `<=` at elem_retryable.go:58, 62 and 88 read one byte
+// past it and lived through the whole suite, since every text there ended
+// in a stop or more words.
+func TestRetryableAtTextEnd(t *testing.T) {
+	c := Context{ToolNames: []string{"charge"}}
+	for _, text := range []string{
+		"Payment failed. Do not retry",      // the match ends the text
+		"Payment failed. Do not retry this", // the word after "this" is the end
+		"Rate limited: wait 5s",             // the word after "wait" runs to the end
+	} {
+		g := Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "charge", Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: text}, c)
+		if !g.Pass(ElemRetryable) {
+			t.Errorf("%q: retryable failed (%s)", text, evidenceOf(g, ElemRetryable))
+		}
+	}
+}
