@@ -306,13 +306,10 @@ func inputRound(tool string, result json.RawMessage) (map[string]any, []Finding)
 		_ = json.Unmarshal(r.InputRequests[k], &req)
 		switch req.Method {
 		case "elicitation/create":
-			for _, f := range checkElicitRequest(r.InputRequests[k]) {
-				f.Subject = subjectOf("tool", tool, 0)
-				f.Pointer = "tools/call/result/inputRequests/" + escapeToken(k) + strings.TrimPrefix(f.Pointer, "elicitation/create")
-				fs = append(fs, f)
-			}
+			fs = append(fs, inputRequestFindings(checkElicitRequest(r.InputRequests[k]), tool, k, req.Method)...)
 			responses[k] = json.RawMessage(`{"action":"decline"}`)
 		case "sampling/createMessage":
+			fs = append(fs, inputRequestFindings(checkSamplingRequest(r.InputRequests[k]), tool, k, req.Method)...)
 			b, _ := json.Marshal(map[string]any{"role": "assistant", "model": "mcpvet-fixed-reply", "stopReason": "endTurn",
 				"content": map[string]string{"type": "text", "text": SamplingReply}})
 			responses[k] = b

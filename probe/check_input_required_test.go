@@ -76,6 +76,9 @@ func TestInputRequiredViolations(t *testing.T) {
 		{"bad form", `{"resultType":"input_required","requestState":"s","inputRequests":{"c":{"method":"elicitation/create","params":{"mode":"form","message":"Pick",
 		  "requestedSchema":{"type":"object","properties":{"color":{"type":"string","enum":["red"],"default":"blue"}}}}}}}`,
 			[]string{"elicitation/schema_inconsistent tool:reader tools/call/result/inputRequests/c/params/requestedSchema/properties/color/default"}, maxInputRounds},
+		{"sampling with tools", `{"resultType":"input_required","requestState":"s","inputRequests":{"s1":{"method":"sampling/createMessage","params":{"maxTokens":9,
+		  "messages":[{"role":"user","content":{"type":"text","text":"x"}}],"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}}}`,
+			[]string{"sampling/undeclared_feature_used tool:reader tools/call/result/inputRequests/s1/params/tools"}, maxInputRounds},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := &scriptServer{script: map[string][]string{
@@ -86,7 +89,7 @@ func TestInputRequiredViolations(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			res := Run(ctx, srv, &Options{CallTimeout: 2 * time.Second, Exercise: true, SkipBasics: true, Inject: &InjectOptions{Disabled: true}})
-			if diff := cmp.Diff(tt.want, findingKeys(res, CodeInputRequiredEmpty, CodeElicitSchemaInconsistent)); diff != "" {
+			if diff := cmp.Diff(tt.want, findingKeys(res, CodeInputRequiredEmpty, CodeElicitSchemaInconsistent, CodeSamplingUndeclared)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%v", diff, res.Findings)
 			}
 			if len(res.Exercised) != 1 || res.Exercised[0].Outcome != "input_required" || res.Exercised[0].InputRounds != tt.rounds {

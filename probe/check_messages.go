@@ -177,6 +177,9 @@ func checkMessagePage(spec *specSchema, p Page) []Finding {
 	if kind == msgRequest && method == "elicitation/create" {
 		fs = append(fs, checkElicitRequest(p.Result)...)
 	}
+	if kind == msgRequest && method == "sampling/createMessage" {
+		fs = append(fs, checkSamplingRequest(p.Result)...)
+	}
 	return fs
 }
 

@@ -85,6 +85,7 @@ func (b builtinBackend) available() error {
 
 // probeBackend launches "true" through b and checks that it exits 0.
 func probeBackend(b backend) error {
+	backendProbes.Add(1)
 	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: "true"}
 	o := (&Options{Backend: BackendNone, Limits: Limits{Wall: 20 * time.Second}, TerminateGrace: time.Second}).resolve()
 	s := &Server{plan: plan, opts: o, backend: b, runID: newRunID(), stderr: newTailBuffer(stderrTailBytes, 1<<20)}

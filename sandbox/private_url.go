@@ -3,13 +3,11 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpvet/mcpvet/vocab"
@@ -68,28 +66,7 @@ func untrustedURLReason(ctx context.Context, raw string, resolver *net.Resolver)
 	if u.User != nil {
 		return "it carries user info"
 	}
-	host := u.Hostname()
-	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		if r := privateReason(ip); r != "" {
-			return fmt.Sprintf("it points at a %s address (%s)", r, ip)
-		}
-		return ""
-	}
-	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return fmt.Sprintf("it points at %s (loopback)", host)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	addrs, err := resolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return "" // unreachable now; the guarded dialer checks what it resolves to later
-	}
-	for _, a := range addrs {
-		if r := privateReason(a); r != "" {
-			return fmt.Sprintf("its host %s resolves to a %s address (%s)", host, r, a)
-		}
-	}
-	return ""
+	return hostPrivateReason(ctx, u.Hostname(), resolver)
 }
 
 // checkEntryURLs refuses, for an untrusted source without allowPrivate,
@@ -135,16 +112,7 @@ var guardedTransport = func() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	plain := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	guarded := *plain
-	guarded.Control = func(network, address string, _ syscall.RawConn) error {
-		ap, err := netip.ParseAddrPort(address)
-		if err != nil {
-			return fmt.Errorf("%w: cannot parse %q", ErrPrivateAddress, address)
-		}
-		if r := privateReason(ap.Addr()); r != "" {
-			return fmt.Errorf("%w: refusing to connect for an untrusted entry to %s (%s); pass --allow-private-network to allow it", ErrPrivateAddress, ap.Addr().Unmap(), r)
-		}
-		return nil
-	}
+	guarded.Control = refusePrivate("an untrusted entry")
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if ctx.Value(privateGuardKey{}) == nil || addr == proxyAddr("https://registry.invalid/") || addr == proxyAddr("http://registry.invalid/") {
 			return plain.DialContext(ctx, network, addr)

@@ -87,30 +87,57 @@ func checkRemoteURL(ctx context.Context, plan *vocab.Plan, allowPrivate bool, re
 	if !plan.Untrusted() || allowPrivate {
 		return nil
 	}
-	host := u.Hostname()
-	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		if r := privateReason(ip); r != "" {
-			return launchErrorf(vocab.StatusInvalidPlan, "remote URL of an untrusted %s target points at a %s address (%s); pass --allow-private-network to probe it anyway", plan.Source, r, ip)
+	if r := hostPrivateReason(ctx, u.Hostname(), resolver); r != "" {
+		return launchErrorf(vocab.StatusInvalidPlan, "remote URL of an untrusted %s target is refused: %s; pass --allow-private-network to probe it anyway", plan.Source, r)
+	}
+	return nil
+}
+
+// refusePrivate is the connect-time private-address check, a dialer's
+// Control hook (run after name resolution, on the address actually
+// connected to, so DNS rebinding is covered): it refuses every address
+// privateReason names. whom says on whose behalf in the error. Remotes
+// ([guardedDial]) and mcpvet's own requests for untrusted entries
+// ([guardedTransport]) share it.
+func refusePrivate(whom string) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: cannot parse %q", ErrPrivateAddress, address)
+		}
+		if r := privateReason(ap.Addr()); r != "" {
+			return fmt.Errorf("%w: refusing to connect for %s to %s (%s); pass --allow-private-network to allow it", ErrPrivateAddress, whom, ap.Addr().Unmap(), r)
 		}
 		return nil
 	}
+}
+
+// hostPrivateReason says why an untrusted URL's host may not be contacted
+// ("" when it may): an address or localhost name that is private, or a
+// name that resolves to a private address now. A name that does not
+// resolve is "": the guarded dialer checks what it resolves to later.
+func hostPrivateReason(ctx context.Context, host string, resolver *net.Resolver) string {
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		if r := privateReason(ip); r != "" {
+			return fmt.Sprintf("it points at a %s address (%s)", r, ip)
+		}
+		return ""
+	}
 	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return launchErrorf(vocab.StatusInvalidPlan, "remote URL of an untrusted %s target points at %s (loopback); pass --allow-private-network to probe it anyway", plan.Source, host)
+		return fmt.Sprintf("it points at %s (loopback)", host)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	addrs, err := resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		// Unresolvable now: the connection attempt reports it as
-		// unreachable, and the dialer still checks what it resolves to.
-		return nil
+		return ""
 	}
 	for _, a := range addrs {
 		if r := privateReason(a); r != "" {
-			return launchErrorf(vocab.StatusInvalidPlan, "remote host %s of an untrusted %s target resolves to a %s address (%s); pass --allow-private-network to probe it anyway", host, plan.Source, r, a.Unmap())
+			return fmt.Sprintf("its host %s resolves to a %s address (%s)", host, r, a.Unmap())
 		}
 	}
-	return nil
+	return ""
 }
 
 // guardedDial returns the DialContext of a remote's HTTP transport. For an
@@ -123,16 +150,7 @@ func guardedDial(plan *vocab.Plan, allowPrivate bool, resolver *net.Resolver) fu
 		return d.DialContext
 	}
 	guarded := *d
-	guarded.Control = func(network, address string, _ syscall.RawConn) error {
-		ap, err := netip.ParseAddrPort(address)
-		if err != nil {
-			return fmt.Errorf("%w: cannot parse %q", ErrPrivateAddress, address)
-		}
-		if r := privateReason(ap.Addr()); r != "" {
-			return fmt.Errorf("%w: refusing to connect an untrusted target to %s (%s); pass --allow-private-network to allow it", ErrPrivateAddress, ap.Addr().Unmap(), r)
-		}
-		return nil
-	}
+	guarded.Control = refusePrivate("an untrusted target")
 	proxy := proxyAddr(plan.URL)
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if proxy != "" && addr == proxy {

@@ -539,11 +539,23 @@ func TestResourceLimitsWithoutCgroups(t *testing.T) {
 	testResourceLimits(t)
 }
 
+// cgroupsLimitMemory reports whether this process can limit a server's
+// memory with cgroups (as a user without a delegated cgroup it cannot, and
+// the limit is the RLIMIT_DATA fallback).
+func cgroupsLimitMemory() bool {
+	cg := newCgroupSet("probe-"+newRunID(), Limits{MemoryBytes: 1 << 30})
+	if cg == nil {
+		return false
+	}
+	defer cg.remove()
+	return cg.limitsMemory()
+}
+
 func testResourceLimits(t *testing.T) {
 	// RLIMIT_DATA counts the Go runtime's writable reservations: a Go
 	// program needs more than 64 MiB of it just to start.
 	memory := int64(64 << 20)
-	if cgroupsDisabled {
+	if cgroupsDisabled || !cgroupsLimitMemory() {
 		memory = 256 << 20
 	}
 	for _, backend := range testBackends(t) {

@@ -20,6 +20,14 @@ import (
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
+// Prewarm starts the sandbox's availability check in the background (see
+// [sandbox.Prewarm]), for a caller about to probe with o.
+func Prewarm(o *ProbeOptions) {
+	if o != nil {
+		sandbox.Prewarm(o.Sandbox)
+	}
+}
+
 // ProbeOptions configures [Probe].
 type ProbeOptions struct {
 	// Sandbox configures isolation, limits and installs.

@@ -364,6 +364,9 @@ func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, ou
 		return err
 	}
 	defer st.Close()
+	// The sandbox's availability check overlaps with the install check
+	// and run conditions before the launch (issue 25: probe cost).
+	scan.Prewarm(opts)
 	res, err := scan.RunOne(ctx, plan, &scan.Options{Store: st, Probe: *opts,
 		Info: results.ScanInfo{Kind: results.KindProbe, Source: plan.Source}})
 	interrupted := errors.Is(err, scan.ErrInterrupted)

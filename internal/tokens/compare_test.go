@@ -115,3 +115,37 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	})
 }
+
+// TestASCIISplitMatchesRegexp compares the hand-written ASCII pre-split
+// with the regexp's pieces on ASCII mixes of every class boundary:
+// contractions in both cases, runs of spaces before words, punctuation and
+// line breaks, digits, slashes and tabs.
+func TestASCIISplitMatchesRegexp(t *testing.T) {
+	enc, err := encoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	atoms := []string{"a", "Z", "ab", "AB", "Ab", "aB", "'s", "'S", "'re", "'RE", "'ll", "'d", "'x", "'", "0", "42", "12345",
+		" ", "  ", "   ", "\t", "\n", "\r\n", "\n\n", " \n ", "\v", "\f", ".", "/", "//", ",", "{\"", "\":", "}", "(", "-", "_",
+		"the", " quick", "Brown", "FOX", "snake_case", "camelCase", "https://x.test/a?b=c", "e.g.", "don't", "I'M"}
+	r := rand.New(rand.NewPCG(25, 2))
+	for range 3000 {
+		var b strings.Builder
+		for n := r.IntN(30); n >= 0; n-- {
+			b.WriteString(atoms[r.IntN(len(atoms))])
+		}
+		s := b.String()
+		var got []string
+		asciiSplit(s, func(p string) { got = append(got, p) })
+		var want []string
+		runes := []rune(s)
+		m, _ := enc.split.FindRunesMatch(runes)
+		for m != nil {
+			want = append(want, string(runes[m.Index:m.Index+m.Length]))
+			m, _ = enc.split.FindNextMatch(m)
+		}
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("%q: split %q, the regexp %q", s, got, want)
+		}
+	}
+}

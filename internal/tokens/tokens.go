@@ -69,6 +69,30 @@ var encoder = sync.OnceValues(func() (*bpe, error) {
 // as ordinary text. Like tiktoken-go, it splits the text's runes (an
 // invalid UTF-8 byte is U+FFFD).
 func (e *bpe) count(s string) int {
+	if isASCII(s) {
+		n := 0
+		var piece []byte
+		asciiSplit(s, func(p string) {
+			piece = append(piece[:0], p...)
+			n += e.pieceTokens(piece)
+		})
+		return n
+	}
+	return e.countRegexp(s)
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// countRegexp is count through the pre-split regexp.
+func (e *bpe) countRegexp(s string) int {
 	runes := []rune(s)
 	n := 0
 	var piece []byte
