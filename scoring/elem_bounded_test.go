@@ -63,10 +63,11 @@ func TestBoundedLimits(t *testing.T) {
 // MaxEnumeration newlines), and the server's own names mentioned in the
 // text (only when it has more than MaxEnumeration of them; a name at byte
 // 0 counts), while JSON punctuation and "key": value members of JSON
-// that does not parse are layout; and a segment of exactly maxTokenBytes
+// that does not parse are layout; comma lists count a line at a time
+// and from six items; and a segment of exactly maxTokenBytes
 // is counted whole. 14 mutants of measure, itemLines, isItemLine and
 // countTokens lived through the whole suite before (elem_bounded.go:26,
-// 54, 72, 76, 77, 97, 101, 103, 109, 116, 119, 122).
+// 54, 72, 76, 77, 97, 101, 103, 109, 116, 119, 122, 136, 142).
 func TestBoundedEnumerationForms(t *testing.T) {
 	seq := func(prefix, sep string, n int) string {
 		s := make([]string, n)
@@ -89,6 +90,9 @@ func TestBoundedEnumerationForms(t *testing.T) {
 		{"exactly MaxEnumeration newlines", KindRuntime, nil, seq("region_", "\n", MaxEnumeration+1), false, fmt.Sprintf("enumerates %d items", MaxEnumeration+1)},
 		{"own names, the first at byte 0", KindUnknownTool, names, seq("tool_", " ", MaxEnumeration+1) + " exist; tool_99 does not", false, fmt.Sprintf("enumerates %d items", MaxEnumeration+1)},
 		{"no more names than the budget: not scanned", KindUnknownTool, names[:MaxEnumeration], seq("tool_", " ", MaxEnumeration) + " exist; tool_99 does not", true, "largest enumeration 0"},
+		{"comma lists are counted a line at a time", KindRuntime, nil, "\n" + strings.Repeat("north, south, east, west\n", 9), true, "largest enumeration 0"},
+		{"five items a line are prose", KindRuntime, nil, "Pick one of: north, south, east, west, up", true, "largest enumeration 0"},
+		{"six are an enumeration", KindRuntime, nil, "Pick one of: north, south, east, west, up, down", true, "largest enumeration 6"},
 		{"members of JSON that does not parse are layout", KindRuntime, nil, "{\n" + seq(`"key_`, "\": 1,\n", 30) + "\": 1,\n  ],", true, "largest enumeration 0"},
 		{"a segment of exactly maxTokenBytes", KindRuntime, nil, strings.Repeat("error ", maxTokenBytes/6) + strings.Repeat("x", maxTokenBytes%6), false, "over the 500-token budget"},
 	} {
