@@ -84,16 +84,8 @@ func TestElicitationShapeConformant(t *testing.T) {
 			elicited <- err
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 		})
-	ct, st := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
 	// 2025-11-25: a 2026-07-28 server asks through input-required results instead (TestInputRequired).
-	res := Run(ctx, ct, &Options{CallTimeout: 5 * time.Second, Exercise: true, ProtocolVersion: "2025-11-25", Inject: &InjectOptions{Disabled: true}})
+	res := runExercised(t, server, "2025-11-25")
 	select {
 	case err := <-elicited:
 		if err != nil {
@@ -105,11 +97,7 @@ func TestElicitationShapeConformant(t *testing.T) {
 	if got := findingKeys(res, CodeElicitSchemaInconsistent, CodeMessageSchemaViolation); len(got) != 0 {
 		t.Errorf("findings on a consistent form: %v", got)
 	}
-	answered := false
-	for _, r := range res.Client.Replies {
-		answered = answered || (r.Method == "elicitation/create" && r.Count == 1)
-	}
-	if !answered {
+	if !repliedOnce(res, "elicitation/create") {
 		t.Errorf("client replies %+v, want one elicitation/create", res.Client.Replies)
 	}
 }

@@ -33,15 +33,7 @@ func TestInputRequiredConformant(t *testing.T) {
 			_, got.answer = req.Params.InputResponses["color"]
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 		})
-	ct, st := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	res := Run(ctx, ct, &Options{CallTimeout: 5 * time.Second, Exercise: true, Inject: &InjectOptions{Disabled: true}})
+	res := runExercised(t, server, "")
 	if res.Liveness.ProtocolVersion != "2026-07-28" {
 		t.Fatalf("negotiated %q, want 2026-07-28", res.Liveness.ProtocolVersion)
 	}

@@ -47,15 +47,7 @@ func TestSamplingConformant(t *testing.T) {
 			sampled <- err
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 		})
-	ct, st := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	res := Run(ctx, ct, &Options{CallTimeout: 5 * time.Second, Exercise: true, ProtocolVersion: "2025-11-25", Inject: &InjectOptions{Disabled: true}})
+	res := runExercised(t, server, "2025-11-25")
 	select {
 	case err := <-sampled:
 		if err != nil {
@@ -67,11 +59,7 @@ func TestSamplingConformant(t *testing.T) {
 	if got := findingKeys(res, CodeSamplingUndeclared, CodeMessageSchemaViolation); len(got) != 0 {
 		t.Errorf("findings on a conformant sampling request: %v", got)
 	}
-	answered := false
-	for _, r := range res.Client.Replies {
-		answered = answered || (r.Method == "sampling/createMessage" && r.Count == 1)
-	}
-	if !answered {
+	if !repliedOnce(res, "sampling/createMessage") {
 		t.Errorf("client replies %+v, want one sampling/createMessage", res.Client.Replies)
 	}
 }
