@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/internal/fixture"
 )
 
@@ -62,18 +63,38 @@ func TestTriageContextAndRetry(t *testing.T) {
 
 	hostile := "rm\x1b[2J\x1b]0;pwned\x07_all"
 	tr.Context[0].HeaviestTools[0].Tool = hostile
+	tr.Context[0].HeaviestServers = append(tr.Context[0].HeaviestServers, results.TriageWeight{Server: hostile, Tokens: 1})
 	for _, o := range []*TriageOptions{nil, {Summary: true, Width: 100}, {Width: 90}} {
 		var b bytes.Buffer
 		if err := WriteTriage(&b, tr, "table", o); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
+		// The one-screen summary names the client without its config's
+		// path, one line per client.
+		client := "Cursor (/a.json): "
+		if o != nil && o.Summary {
+			client = "\n  Cursor: "
+		}
 		if !strings.Contains(out, "context cost (o200k_base tokens a client loads from its servers)") ||
-			!strings.Contains(out, "errors that resolve on the first retry: 1/2") || !strings.Contains(out, "Cursor (/a.json): ") {
+			!strings.Contains(out, "errors that resolve on the first retry: 1/2") || !strings.Contains(out, client) {
 			t.Errorf("options %+v: context or retry line missing:\n%s", o, out)
 		}
 		if strings.ContainsAny(out, "\x1b\x07") {
 			t.Errorf("options %+v: a control character from a tool name reached the table", o)
+		}
+	}
+}
+
+// TestClientName pins the short client names of the one-screen summary.
+func TestClientName(t *testing.T) {
+	for label, want := range map[string]string{
+		"Cursor (/home/u/.cursor/mcp.json)":                                "Cursor",
+		"Claude Code (/home/u/.claude.json) project /home/u/src/wordcount": "Claude Code project wordcount",
+		"/etc/mcp/servers.json":                                            "/etc/mcp/servers.json",
+	} {
+		if got := clientName(label); got != want {
+			t.Errorf("clientName(%q) = %q, want %q", label, got, want)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func writeTriageSummary(w io.Writer, t *results.Triage, width int) error {
 			fmt.Fprintln(&b, "  "+cutRunes(triageCell(line+": "+s.Reason), width-2))
 		}
 	}
-	writeTriageContext(&b, t, width)
+	writeTriageContext(&b, t, width, true)
 	writeSummaryCounts(&b, rows, len(t.Servers), width)
 	fmt.Fprintln(&b, "details: mcpvet triage --verbose, or --server NAME for one server")
 	_, err := w.Write(b.Bytes())

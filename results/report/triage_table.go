@@ -73,7 +73,7 @@ func writeTriageTable(w io.Writer, t *results.Triage) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	writeTriageContext(&b, t, 0)
+	writeTriageContext(&b, t, 0, false)
 	writeTriageCounts(&b, t)
 	_, err := w.Write(triageTrimLines(b.Bytes()))
 	return err

@@ -90,7 +90,7 @@ func writeTriageBlocks(w io.Writer, t *results.Triage, width int) error {
 			}
 		}
 	}
-	writeTriageContext(&b, t, width)
+	writeTriageContext(&b, t, width, false)
 	writeTriageCounts(&b, t)
 	_, err := w.Write(b.Bytes())
 	return err
