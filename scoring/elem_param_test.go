@@ -42,3 +42,24 @@ func TestQuoteList(t *testing.T) {
 		}
 	}
 }
+
+// TestParamRuntimeEcho: a runtime refusal that quotes the value sent
+// names the input at fault, from a 3-byte value on; empty quotes quote
+// nothing. (The mutant elem_param.go:76 `len(in.sent) >= 3` -> `> 3`
+// lived through the whole suite.)
+func TestParamRuntimeEcho(t *testing.T) {
+	c := Context{ToolNames: []string{"list_dir"}, ParamNames: []string{"dir"}}
+	for _, tt := range []struct {
+		sent, text string
+		want       bool
+	}{
+		{`"abc"`, "scandir 'abc' failed: not a directory", true},
+		{`"abcdef"`, "scandir '' failed: not a directory", false},
+	} {
+		g := Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "list_dir", Param: "dir", Sent: raw(tt.sent), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: tt.text}, c)
+		if got := g.Pass(ElemParam); got != tt.want {
+			t.Errorf("sent %s, %q: param %v, want %v (%s)", tt.sent, tt.text, got, tt.want, evidenceOf(g, ElemParam))
+		}
+	}
+}
