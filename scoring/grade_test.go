@@ -377,3 +377,21 @@ func FuzzGrade(f *testing.F) {
 		}
 	})
 }
+
+// TestApplies: Applies names the elements graded and no other (the
+// mutant `e.Name == name` -> `!=` lived through the whole suite).
+func TestApplies(t *testing.T) {
+	g := Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: "get_weather", Param: "city", Sent: raw(`3`), Class: ClassToolError,
+		ProtocolVersion: "2025-11-25", Text: "city must be a string"}, Context{ToolNames: []string{"get_weather"}, ParamNames: []string{"city"}})
+	if len(g.Elements) == 0 {
+		t.Fatal("no element graded")
+	}
+	for _, e := range g.Elements {
+		if !g.Applies(e.Name) {
+			t.Errorf("Applies(%q) = false for a graded element", e.Name)
+		}
+	}
+	if g.Applies("no_such_element") {
+		t.Error(`Applies("no_such_element") = true`)
+	}
+}

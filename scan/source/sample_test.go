@@ -152,3 +152,23 @@ func TestShardErrors(t *testing.T) {
 		t.Errorf("ShardOf(_, 1) = %d", got)
 	}
 }
+
+// TestShardEdges: one shard of one holds every plan, shard 0 of two is
+// valid, and the edges just outside are errors (the mutants of Shard's
+// check, `n < 1` -> `<= 1` or `>= 1` and `i < 0` -> `<= 0`, lived through
+// the whole suite).
+func TestShardEdges(t *testing.T) {
+	plans := []vocab.Plan{{Key: "npm:a"}, {Key: "npm:b"}, {Key: "npm:c"}}
+	all, err := Shard(plans, 0, 1)
+	if err != nil || !slices.EqualFunc(all, plans, func(a, b vocab.Plan) bool { return a.Key == b.Key }) {
+		t.Errorf("Shard(0 of 1) = %v, %v; want every plan", all, err)
+	}
+	if _, err := Shard(plans, 0, 2); err != nil {
+		t.Errorf("Shard(0 of 2): %v", err)
+	}
+	for _, tt := range [][2]int{{0, 0}, {-1, 2}, {2, 2}} {
+		if _, err := Shard(plans, tt[0], tt[1]); err == nil {
+			t.Errorf("Shard(%d of %d): no error", tt[0], tt[1])
+		}
+	}
+}
