@@ -1,6 +1,8 @@
 package scoring
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -250,5 +252,36 @@ func TestDropCountsFatalItems(t *testing.T) {
 	v := Decide(res, nil)
 	if v.Decision != vocab.DecisionDrop || v.AuthorItems != 2 || v.WorstSeverity != probe.SeverityFatal || v.Cause != "crashed or hung on invalid input" {
 		t.Errorf("verdict %s, %d items, worst %s, cause %q; want drop, 2, fatal, crashed", v.Decision, v.AuthorItems, v.WorstSeverity, v.Cause)
+	}
+}
+
+// TestSupplyEdges: at most maxSupply items; every credential variable
+// named, not only the first; the server's own words only when there are
+// some. (Mutants verdict_actor.go:176 `<` -> `<=`, :204 the -1 of
+// FindAllString, :209 `l.Evidence != ""` negated lived through the whole
+// suite.)
+func TestSupplyEdges(t *testing.T) {
+	local := probe.Target{Command: []string{"npx", "srv"}}
+	items := make([]string, maxSupply+2)
+	for i := range items {
+		items[i] = fmt.Sprintf("INPUT_%d", i)
+	}
+	many := &probe.Result{Target: local, Liveness: probe.Liveness{Status: vocab.StatusNeedsConfiguration,
+		Detail: "required inputs without a value: " + strings.Join(items, ", ")}}
+	if got := Supply(many); len(got) != maxSupply {
+		t.Errorf("Supply of %d inputs = %d items, want %d", len(items), len(got), maxSupply)
+	}
+	two := &probe.Result{Target: local, Liveness: probe.Liveness{Status: vocab.StatusMissingCredentials,
+		Evidence: "GITHUB_TOKEN is not set", Detail: "set GITHUB_TOKEN and GITHUB_ORG"}}
+	if got := Supply(two); !slices.Equal(got, []string{"environment variable GITHUB_TOKEN", "environment variable GITHUB_ORG"}) {
+		t.Errorf("Supply = %q, want both variables", got)
+	}
+	none := &probe.Result{Target: local, Liveness: probe.Liveness{Status: vocab.StatusMissingCredentials, Detail: "exited: unauthorized"}}
+	if got := Supply(none); len(got) != 0 {
+		t.Errorf("Supply with no evidence = %q, want nothing", got)
+	}
+	said := &probe.Result{Target: local, Liveness: probe.Liveness{Status: vocab.StatusMissingCredentials, Evidence: "login required"}}
+	if got := Supply(said); !slices.Equal(got, []string{"the credential the server names: login required"}) {
+		t.Errorf("Supply = %q, want the server's words", got)
 	}
 }
