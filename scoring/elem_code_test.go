@@ -24,3 +24,22 @@ func TestCodeTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestPydanticType: the type of a pydantic error is read at the start of
+// the text, with any lower-case letter from a to z, and a text that ends
+// inside it is not one (mutants elem_code.go:76 `k < 0` -> `<= 0` and :81
+// `j < len(s)`, `>= 'a'`, `<= 'z'` at their edges lived through the whole
+// suite).
+func TestPydanticType(t *testing.T) {
+	for s, want := range map[string]string{
+		"[type=missing, input_value={}]":            "missing",
+		"1 error [type=value_error, input_value=3]": "value_error",
+		"1 error [type=size_limit]":                 "size_limit",
+		"1 error [type=missing":                     "",
+	} {
+		i, j, ok := pydanticType(s)
+		if got := s[i:j]; ok != (want != "") || got != want {
+			t.Errorf("pydanticType(%q) = %q, %v; want %q", s, got, ok, want)
+		}
+	}
+}
