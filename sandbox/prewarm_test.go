@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"testing"
 )
 
@@ -30,5 +31,24 @@ func TestPrewarmSharesTheCheck(t *testing.T) {
 	// Asked again (the launch after a Prewarm): no new run.
 	if b2, _, _ := chooseBackend(o); b2.name() != b.name() || backendProbes.Load() != n {
 		t.Errorf("second choice: %s, %d runs (was %s, %d)", b2.name(), backendProbes.Load(), b.name(), n)
+	}
+}
+
+// TestAvailabilityCheckExposesNothing: the availability check's "true"
+// starts in no host folder, so preparing it walks none (issue 25: it
+// exposed the working directory and walked all of it for files to mask,
+// 0.2 s of every probe run inside a source tree).
+func TestAvailabilityCheckExposesNothing(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, b := range []backend{builtinBackend{}, bwrapBackend{}} {
+		s := checkServer(b)
+		if err := s.prepare(context.Background()); err != nil {
+			t.Fatalf("%s: prepare: %v", b.name(), err)
+		}
+		s.removeRunDir()
+		if len(s.exposed) != 0 || s.workDir != "" {
+			t.Errorf("%s: the check exposes %v and starts in %q, want nothing", b.name(), s.exposed, s.workDir)
+		}
 	}
 }
