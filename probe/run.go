@@ -193,6 +193,9 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	// than after them.
 	go tokens.Warm()
 	describeHandshake(res, s.cs, rec)
+	// So does the schema of the negotiated version, which the listing
+	// phase's checks use first.
+	go warmSpec(res.Liveness.ProtocolVersion)
 	var pages []Page
 	if ex, ok := rec.last(res.Liveness.Handshake); ok && ex.result != nil {
 		pages = append(pages, Page{Method: res.Liveness.Handshake, Result: ex.result})
