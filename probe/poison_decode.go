@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpvet/mcpvet/internal/canary"
 )
 
 // The encodings a text can hide an instruction in. Each decoded run that
@@ -71,21 +73,9 @@ func decodedViews(v view, depth int) []view {
 		}
 	}
 	if v.how == "" && (len(rot13Hint.FindAllStringIndex(s, 3)) >= 2 || strings.Contains(strings.ToLower(s), "rot13")) {
-		add("ROT13", 0, len(s), rot13(s))
+		add("ROT13", 0, len(s), canary.ROT13(s))
 	}
 	return out
-}
-
-func rot13(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return 'a' + (r-'a'+13)%26
-		case r >= 'A' && r <= 'Z':
-			return 'A' + (r-'A'+13)%26
-		}
-		return r
-	}, s)
 }
 
 // textLike: valid UTF-8, almost all printable, mostly letters and spaces.

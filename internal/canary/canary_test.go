@@ -122,7 +122,7 @@ func TestFindHostileTransforms(t *testing.T) {
 		"base85 (RFC 1924)":     b85(v),
 		"double base64":         b64([]byte(b64(v))),
 		"reversed":              string([]rune(reverse(testSecret))),
-		"ROT13":                 rot13(testSecret),
+		"ROT13":                 ROT13(testSecret),
 		"interleaved":           interleave(testSecret, "QZ"),
 		"interleaved by 3":      interleave3(testSecret),
 		"upper case":            strings.ToUpper(testSecret),

@@ -92,7 +92,7 @@ func NewFinder(secrets map[string]string) *Finder {
 		lower := strings.ToLower(v)
 		s := secret{name: n, value: v, lower: lower, stripped: strip(lower), raw: []byte(v)}
 		s.reversed = reverse(s.stripped)
-		s.rot13 = rot13(lower)
+		s.rot13 = ROT13(lower)
 		f.secrets = append(f.secrets, s)
 		f.longest = max(f.longest, len(v))
 	}
@@ -778,7 +778,9 @@ func reverse(s string) string {
 	return string(r)
 }
 
-func rot13(s string) string {
+// ROT13 rotates the ASCII letters of s by 13 places: the form a secret
+// (or an instruction) takes to slip past a plain text search.
+func ROT13(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z':
