@@ -29,8 +29,8 @@ const heldoutIssue25bFile = "../testdata/errors/heldout/issue25b.jsonl"
 // score and hand score on the two batches: what the grader reached (the
 // issue asks 0.95 on the held-out batch); see docs/rubric.md.
 const (
-	minIssue25Rho  = 0.96
-	minIssue25bRho = 0.93
+	minIssue25Rho  = 0.97
+	minIssue25bRho = 0.95
 )
 
 // TestHeldoutIssue25 grades the tuning batch through the `mcpvet grade`
