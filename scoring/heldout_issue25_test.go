@@ -67,10 +67,11 @@ func TestHeldoutIssue25b(t *testing.T) {
 // it. Measured once; never tuned on.
 const heldoutIssue25cFile = "../testdata/errors/heldout/issue25c.jsonl"
 
-// minIssue25cRho is the Spearman correlation measured on batch 5, the one
-// measurement (docs/rubric.md, "Issue 25: errors-v7 and a fifth held-out
-// batch"); the test guards it, it was not tuned for.
-const minIssue25cRho = 0
+// minIssue25cRho guards the Spearman correlation measured on batch 5 by
+// its one measurement, 0.939 (docs/rubric.md, "Issue 25: errors-v7 and a
+// fifth held-out batch"): the issue asks 0.95, not reached; nothing was
+// tuned after it.
+const minIssue25cRho = 0.93
 
 // TestHeldoutIssue25c grades the held-out batch 5, pins its confusion
 // counts and its rank correlation, and reports the recall on the
