@@ -23,7 +23,7 @@ lint: ## gofmt, go vet, staticcheck (go install honnef.co/go/tools/cmd/staticche
 	staticcheck ./...
 	go mod tidy -diff
 
-mutate: ## mutation testing: gremlins over every file of the seven packages, one resumable shard per file, then the hand mutants (docs/testing.md); PKGS=./scoring or FILES='scoring/verdict.go ...' narrow it, HAND=only|0
+mutate: ## mutation testing: gremlins' mutants of every file of the seven packages, one resumable shard per file, each judged by the tests covering it (internal/mutantrun; RUNNER=gremlins: every test), then the hand mutants (docs/testing.md); PKGS=./scoring or FILES='scoring/verdict.go ...' narrow it, HAND=only|0
 	scripts/mutate.sh $(PKGS)
 
 mutate-summary: ## the per-file efficacy table of the shards run so far

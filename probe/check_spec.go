@@ -115,6 +115,24 @@ func (s *specSchema) definition(method string) (*jsonschema.Schema, string, erro
 	return sch, name, nil
 }
 
+// warmSpec compiles, in the caller's goroutine, the schema of version
+// and the definition the run's pages check first: the compiler validates
+// the whole embedded schema against its draft's meta-schema on first use
+// (about 0.1 s of CPU), which otherwise falls inside the listing phase of
+// every probe (issue 25: probe cost). The definitions compiled are the
+// same ones a check would compile, so nothing a check reports changes.
+func warmSpec(version string) {
+	spec, ok := specSchemas[version]
+	if !ok {
+		return
+	}
+	for _, m := range []string{"tools/list", "initialize", "server/discover"} {
+		if _, _, err := spec.definition(m); err == nil {
+			return
+		}
+	}
+}
+
 func (s *specSchema) load() error {
 	data, err := specFiles.ReadFile("spec/schema-" + s.version + ".json")
 	if err != nil {

@@ -344,9 +344,13 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 		// graded nor taken for a crash on invalid input. Process describes
 		// the newest process, so this holds after a relaunch too (the
 		// limit of a relaunched server was graded as the fatal
-		// crash_on_invalid_input before).
+		// crash_on_invalid_input before). The lookup waits for the exit
+		// to be recorded, as exitEvidence does before a relaunch: the
+		// connection closes before the launcher has reaped the process
+		// and read its cgroup (a relaunched server killed in flight was
+		// still graded as a crash; a real fixture showed it).
 		if in.opts.Process != nil {
-			if pi := in.opts.Process(0); pi.LimitExceeded != "" {
+			if pi := in.opts.Process(exitWait / 4); pi.LimitExceeded != "" {
 				limit := pi.LimitExceeded
 				if pi.LimitValue != "" {
 					limit += " (" + pi.LimitValue + ")"

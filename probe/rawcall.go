@@ -336,6 +336,12 @@ func (r *recorder) setConn(c *recordingConn) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.conn = c
+	// A request cancelled on an earlier connection can never be answered
+	// on this one: a relaunched server numbers nothing of the old one's,
+	// and raw call ids start again, so its answer to a new "mcpvet-1" was
+	// taken for a response after cancel (issue 22 item 10: a listing the
+	// memory limit ended, then a relaunch).
+	r.cancelled = nil
 }
 
 // HTTPStatusError is a request the server answered with an HTTP client

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -103,6 +104,12 @@ type ProcessInfo struct {
 	LimitExceeded string
 	// LimitValue is that limit's value in words ("1073741824 bytes").
 	LimitValue string
+	// LimitDetail says more when it changes what the user should do: the
+	// server died at start under RLIMIT_DATA, the memory limit where no
+	// cgroup can be used, and --memory is to be raised. A handshake it
+	// ended is then not assessed (Liveness.Environment), not the server's
+	// failure.
+	LimitDetail string
 	// Started is when the process was started.
 	Started time.Time
 	// HTTPStatus is the first HTTP status a remote server answered (the
@@ -176,6 +183,14 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	rec := newRecorder()
 	o.client = &clientLog{}
 	defer func() { res.Client = o.client.side(declaredCapabilities()) }()
+	// CPU-only preparations run while the server starts, rather than
+	// after the handshake on the way of the listing and the injection:
+	// the tokenizer parses its ranks, and the schema the checks will most
+	// likely need is compiled (see warmSpec): the revision asked for, or
+	// else the one the SDK's initialize asks for, which most servers
+	// answer with.
+	go tokens.Warm()
+	go warmSpec(cmp.Or(o.ProtocolVersion, vocab.Protocol20251125))
 	s, err := connect(ctx, rec.transport(t), o)
 	res.Liveness.Timings.HandshakeMs = Ms(time.Since(start))
 	if err != nil {
@@ -188,11 +203,10 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 		return res
 	}
 	s.rec = rec
-	// The tokenizer's first use parses its ranks (CPU only): start it now,
-	// beside the listing and the checks that wait on the server, rather
-	// than after them.
-	go tokens.Warm()
 	describeHandshake(res, s.cs, rec)
+	// The schema of the negotiated revision, when the server chose another
+	// than the one compiled while it started.
+	go warmSpec(res.Liveness.ProtocolVersion)
 	var pages []Page
 	if ex, ok := rec.last(res.Liveness.Handshake); ok && ex.result != nil {
 		pages = append(pages, Page{Method: res.Liveness.Handshake, Result: ex.result})

@@ -9,12 +9,15 @@ import "os"
 // run's own uid, while bwrap must run as that uid from the start (so that
 // its user namespace maps nobody to no host root) and then cannot reach a
 // folder under a 0700 one such as /root.
+//
+// Each backend's availability check may be skipped on a pass saved in
+// o.CacheDir (see availability.go); o is resolved, or the record is not
+// used.
 func isolatingBackends(o Options) []isolatingBackend {
+	builtin := builtinBackend{allowNetwork: o.AllowNetwork, record: availabilityRecord(o.CacheDir, BackendBuiltin, o.AllowNetwork)}
+	bwrap := bwrapBackend{allowNetwork: o.AllowNetwork, record: availabilityRecord(o.CacheDir, BackendBwrap, o.AllowNetwork)}
 	if os.Geteuid() == 0 {
-		return []isolatingBackend{builtinBackend{allowNetwork: o.AllowNetwork}, bwrapBackend{allowNetwork: o.AllowNetwork}}
+		return []isolatingBackend{builtin, bwrap}
 	}
-	return []isolatingBackend{
-		bwrapBackend{allowNetwork: o.AllowNetwork},
-		builtinBackend{allowNetwork: o.AllowNetwork},
-	}
+	return []isolatingBackend{bwrap, builtin}
 }

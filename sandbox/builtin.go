@@ -64,23 +64,22 @@ func runUID(runID string) int {
 
 // builtinBackend isolates with namespaces created by clone and an init
 // helper (the re-executed binary, see [Main]) that builds the root.
-type builtinBackend struct{ allowNetwork bool }
+type builtinBackend struct {
+	allowNetwork bool
+	// record is the file of a saved availability pass, "" for none.
+	record string
+}
 
 func (builtinBackend) name() string { return BackendBuiltin }
 
-var builtinProbe struct {
-	once sync.Once
-	err  error
-}
-
 // available checks once per process that the helper starts, builds a root
-// and runs a program.
+// and runs a program (or finds that check's pass saved, see
+// availability.go).
 func (b builtinBackend) available() error {
 	if !hooked.Load() {
 		return errors.New("the program did not call sandbox.Main at start (the builtin backend re-executes it as its init helper)")
 	}
-	builtinProbe.once.Do(func() { builtinProbe.err = probeBackend(b) })
-	return builtinProbe.err
+	return builtinAvailability.get(b.record, func() error { return probeBackend(b) })
 }
 
 // checkServer is the server of b's availability check: "true", started

@@ -18,14 +18,13 @@ import (
 
 // bwrapBackend isolates with bubblewrap: the same root as builtin (see
 // rootLayout), built by bwrap instead of the init helper.
-type bwrapBackend struct{ allowNetwork bool }
+type bwrapBackend struct {
+	allowNetwork bool
+	// record is the file of a saved availability pass, "" for none.
+	record string
+}
 
 func (bwrapBackend) name() string { return BackendBwrap }
-
-var bwrapProbe struct {
-	once sync.Once
-	err  error
-}
 
 // available checks once per process that bwrap is on PATH and runs a
 // program in the sandbox we ask for (user namespaces may be disabled).
@@ -33,14 +32,10 @@ func (b bwrapBackend) available() error {
 	if os.Geteuid() == 0 && !hooked.Load() {
 		return errors.New("the program did not call sandbox.Main at start (as root, bwrap is started by the re-executed program as the run's own uid)")
 	}
-	bwrapProbe.once.Do(func() {
-		if _, err := exec.LookPath("bwrap"); err != nil {
-			bwrapProbe.err = errors.New("bwrap is not on PATH")
-			return
-		}
-		bwrapProbe.err = probeBackend(b)
-	})
-	return bwrapProbe.err
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		return errors.New("bwrap is not on PATH")
+	}
+	return bwrapAvailability.get(b.record, func() error { return probeBackend(b) })
 }
 
 func (b bwrapBackend) command(s *Server) (*process, error) {

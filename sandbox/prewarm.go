@@ -17,15 +17,13 @@ func Prewarm(o *Options) {
 	if o == nil {
 		return
 	}
-	name := o.Backend
-	if name == "" {
-		name = BackendAuto
-	}
+	ro := o.resolve()
+	name := ro.Backend
 	if name == BackendNone {
 		return
 	}
 	var todo []isolatingBackend
-	for _, b := range isolatingBackends(*o) {
+	for _, b := range isolatingBackends(ro) {
 		if name == BackendAuto || b.name() == name {
 			todo = append(todo, b)
 		}

@@ -15,7 +15,7 @@ func TestPrewarmSharesTheCheck(t *testing.T) {
 	if prewarmed.Load() != before {
 		t.Fatal("Prewarm started a check for backend none")
 	}
-	o := Options{Backend: BackendAuto}
+	o := Options{Backend: BackendAuto, CacheDir: t.TempDir()}
 	Prewarm(&o)
 	if prewarmed.Load() != before+1 {
 		t.Fatal("Prewarm(auto) started nothing")
@@ -25,7 +25,8 @@ func TestPrewarmSharesTheCheck(t *testing.T) {
 		t.Skipf("no isolating backend here: %v", err)
 	}
 	n := backendProbes.Load()
-	if n < 1 || n > 2 {
+	saved := builtinAvailability.fromRecord() || bwrapAvailability.fromRecord()
+	if (n < 1 && !saved) || n > 2 {
 		t.Errorf("%d availability runs, want one per backend tried", n)
 	}
 	// Asked again (the launch after a Prewarm): no new run.

@@ -170,3 +170,194 @@ func TestDeepListingIsALimit(t *testing.T) {
 		})
 	}
 }
+
+// limitMemory is the memory limit of the item 10 fixtures: low enough to be
+// reached in well under a second, high enough for a Go program to start
+// under RLIMIT_DATA (the limit's mechanism without a cgroup, as a user).
+const limitMemory = 256 << 20
+
+// TestSlowListingBombIsTheLimit: a server that grows its memory slowly
+// while tools/list is pending and crosses the memory limit only after the
+// listing timed out (hostile-listing -bomb slow-memory: it holds 96 MiB,
+// then allocates until killed once the scanner cancels the request) is the
+// memory limit on tools/list, not protocol/list_timeout (issue 22 item 10:
+// before, list_timeout and fix with no limit finding), under every
+// backend. Backend none applies the limit too (a cgroup as root, RLIMIT_DATA
+// as a user). About 2 s per backend.
+func TestSlowListingBombIsTheLimit(t *testing.T) {
+	bin := testfixture.Path(t, "hostile-listing")
+	for _, backend := range scanBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			plan := stdio(bin)
+			plan.Args = []string{"-bomb", "slow-memory", "-slow-to", "96"}
+			opts := listingOptions(backend)
+			opts.Run.CallTimeout = time.Second
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
+			res, err := Probe(context.Background(), &plan, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkLimitOn(t, res, "tools/list", false)
+		})
+	}
+}
+
+// TestLimitAfterRelaunchOnBadCursor: the server crashes on an unknown tool
+// (a real crash on invalid input: it is relaunched), and the relaunched
+// server blows the memory limit while it answers the scanner's tools/list
+// with a never-issued cursor (hostile-listing -crash-unknown -bomb memory
+// -bomb-on cursor). The limit is sandbox/limit_exceeded on tools/list and the
+// listing is no probe: before (issue 22 item 10), the limit was looked up
+// only before a relaunch and the bad-cursor listing was graded as the
+// fatal errors/crash_on_invalid_input, under every backend.
+func TestLimitAfterRelaunchOnBadCursor(t *testing.T) {
+	bin := testfixture.Path(t, "hostile-listing")
+	for _, backend := range scanBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			plan := stdio(bin)
+			plan.Args = []string{"-crash-unknown", "-bomb", "memory", "-bomb-on", "cursor"}
+			opts := listingOptions(backend)
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
+			opts.Run.Inject = &probe.InjectOptions{MaxRelaunches: 2, MaxPerTool: 1}
+			res, err := Probe(context.Background(), &plan, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(res.Findings, func(f probe.Finding) bool { return f.Code == probe.CodeRelaunched }) &&
+				!slices.ContainsFunc(res.Probes, func(p probe.ProbeCall) bool { return p.Kind == probe.KindUnknownTool && p.Class == probe.ClassCrash }) {
+				t.Errorf("the unknown tool did not crash the first server: no relaunch")
+			}
+			checkLimitOn(t, res, "tools/list", true)
+		})
+	}
+}
+
+// checkLimitOn checks that res has sandbox/limit_exceeded on pointer naming
+// the memory limit, no listing timeout, and no probe of pointer graded as
+// a crash or hang. crashElsewhere says a real crash on another request is
+// expected (verdict drop for it, not for the limit).
+func checkLimitOn(t *testing.T, res *probe.Result, pointer string, crashElsewhere bool) {
+	t.Helper()
+	var found *probe.Finding
+	for i, f := range res.Findings {
+		t.Logf("%s %s %s %s: %s", f.Severity, f.Code, f.Subject, f.Pointer, f.Message)
+		switch {
+		case f.Code == probe.CodeLimitExceeded && f.Pointer == pointer:
+			found = &res.Findings[i]
+		case f.Code == probe.CodeListTimeout:
+			t.Errorf("%s: the limit was taken for a listing timeout", f.Code)
+		case f.Code == probe.CodeResponseAfterCancel:
+			// The fixture answers no cancelled request; a relaunched
+			// server's answer was taken for one.
+			t.Errorf("%s (%s): a relaunched server's answer was taken for the killed one's", f.Code, f.Value)
+		case f.Code == probe.CodeCrashOnInvalidInput && (f.Pointer == pointer || !crashElsewhere):
+			t.Errorf("%s on %s %s: the limit was graded as an answer", f.Code, f.Subject, f.Pointer)
+		}
+	}
+	if found == nil || !strings.Contains(found.Value, fmt.Sprintf("memory (%d bytes)", limitMemory)) {
+		t.Errorf("limit finding = %+v, want the memory limit on %s", found, pointer)
+	}
+	for _, p := range res.Probes {
+		t.Logf("probe %s %s %s: %s", p.Method, p.Kind, p.Class, p.Text)
+		if p.Method == pointer && (p.Class == probe.ClassCrash || p.Class == probe.ClassHang) {
+			t.Errorf("probe %s %s graded as %s", p.Method, p.Kind, p.Class)
+		}
+	}
+	if res.Verdict == nil || res.Verdict.Decision != "drop" {
+		t.Fatalf("verdict = %+v, want drop", res.Verdict)
+	}
+	for _, r := range res.Verdict.Rules {
+		if r.Fired && r.Name == vocab.RuleCrashOrHang && !crashElsewhere {
+			t.Errorf("verdict rule %s fired (%s): the limit was taken for a crash", r.Name, r.Detail)
+		}
+	}
+	if !slices.ContainsFunc(res.Verdict.Rules, func(r probe.Rule) bool {
+		return r.Fired && slices.Contains(r.Findings, probe.CodeLimitExceeded)
+	}) {
+		t.Errorf("no fired verdict rule names %s: %+v", probe.CodeLimitExceeded, res.Verdict.Rules)
+	}
+}
+
+// TestChildOOMIsTheLimit: the memory limit kills a child of the server
+// while it answers tools/list, and the server itself survives (it answers
+// 2 s later: hostile-listing -bomb child-memory). The cgroup's event is read
+// while the server lives (cgroup v1 memory.oom_control oom_kill, cgroup v2
+// memory.events oom_kill/oom) and attributed to tools/list, under every
+// backend whose memory limit is a cgroup. Under RLIMIT_DATA (no writable
+// cgroup, as a user) a refused allocation leaves no event mcpvet can read
+// while the server lives: those rows skip, saying so.
+func TestChildOOMIsTheLimit(t *testing.T) {
+	bin := testfixture.Path(t, "hostile-listing")
+	for _, backend := range scanBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			plan := stdio(bin)
+			plan.Args = []string{"-bomb", "child-memory"}
+			opts := listingOptions(backend)
+			opts.Run.CallTimeout = 5 * time.Second
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
+			res, err := Probe(context.Background(), &plan, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if iso := res.Target.Isolation; iso != nil && !slices.ContainsFunc(iso.Mechanisms, func(m string) bool { return strings.HasSuffix(m, ":memory") && strings.HasPrefix(m, "cgroup") }) {
+				t.Skipf("no cgroup limits memory here (mechanisms %v): the limit is RLIMIT_DATA, whose refusals leave no event while the server lives", iso.Mechanisms)
+			}
+			checkLimitOn(t, res, "tools/list", false)
+		})
+	}
+}
+
+// TestDataLimitAtStart: without a writable cgroup (as a user; NoCgroups here)
+// the memory limit is RLIMIT_DATA, which counts what a runtime reserves: a
+// Go server cannot even start under 16 MiB of it (its heap arena map). Such
+// a server is the memory limit at start, with a detail telling the user to
+// raise --memory, and not assessed (before: limit_exceeded and drop, the
+// author blamed, or with "runtime: cannot allocate memory" no limit at
+// all). A server that started and then blew the same kind of limit while
+// answering tools/list stays the server's: drop, on tools/list. Every
+// backend; about 1 s each.
+func TestDataLimitAtStart(t *testing.T) {
+	bin := testfixture.Path(t, "hostile-listing")
+	for _, backend := range scanBackends(t) {
+		t.Run(backend+"/start", func(t *testing.T) {
+			plan := stdio(bin)
+			opts := listingOptions(backend)
+			opts.Sandbox.NoCgroups = true
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: 16 << 20}
+			res, err := Probe(context.Background(), &plan, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := res.Liveness
+			t.Logf("status %s: %s; environment %q; stderr %q", l.Status, l.Detail, l.Environment, safeHead(l.StderrTail))
+			if iso := res.Target.Isolation; iso == nil || !slices.Contains(iso.Mechanisms, "rlimit:data") {
+				t.Fatalf("isolation %+v, want rlimit:data", res.Target.Isolation)
+			}
+			if l.Status != vocab.StatusLimitExceeded || !strings.Contains(l.Detail, "died at start under the data limit (RLIMIT_DATA of 16777216 bytes") {
+				t.Errorf("status %s, detail %q: want limit_exceeded, died at start under the data limit", l.Status, l.Detail)
+			}
+			v := res.Verdict
+			if v == nil || v.Decision != vocab.DecisionNotAssessed || !strings.Contains(v.Cause, "raise --memory") {
+				t.Fatalf("verdict %+v, want not_assessed telling to raise --memory", v)
+			}
+			t.Logf("verdict: %s", v.Words())
+		})
+		t.Run(backend+"/after-handshake", func(t *testing.T) {
+			plan := stdio(bin)
+			plan.Args = []string{"-bomb", "memory"}
+			opts := listingOptions(backend)
+			opts.Sandbox.NoCgroups = true
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
+			res, err := Probe(context.Background(), &plan, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Liveness.HandshakeCompleted || res.Liveness.Environment != "" {
+				t.Errorf("liveness %+v, want a completed handshake and no environment cause", res.Liveness)
+			}
+			checkLimitOn(t, res, "tools/list", false)
+		})
+	}
+}
+
+func safeHead(s string) string { return s[:min(len(s), 200)] }

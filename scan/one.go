@@ -60,6 +60,14 @@ const DefaultServerTimeout = 2 * time.Minute
 // could not be set up); everything the server does, including failing to
 // install or start, is in the result.
 func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Result, error) {
+	return probeOnce(ctx, plan, opts, true)
+}
+
+// probeOnce is [Probe]; with recheck, a server that failed to start under
+// a sandbox chosen on an availability pass saved by an earlier process
+// (see [sandbox.Recheck]) is probed once more, after a real check.
+func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, recheck bool) (*probe.Result, error) {
+	outer := ctx
 	var o ProbeOptions
 	if opts != nil {
 		o = *opts
@@ -119,6 +127,13 @@ func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Re
 		po.HTTPClient = c
 	}
 	res := probe.Run(ctx, t, &po)
+	if recheck && first.Info(0).SpawnError != "" && sandbox.Recheck(first) {
+		// The sandbox may no longer build here (the pass was saved
+		// before): launch again after a real check, which reports a
+		// broken sandbox, or picks another backend, as it always did.
+		ls.close()
+		return probeOnce(outer, plan, opts, false)
+	}
 	addLaunchFindings(res, plan, first, ls.latest(), o.Sandbox)
 	// Every launch (relaunches included) had its own canaries; a leak of
 	// any of them counts.
@@ -355,6 +370,7 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 		StdoutNoise:   in.StdoutNoise,
 		LimitExceeded: in.LimitExceeded,
 		LimitValue:    in.LimitValue(),
+		LimitDetail:   in.LimitDetail,
 		Started:       in.Started,
 	}
 	if in.HTTP != nil {

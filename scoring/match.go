@@ -3,7 +3,6 @@ package scoring
 import (
 	"encoding/binary"
 	"fmt"
-	"regexp"
 	"strings"
 	"unsafe"
 
@@ -317,7 +316,7 @@ func asciiLower(s string) string {
 // hints occurs in the text: most error texts contain none, and a
 // substring search is far cheaper than a regexp.
 type guarded struct {
-	re    *regexp.Regexp
+	re    *lazyRE
 	hints []string
 	// pre, when set, replaces the hints.
 	pre func(string) bool
@@ -328,14 +327,14 @@ type guarded struct {
 }
 
 func guard(expr string, hints ...string) guarded {
-	g := guarded{re: regexp.MustCompile(expr), hints: hints}
+	g := guarded{re: lazy(expr), hints: hints}
 	g.register()
 	return g
 }
 
 // guardFunc guards expr with a custom precheck.
 func guardFunc(expr string, pre func(string) bool) guarded {
-	return guarded{re: regexp.MustCompile(expr), pre: pre}
+	return guarded{re: lazy(expr), pre: pre}
 }
 
 func (g guarded) possible(s string) bool {

@@ -15,6 +15,13 @@
 #   scripts/mutate.sh -table                   # rewrite docs/testing.md's per-file table from the ledger
 #   scripts/mutate.sh -import DIR              # add the results of DIR/files/*.json (another clone's run) to the ledger
 #
+# Two runners judge the same mutants (gremlins v0.6.0's) against the same
+# whole package suite: RUNNER=fast (default) is internal/mutantrun, which
+# runs only the tests whose coverage reaches the mutant (per-test
+# coverage, computed once per package and cached in $OUT/cover; see
+# docs/testing.md for why that gives the same result); RUNNER=gremlins
+# runs gremlins itself, every mutant against every test.
+#
 # Resumable: each finished file appends one row to the ledger,
 # docs/mutation/files.tsv (in git: file, its blob hash, the commit, the
 # counts, the wall time), and each mutant that lived one row to
@@ -40,6 +47,7 @@ FILE_TIMEOUT=${FILE_TIMEOUT:-60m}
 OUT=${OUT:-bench/out/mutate}
 NICE=${NICE:-19}
 LEDGER=${LEDGER:-docs/mutation}
+RUNNER=${RUNNER:-fast}
 ALL_PKGS=(./results/report ./scoring ./results ./scan ./scan/source ./sandbox ./probe)
 
 # -count=1: cached test results would make the coverage run (which sets the
@@ -63,7 +71,7 @@ key() {
 record() {
 	local f=$1 j=$2 m=$3 blob
 	mkdir -p "$LEDGER"
-	[ -e "$LEDGER/files.tsv" ] || printf 'file\tblob\tcommit\tkilled\tlived\tnot_covered\ttimed_out\tnot_viable\tseconds\tfinished\n' >"$LEDGER/files.tsv"
+	[ -e "$LEDGER/files.tsv" ] || printf 'file\tblob\tcommit\tkilled\tlived\tnot_covered\ttimed_out\tnot_viable\tseconds\tfinished\trunner\n' >"$LEDGER/files.tsv"
 	[ -e "$LEDGER/lived.tsv" ] || printf 'file\tblob\tline\tcolumn\tmutator\n' >"$LEDGER/lived.tsv"
 	blob=$(meta_blob "$f" "$m")
 	jq -r --slurpfile m "$m" --arg blob "$blob" '
@@ -74,7 +82,7 @@ record() {
 		   ($s | map(select(. == "NOT COVERED")) | length),
 		   ($s | map(select(. == "TIMED OUT")) | length),
 		   ($s | map(select(. == "NOT VIABLE")) | length),
-		   $m[0].seconds, ($m[0].finished // "-")] | @tsv' "$j" >>"$LEDGER/files.tsv"
+		   $m[0].seconds, ($m[0].finished // "-"), ($m[0].runner // "gremlins")] | @tsv' "$j" >>"$LEDGER/files.tsv"
 	jq -r --arg f "$f" --arg blob "$blob" '
 		.files[]?.mutations[]? | select(.status == "LIVED")
 		| [$f, $blob, .line, .column, .type] | @tsv' "$j" >>"$LEDGER/lived.tsv"
@@ -125,7 +133,7 @@ table() {
 				key = c[1] SUBSEP c[2]
 				row[key] = line; anyrow[c[1]] = line
 			}
-			print "| File | Killed | Lived | Not covered | Timed out | Efficacy | Wall time | Main at |"
+			print "| File | Killed | Lived | Not covered | Timed out | Efficacy | Wall time | Main at (runner) |"
 			print "|---|---|---|---|---|---|---|---|"
 		}
 		{
@@ -136,7 +144,8 @@ table() {
 				split(row[f SUBSEP $2], c, "\t")
 				mark = ""
 				if (c[4] + c[5] >= 10 && 100 * c[4] / (c[4] + c[5]) < 75) mark = " (below 75%)"
-				printf "| %s | %d | %d | %d | %d | %s%s | %d s | %s |\n", f, c[4], c[5], c[6], c[7], eff(c[4], c[5]), mark, c[9], c[3]
+				runner = (c[11] != "" ? c[11] : "gremlins")
+				printf "| %s | %d | %d | %d | %d | %s%s | %d s | %s (%s) |\n", f, c[4], c[5], c[6], c[7], eff(c[4], c[5]), mark, c[9], c[3], runner
 				M[p]++; K[p] += c[4]; L[p] += c[5]; N[p] += c[6]; T[p] += c[7]; S[p] += c[9]
 			} else if (f in anyrow) {
 				split(anyrow[f], c, "\t")
@@ -192,9 +201,22 @@ case "${1:-}" in
 esac
 
 G=$(go env GOPATH)/bin/gremlins
-if [ ! -x "$G" ]; then
-	GOFLAGS= go install "github.com/go-gremlins/gremlins/cmd/gremlins@${GREMLINS_VERSION}"
-fi
+case "$RUNNER" in
+fast)
+	mkdir -p "$OUT"
+	G=$OUT/mutantrun
+	GOFLAGS= go build -o "$G" ./internal/mutantrun
+	;;
+gremlins)
+	if [ ! -x "$G" ]; then
+		GOFLAGS= go install "github.com/go-gremlins/gremlins/cmd/gremlins@${GREMLINS_VERSION}"
+	fi
+	;;
+*)
+	echo "RUNNER=$RUNNER: want fast or gremlins" >&2
+	exit 2
+	;;
+esac
 
 # The files to mutate: FILES, or every non-test file of the packages.
 files=()
@@ -238,10 +260,22 @@ run_file() {
 	else
 		args+=(-o "$OUT/files/$k.json.tmp")
 	fi
-	echo "== $f (tests: all of $pkg; GOFLAGS=$base_goflags)" >&2
 	start=$SECONDS
 	rc=0
-	GOFLAGS=$base_goflags timeout "$FILE_TIMEOUT" nice -n "$NICE" "$G" "${args[@]}" "$pkg" >"$OUT/files/$k.log" 2>&1 || rc=$?
+	if [ "$RUNNER" = fast ]; then
+		# The same mutants, each against the tests of $pkg that cover it
+		# (-short, -failfast; internal/mutantrun).
+		echo "== $f (tests: those of $pkg covering each mutant; internal/mutantrun)" >&2
+		if [ -n "${DRY:-}" ]; then
+			"$G" -list "$f"
+			return 0
+		fi
+		rm -f "$OUT/files/$k.tsv"
+		timeout "$FILE_TIMEOUT" nice -n "$NICE" "$G" -cache "$OUT/cover" -json "$OUT/files/$k.json.tmp" -tsv "$OUT/files/$k.tsv" "$f" >"$OUT/files/$k.log" 2>&1 || rc=$?
+	else
+		echo "== $f (tests: all of $pkg; GOFLAGS=$base_goflags)" >&2
+		GOFLAGS=$base_goflags timeout "$FILE_TIMEOUT" nice -n "$NICE" "$G" "${args[@]}" "$pkg" >"$OUT/files/$k.log" 2>&1 || rc=$?
+	fi
 	if [ $rc -ne 0 ]; then
 		[ $rc -eq 124 ] && echo "$f: timed out after $FILE_TIMEOUT (partial log in $OUT/files/$k.log)" >&2
 		status=1
@@ -249,9 +283,10 @@ run_file() {
 	fi
 	echo "$f: wall time $((SECONDS - start)) s"
 	grep -E '^(Killed|Runnable|Timed out|Test efficacy|Mutator coverage)' "$OUT/files/$k.log" | sed "s|^|$f: |" || true
+	grep -E '^[^ ]+: killed [0-9]+, lived' "$OUT/files/$k.log" || true
 	if [ -z "${DRY:-}" ]; then
-		grep -E '^ +LIVED ' "$OUT/files/$k.log" | sed "s|^ *|$f: |" || true
-		printf '{"file": "%s", "blob": "%s", "seconds": %d, "commit": "%s", "finished": "%s"}\n' "$f" "$(git hash-object "$f")" $((SECONDS - start)) "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%FT%TZ)" >"$OUT/files/$k.meta"
+		grep -E '^ +LIVED |^ *[0-9]+/[0-9]+ LIVED ' "$OUT/files/$k.log" | sed "s|^ *|$f: |" || true
+		printf '{"file": "%s", "blob": "%s", "seconds": %d, "commit": "%s", "finished": "%s", "runner": "%s"}\n' "$f" "$(git hash-object "$f")" $((SECONDS - start)) "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%FT%TZ)" "$RUNNER" >"$OUT/files/$k.meta"
 		if [ -e "$OUT/files/$k.json.tmp" ]; then
 			mv "$OUT/files/$k.json.tmp" "$OUT/files/$k.json"
 		else

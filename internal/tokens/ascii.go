@@ -58,49 +58,34 @@ func contraction(s string, i int) int {
 	return i
 }
 
+// letters returns where the run of [A-Z] from start ends, and where the
+// run of [a-z] after it ends.
+func letters(s string, start int) (upper, lower int) {
+	upper = start
+	for upper < len(s) && isUpper(s[upper]) {
+		upper++
+	}
+	lower = upper
+	for lower < len(s) && isLower(s[lower]) {
+		lower++
+	}
+	return upper, lower
+}
+
 // asciiMatch returns the end of the piece that starts at i.
 func asciiMatch(s string, i int) int {
-	// Alternatives 1 and 2 (letters), each with the optional prefix
-	// tried first.
-	for _, start := range []int{i + 1, i} {
-		if start == i+1 && !isPrefix(s[i]) {
-			continue
-		}
-		if start > len(s) {
-			continue
-		}
-		// 1: [A-Z]*[a-z]+ contraction?
-		k := start
-		for k < len(s) && isUpper(s[k]) {
-			k++
-		}
-		m := k
-		for m < len(s) && isLower(s[m]) {
-			m++
-		}
-		if m > k {
-			return contraction(s, m)
-		}
-	}
-	// The regexp tries alternative 1 (with, then without the prefix),
-	// then alternative 2 (with, then without). Alternative 1 failed.
-	for _, start := range []int{i + 1, i} {
-		if start == i+1 && !isPrefix(s[i]) {
-			continue
-		}
-		if start > len(s) {
-			continue
-		}
-		// 2: [A-Z]+[a-z]* contraction?
-		k := start
-		for k < len(s) && isUpper(s[k]) {
-			k++
-		}
-		if k > start {
-			for k < len(s) && isLower(s[k]) {
-				k++
+	// Alternatives 1, [A-Z]*[a-z]+, and 2, [A-Z]+[a-z]*, each followed
+	// by a contraction. The regexp tries alternative 1 with the optional
+	// prefix, then without it, then alternative 2 the same way.
+	for alt := 1; alt <= 2; alt++ {
+		for _, start := range []int{i + 1, i} {
+			if start == i+1 && !isPrefix(s[i]) {
+				continue
 			}
-			return contraction(s, k)
+			upper, lower := letters(s, start)
+			if alt == 1 && lower > upper || alt == 2 && upper > start {
+				return contraction(s, lower)
+			}
 		}
 	}
 	c := s[i]

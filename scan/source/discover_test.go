@@ -118,3 +118,25 @@ func TestDiscoverProjectAndCodexHome(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestDiscoverEdges: %APPDATA% outside the home folder is where Windows
+// clients write; without a home folder, project configs are still found.
+// (The mutants discover.go:68 `appSupport == ""` -> `!=` and :121
+// `scope == "user"` -> `!=` lived through the whole suite.)
+func TestDiscoverEdges(t *testing.T) {
+	home, appData, proj := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, p := range []string{filepath.Join(appData, "Claude", "claude_desktop_config.json"), filepath.Join(proj, ".mcp.json")} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("{}"), 0o644)
+	}
+	got := Discover(DiscoverEnv{GOOS: "windows", Home: home, AppData: appData})
+	want := []FoundConfig{{Client: ClientClaudeDesktop, Scope: "user", Path: filepath.Join(appData, "Claude", "claude_desktop_config.json")}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("windows, APPDATA outside home (-want +got):\n%s", diff)
+	}
+	got = Discover(DiscoverEnv{GOOS: "linux", Dir: proj})
+	want = []FoundConfig{{Client: ClientClaudeCode, Scope: "project", Path: filepath.Join(proj, ".mcp.json"), WorkspaceFolder: proj}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("no home, a project (-want +got):\n%s", diff)
+	}
+}

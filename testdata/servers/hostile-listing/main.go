@@ -11,7 +11,19 @@
 //	             (7000000 make a 14 MiB listing; past 10,000 no JSON
 //	             decoder of a client takes it)
 //	-bomb KIND   on tools/list without a cursor: "memory" allocates until killed,
-//	             "processes" forks until killed, "exit" exits with code 3
+//	             "processes" forks until killed, "exit" exits with code 3,
+//	             "slow-memory" maps 4 MiB every 25 ms up to -slow-to MiB
+//	             without answering, and allocates until killed once the
+//	             client gives up on the request (notifications/cancelled) or
+//	             after 10 s: a slowly growing bomb that crosses the memory
+//	             limit only after the listing timed out
+//	             "child-memory" starts a child that maps memory until killed,
+//	             waits for it, and answers the listing 2 s later: the
+//	             server itself survives the memory limit
+//	-bomb-on cursor  bomb on tools/list with a cursor (the scanner's
+//	             never-issued cursor) instead of the first listing
+//	-slow-to N   the MiB "slow-memory" holds before the client gives up
+//	-crash-unknown  tools/call naming an unknown tool ends the process
 //
 // The last argument may be a test marker; it is ignored.
 package main
@@ -24,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -32,7 +45,10 @@ var (
 	padExtra = flag.Int("pad-extra", 0, "add an extra result member of this many bytes")
 	filler   = flag.Int("filler", 0, "number of filler tools")
 	nest     = flag.Int("nest", 0, "nest an array this deep in the lookup inputSchema")
-	bomb     = flag.String("bomb", "", "memory, processes or exit on tools/list")
+	bomb     = flag.String("bomb", "", "memory, processes, exit, slow-memory or child-memory on tools/list")
+	bombOn   = flag.String("bomb-on", "first", "first or cursor: which tools/list sets the bomb off")
+	slowTo   = flag.Int("slow-to", 96, "MiB slow-memory holds until the client gives up")
+	crashUnk = flag.Bool("crash-unknown", false, "exit on tools/call naming an unknown tool")
 )
 
 type request struct {
@@ -47,15 +63,31 @@ func main() {
 		time.Sleep(time.Minute)
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "child-memory" {
+		for held := 0; ; {
+			held = mapMiB(16, held)
+		}
+	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	gaveUp := make(chan struct{})
 	for {
 		line, err := in.ReadBytes('\n')
 		if err != nil {
 			return
 		}
 		var req request
-		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+		if json.Unmarshal(line, &req) != nil {
+			continue
+		}
+		if req.ID == nil {
+			if req.Method == "notifications/cancelled" {
+				select {
+				case <-gaveUp:
+				default:
+					close(gaveUp)
+				}
+			}
 			continue // notifications
 		}
 		switch req.Method {
@@ -64,8 +96,12 @@ func main() {
 		case "ping":
 			reply(out, req.ID, `{}`)
 		case "tools/list":
-			if !strings.Contains(string(req.Params), `"cursor"`) {
-				doBomb() // on the valid first request only
+			if strings.Contains(string(req.Params), `"cursor"`) == (*bombOn == "cursor") {
+				if *bomb == "slow-memory" {
+					go slowBomb(gaveUp)
+					continue // never answered
+				}
+				doBomb()
 			}
 			listTools(out, req.ID)
 		case "tools/call":
@@ -75,6 +111,10 @@ func main() {
 			}
 			_ = json.Unmarshal(req.Params, &p)
 			if p.Name != "lookup" {
+				if *crashUnk {
+					fmt.Fprintln(os.Stderr, "panic: no tool "+p.Name)
+					os.Exit(2)
+				}
 				fail(out, req.ID, -32602, "unknown tool "+p.Name)
 				continue
 			}
@@ -95,13 +135,9 @@ func main() {
 func doBomb() {
 	switch *bomb {
 	case "memory":
-		var keep [][]byte
+		held := 0
 		for {
-			b := make([]byte, 16<<20)
-			for i := range b {
-				b[i] = 1
-			}
-			keep = append(keep, b)
+			held = mapMiB(16, held)
 		}
 	case "processes":
 		self, _ := os.Executable()
@@ -111,10 +147,55 @@ func doBomb() {
 				time.Sleep(time.Millisecond)
 			}
 		}
+	case "child-memory":
+		self, _ := os.Executable()
+		c := exec.Command(self, "child-memory")
+		c.Stderr = os.Stderr
+		err := c.Run()
+		fmt.Fprintf(os.Stderr, "hostile-listing: the child ended (%v); the server goes on\n", err)
+		time.Sleep(2 * time.Second)
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fatal: out of cheese while listing tools")
 		os.Exit(3)
 	}
+}
+
+// slowBomb maps 4 MiB every 25 ms up to -slow-to MiB, then holds until
+// the client gives up on the request (or 10 s pass) and maps memory until
+// killed: the crossing lands right after the client gave up.
+func slowBomb(gaveUp <-chan struct{}) {
+	held := 0
+	deadline := time.After(10 * time.Second)
+hold:
+	for {
+		if held < *slowTo {
+			held = mapMiB(4, held)
+		}
+		select {
+		case <-gaveUp:
+			break hold
+		case <-deadline:
+			break hold
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	for {
+		held = mapMiB(16, held)
+	}
+}
+
+// mapMiB maps mib MiB more (held are mapped already) with MAP_POPULATE, so
+// the kernel charges every page at once (page faults one by one are slow
+// in some virtual machines: a bomb must reach its limit in well under a
+// second). Under RLIMIT_DATA the mapping is refused, as malloc's would be,
+// and the program ends as the Go runtime does when it runs out of memory.
+func mapMiB(mib, held int) int {
+	if _, err := syscall.Mmap(-1, 0, mib<<20, syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_ANON|syscall.MAP_PRIVATE|syscall.MAP_POPULATE); err != nil {
+		fmt.Fprintf(os.Stderr, "fatal error: out of memory: mmap %d MiB after %d MiB: %v\n", mib, held, err)
+		os.Exit(2)
+	}
+	return held + mib
 }
 
 func listTools(out *bufio.Writer, id json.RawMessage) {

@@ -1,0 +1,838 @@
+// Command mutantrun is the fast runner of make mutate (docs/testing.md):
+// gremlins' mutants, each judged by its package's whole test suite, but
+// running only the tests that can observe it.
+//
+//	go run ./internal/mutantrun -json out.json scoring/grade.go
+//	go run ./internal/mutantrun -list scoring/grade.go   # the mutants, nothing run
+//
+// Once per package (cached in -cache, keyed by the content of every
+// module file the package's tests are built from), it builds the test
+// binary with coverage (go test -c -cover -covermode=set), lists its
+// top-level tests (-test.list), and runs each alone with
+// -test.coverprofile (and -test.short), with GOCOVERDIR set so that
+// children built with coverage (the test binary run again as a helper)
+// add what they execute. That gives, per test, the blocks it executes; an
+// init function runs before any test, so its blocks are in every test's
+// profile. A test that spawns processes whose coverage cannot be seen
+// (its test code, or code it reaches in a test file, names os.Args[0],
+// os.Executable, /proc/self/exe or runs the go command; or it executes a
+// line of the package that does) counts as covering every mutant of the
+// package. A test that fails without a mutant kills nothing and is left
+// out (it is reported).
+//
+// The mutants are gremlins v0.6.0's, enumerated the same way (its
+// default mutators, on the same AST nodes, in the same order): a mutant
+// no test covers (by gremlins' block rule) is NOT COVERED without running.
+// Each other mutant is applied through go test -overlay (the tree is never
+// edited), compiled once into a test binary (NOT VIABLE if that fails),
+// and that binary runs only the covering tests, -test.run
+// '^(TestA|TestB)$' -test.short -test.failfast, in the package directory,
+// with GOFLAGS=-overlay=... in its environment so that a go build the
+// tests run sees the mutant too. KILLED if it fails, LIVED if it passes,
+// TIMED OUT past max(floor, coefficient x the covering tests' own time).
+// A mutant whose run overlapped a freeze window of the speed benchmarks
+// (FROZEN/THAWED lines in /tmp/mcpvet-quiet.log) and ended timed out or
+// killed is run again.
+//
+// The output is gremlins' JSON shape (files[].mutations[] with type,
+// status, line, column), which scripts/mutate.sh records in the ledger,
+// plus one TSV line per mutant (-tsv): status, seconds, position, type,
+// the covering tests.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Mutator types, named as gremlins names them.
+const (
+	arithmeticBase       = "ARITHMETIC_BASE"
+	conditionalsBoundary = "CONDITIONALS_BOUNDARY"
+	conditionalsNegation = "CONDITIONALS_NEGATION"
+	incrementDecrement   = "INCREMENT_DECREMENT"
+	invertNegatives      = "INVERT_NEGATIVES"
+)
+
+// tokenTypes is gremlins v0.6.0's TokenMutantType (internal/engine/
+// mappings.go) restricted to the mutators it enables by default
+// (internal/configuration/mutantenabled.go), in its order.
+var tokenTypes = map[token.Token][]string{
+	token.ADD: {arithmeticBase},
+	token.DEC: {incrementDecrement},
+	token.EQL: {conditionalsNegation},
+	token.GEQ: {conditionalsBoundary, conditionalsNegation},
+	token.GTR: {conditionalsBoundary, conditionalsNegation},
+	token.INC: {incrementDecrement},
+	token.LEQ: {conditionalsBoundary, conditionalsNegation},
+	token.LSS: {conditionalsBoundary, conditionalsNegation},
+	token.MUL: {arithmeticBase},
+	token.NEQ: {conditionalsNegation},
+	token.QUO: {arithmeticBase},
+	token.REM: {arithmeticBase},
+	token.SUB: {invertNegatives, arithmeticBase},
+}
+
+// mutations is gremlins' tokenMutations for those mutators.
+var mutations = map[string]map[token.Token]token.Token{
+	arithmeticBase:       {token.ADD: token.SUB, token.MUL: token.QUO, token.QUO: token.MUL, token.REM: token.MUL, token.SUB: token.ADD},
+	conditionalsBoundary: {token.GEQ: token.GTR, token.GTR: token.GEQ, token.LEQ: token.LSS, token.LSS: token.LEQ},
+	conditionalsNegation: {token.EQL: token.NEQ, token.GEQ: token.LSS, token.GTR: token.LEQ, token.LEQ: token.GTR, token.LSS: token.GEQ, token.NEQ: token.EQL},
+	incrementDecrement:   {token.DEC: token.INC, token.INC: token.DEC},
+	invertNegatives:      {token.SUB: token.ADD},
+}
+
+// Mutant is one token replaced at one position of a file.
+type Mutant struct {
+	Type   string
+	Line   int
+	Column int
+	Offset int         // byte offset of the token
+	From   token.Token // the token there
+	To     token.Token // its replacement
+}
+
+// Enumerate lists the mutants of one source file as gremlins does: every
+// AssignStmt, BinaryExpr, BranchStmt, IncDecStmt and UnaryExpr whose token
+// has a default-enabled mutator, in ast.Inspect order.
+func Enumerate(name string, src []byte) ([]Mutant, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	var out []Mutant
+	ast.Inspect(f, func(n ast.Node) bool {
+		var tok token.Token
+		var pos token.Pos
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			tok, pos = n.Tok, n.TokPos
+		case *ast.BinaryExpr:
+			tok, pos = n.Op, n.OpPos
+		case *ast.BranchStmt:
+			tok, pos = n.Tok, n.TokPos
+		case *ast.IncDecStmt:
+			tok, pos = n.Tok, n.TokPos
+		case *ast.UnaryExpr:
+			tok, pos = n.Op, n.OpPos
+		default:
+			return true
+		}
+		p := fset.Position(pos)
+		for _, t := range tokenTypes[tok] {
+			out = append(out, Mutant{Type: t, Line: p.Line, Column: p.Column, Offset: p.Offset, From: tok, To: mutations[t][tok]})
+		}
+		return true
+	})
+	return out, nil
+}
+
+// Apply returns src with m's token replaced.
+func (m Mutant) Apply(src []byte) ([]byte, error) {
+	from := m.From.String()
+	if !bytes.HasPrefix(src[m.Offset:], []byte(from)) {
+		return nil, fmt.Errorf("%d:%d: %q not found", m.Line, m.Column, from)
+	}
+	out := make([]byte, 0, len(src)+2)
+	out = append(out, src[:m.Offset]...)
+	out = append(out, m.To.String()...)
+	return append(out, src[m.Offset+len(from):]...), nil
+}
+
+// Block is a coverage block that ran (count > 0).
+type Block struct{ StartLine, StartCol, EndLine, EndCol int }
+
+// Covers is gremlins' coverage.Profile.IsCovered rule for one block.
+func (b Block) Covers(line, col int) bool {
+	switch {
+	case line > b.StartLine && line < b.EndLine:
+		return true
+	case b.StartLine == b.EndLine:
+		return line == b.StartLine && col >= b.StartCol && col <= b.EndCol
+	case line == b.StartLine:
+		return col >= b.StartCol
+	case line == b.EndLine:
+		return col <= b.EndCol
+	}
+	return false
+}
+
+// Test is one top-level test of the package and what it executes.
+type Test struct {
+	Name    string
+	Seconds float64
+	Failed  bool               // fails without any mutant: kills nothing
+	Spawns  bool               // covers every mutant (children we cannot see)
+	Blocks  map[string][]Block // file base name -> blocks executed
+	Reason  string             `json:",omitempty"` // why Spawns
+}
+
+// CoverMap is the per-test coverage of one package.
+type CoverMap struct {
+	Package string // import path
+	Dir     string // relative to the module root
+	Key     string
+	Tests   []Test
+}
+
+type runner struct {
+	root, modPath string
+	work          string
+	coef          float64
+	floor         time.Duration
+	quietLog      string
+	cacheDir      string
+	tsv           io.Writer
+	log           io.Writer
+}
+
+func main() {
+	var (
+		jsonOut  = flag.String("json", "", "write gremlins-shaped JSON of the results here (one file argument)")
+		tsvOut   = flag.String("tsv", "", "append one line per mutant here")
+		list     = flag.Bool("list", false, "print the mutants (line, column, type) and run nothing")
+		coverage = flag.Bool("coverage", false, "print the per-test coverage summary of the files' package and run nothing")
+		coef     = flag.Float64("coefficient", 20, "timeout: this many times the covering tests' own time")
+		floor    = flag.Duration("floor", 60*time.Second, "timeout floor")
+		cache    = flag.String("cache", "bench/out/mutate/cover", "directory of the per-package coverage maps")
+		quiet    = flag.String("quiet-log", "/tmp/mcpvet-quiet.log", "freeze windows (FROZEN/THAWED unix seconds)")
+	)
+	flag.Parse()
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: mutantrun [-json out.json] [-tsv out.tsv] [-list] FILE.go ...")
+		os.Exit(2)
+	}
+	if err := run(*jsonOut, *tsvOut, *list, *coverage, *coef, *floor, *cache, *quiet, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "mutantrun:", err)
+		os.Exit(1)
+	}
+}
+
+func run(jsonOut, tsvOut string, list, coverage bool, coef float64, floor time.Duration, cache, quiet string, files []string) error {
+	if list {
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			ms, err := Enumerate(f, src)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				fmt.Printf("%s:%d:%d\t%s\t%s -> %s\n", f, m.Line, m.Column, m.Type, m.From, m.To)
+			}
+		}
+		return nil
+	}
+	if jsonOut != "" && len(files) != 1 {
+		return errors.New("-json takes one file")
+	}
+	root, err := goEnv("", "list", "-m", "-f", "{{.Dir}}")
+	if err != nil {
+		return err
+	}
+	modPath, err := goEnv("", "list", "-m")
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "mutantrun-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	r := &runner{root: root, modPath: modPath, work: work, coef: coef, floor: floor, quietLog: quiet, cacheDir: cache, log: os.Stderr}
+	if tsvOut != "" {
+		f, err := os.OpenFile(tsvOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r.tsv = f
+	}
+	maps := map[string]*CoverMap{}
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return err
+		}
+		dir, err := filepath.Rel(root, filepath.Dir(abs))
+		if err != nil {
+			return err
+		}
+		cm := maps[dir]
+		if cm == nil {
+			if cm, err = r.coverMap(dir); err != nil {
+				return err
+			}
+			maps[dir] = cm
+		}
+		if coverage {
+			for _, t := range cm.Tests {
+				fmt.Printf("%s\t%.2fs\tfailed=%v\tspawns=%v %s\tblocks=%d\n", t.Name, t.Seconds, t.Failed, t.Spawns, t.Reason, countBlocks(t.Blocks))
+			}
+			continue
+		}
+		res, err := r.mutateFile(cm, abs)
+		if err != nil {
+			return err
+		}
+		if jsonOut != "" {
+			b, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(jsonOut, b, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func countBlocks(m map[string][]Block) int {
+	n := 0
+	for _, b := range m {
+		n += len(b)
+	}
+	return n
+}
+
+func goEnv(dir string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// cacheKey hashes the content of every module file the package's tests
+// are built from (the package, its test files, its module dependencies)
+// and of its testdata directory, so a change anywhere that could change
+// what a test executes rebuilds the map.
+func (r *runner) cacheKey(dir string) (string, error) {
+	out, err := goEnv(r.root, "list", "-deps", "-test", "-f", "{{if .Module}}{{if eq .Module.Path \""+r.modPath+"\"}}{{.Dir}}{{end}}{{end}}", "./"+dir)
+	if err != nil {
+		return "", err
+	}
+	dirs := map[string]bool{}
+	for _, d := range strings.Fields(out) {
+		dirs[d] = true
+	}
+	dirs[filepath.Join(r.root, dir, "testdata")] = true
+	var sorted []string
+	for d := range dirs {
+		sorted = append(sorted, d)
+	}
+	sort.Strings(sorted)
+	h := sha256.New()
+	for _, d := range sorted {
+		_ = filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if e.IsDir() {
+				if p != d && !strings.HasPrefix(p, filepath.Join(r.root, dir, "testdata")) {
+					return filepath.SkipDir // another package
+				}
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil
+			}
+			fmt.Fprintf(h, "%s %d\n", p, len(b))
+			h.Write(b)
+			return nil
+		})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+func (r *runner) coverMap(dir string) (*CoverMap, error) {
+	key, err := r.cacheKey(dir)
+	if err != nil {
+		return nil, err
+	}
+	cacheDir := r.cacheDir
+	if !filepath.IsAbs(cacheDir) {
+		cacheDir = filepath.Join(r.root, cacheDir)
+	}
+	cacheFile := filepath.Join(cacheDir, strings.ReplaceAll(dir, "/", "_")+"."+key+".json")
+	if b, err := os.ReadFile(cacheFile); err == nil {
+		var cm CoverMap
+		if json.Unmarshal(b, &cm) == nil {
+			fmt.Fprintf(r.log, "coverage of %s: cached (%s)\n", dir, cacheFile)
+			return &cm, nil
+		}
+	}
+	start := time.Now()
+	cm := &CoverMap{Package: r.modPath + "/" + dir, Dir: dir, Key: key}
+	bin := filepath.Join(r.work, "cover.test")
+	build := exec.Command("go", "test", "-c", "-cover", "-covermode=set", "-vet=off", "-o", bin, "./"+dir)
+	build.Dir = r.root
+	build.Env = cleanGoflags(os.Environ())
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building %s with coverage: %v\n%s", dir, err, out)
+	}
+	list := exec.Command(bin, "-test.list", ".")
+	list.Dir = filepath.Join(r.root, dir)
+	out, err := list.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing the tests of %s: %v", dir, err)
+	}
+	spawnTests, err := spawningTests(filepath.Join(r.root, dir))
+	if err != nil {
+		return nil, err
+	}
+	spawnLines, err := spawningLines(filepath.Join(r.root, dir))
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if strings.HasPrefix(name, "Benchmark") {
+			continue
+		}
+		t, err := r.coverTest(bin, dir, name)
+		if err != nil {
+			return nil, err
+		}
+		if why, ok := spawnTests[name]; ok {
+			t.Spawns, t.Reason = true, why
+		}
+		for file, lines := range spawnLines {
+			for _, b := range t.Blocks[file] {
+				for _, l := range lines {
+					if b.Covers(l, 1) || (l == b.StartLine || l == b.EndLine) {
+						t.Spawns, t.Reason = true, fmt.Sprintf("executes %s:%d", file, l)
+					}
+				}
+			}
+		}
+		fmt.Fprintf(r.log, "coverage of %s: %s %.2fs failed=%v spawns=%v %s\n", dir, name, t.Seconds, t.Failed, t.Spawns, t.Reason)
+		cm.Tests = append(cm.Tests, t)
+	}
+	fmt.Fprintf(r.log, "coverage of %s: %d tests in %.0fs\n", dir, len(cm.Tests), time.Since(start).Seconds())
+	if err := os.MkdirAll(filepath.Dir(cacheFile), 0o755); err == nil {
+		if b, err := json.Marshal(cm); err == nil {
+			_ = os.WriteFile(cacheFile, b, 0o644)
+		}
+	}
+	return cm, nil
+}
+
+// cleanGoflags drops GOFLAGS (mutate.sh's -count=1 -short -vet=off are
+// given as the binary's own flags here).
+func cleanGoflags(env []string) []string {
+	out := env[:0:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, "GOFLAGS=") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (r *runner) coverTest(bin, dir, name string) (Test, error) {
+	t := Test{Name: name, Blocks: map[string][]Block{}}
+	prof := filepath.Join(r.work, "cover.out")
+	covdir := filepath.Join(r.work, "covdata")
+	_ = os.RemoveAll(covdir)
+	if err := os.MkdirAll(covdir, 0o755); err != nil {
+		return t, err
+	}
+	_ = os.Remove(prof)
+	for attempt := 0; ; attempt++ {
+		cmd := exec.Command(bin, "-test.run", "^"+regexp.QuoteMeta(name)+"$", "-test.count=1", "-test.short",
+			"-test.timeout=20m", "-test.coverprofile="+prof)
+		cmd.Dir = filepath.Join(r.root, dir)
+		cmd.Env = append(cleanGoflags(os.Environ()), "GOCOVERDIR="+covdir)
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		start := time.Now()
+		err := cmd.Run()
+		end := time.Now()
+		t.Seconds = end.Sub(start).Seconds()
+		t.Failed = err != nil
+		if t.Failed && attempt == 0 && r.frozeDuring(start, end) {
+			continue
+		}
+		if t.Failed {
+			fmt.Fprintf(r.log, "coverage of %s: %s FAILS without a mutant (kills nothing):\n%s\n", dir, name, tail(buf.String(), 1500))
+		}
+		break
+	}
+	if err := r.readProfile(prof, dir, t.Blocks); err != nil && !t.Failed {
+		return t, err
+	}
+	if ents, _ := os.ReadDir(covdir); len(ents) > 0 {
+		txt := filepath.Join(r.work, "child.out")
+		cmd := exec.Command("go", "tool", "covdata", "textfmt", "-i="+covdir, "-o="+txt)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(r.log, "covdata of %s: %v %s\n", name, err, out)
+		} else {
+			_ = r.readProfile(txt, dir, t.Blocks)
+		}
+	}
+	return t, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// readProfile adds the executed blocks of dir's files in a text coverage
+// profile.
+func (r *runner) readProfile(path, dir string, into map[string][]Block) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	prefix := r.modPath + "/" + dir + "/"
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "mode:") {
+			continue
+		}
+		// name.go:l.c,l.c stmts count
+		colon := strings.LastIndex(line, ":")
+		if colon < 0 || !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		file := line[len(prefix):colon]
+		if strings.Contains(file, "/") {
+			continue
+		}
+		var b Block
+		var stmts, count int
+		if _, err := fmt.Sscanf(line[colon+1:], "%d.%d,%d.%d %d %d", &b.StartLine, &b.StartCol, &b.EndLine, &b.EndCol, &stmts, &count); err != nil {
+			continue
+		}
+		if count > 0 {
+			into[file] = append(into[file], b)
+		}
+	}
+	return sc.Err()
+}
+
+var spawnWords = regexp.MustCompile(`os\.Args\[0\]|os\.Executable\(|/proc/self/exe|exec\.Command(Context)?\((ctx, )?"go"`)
+
+// spawningTests finds the top-level tests whose code, or the functions of
+// the package's test files it names (transitively), mentions a way of
+// starting the test binary again or the go command: their children's
+// coverage may not reach us, so they cover everything.
+func spawningTests(dir string) (map[string]string, error) {
+	fset := token.NewFileSet()
+	matches, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	bodies := map[string]ast.Node{}
+	srcs := map[string][]byte{}
+	for _, p := range matches {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(fset, p, src, 0)
+		if err != nil {
+			return nil, err
+		}
+		srcs[p] = src
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				bodies[fd.Name.Name] = fd
+			} else if gd, ok := d.(*ast.GenDecl); ok {
+				// package-level var/const with function literals or values
+				for _, s := range gd.Specs {
+					if vs, ok := s.(*ast.ValueSpec); ok {
+						for _, n := range vs.Names {
+							bodies[n.Name] = vs
+						}
+					}
+				}
+			}
+		}
+	}
+	text := func(n ast.Node) string {
+		p := fset.Position(n.Pos())
+		e := fset.Position(n.End())
+		return string(srcs[p.Filename][p.Offset:e.Offset])
+	}
+	direct := map[string]bool{}
+	refs := map[string][]string{}
+	for name, n := range bodies {
+		direct[name] = spawnWords.MatchString(text(n))
+		ast.Inspect(n, func(x ast.Node) bool {
+			if id, ok := x.(*ast.Ident); ok && id.Name != name {
+				if _, ok := bodies[id.Name]; ok {
+					refs[name] = append(refs[name], id.Name)
+				}
+			}
+			return true
+		})
+	}
+	out := map[string]string{}
+	for name := range bodies {
+		if !isTestName(name) {
+			continue
+		}
+		seen := map[string]bool{}
+		var walk func(string) string
+		walk = func(n string) string {
+			if seen[n] {
+				return ""
+			}
+			seen[n] = true
+			if direct[n] {
+				return n
+			}
+			for _, m := range refs[n] {
+				if w := walk(m); w != "" {
+					return w
+				}
+			}
+			return ""
+		}
+		if w := walk(name); w != "" {
+			out[name] = "test code starts a process (" + w + ")"
+		}
+	}
+	// TestMain runs for every test: if it spawns, every test does.
+	if direct["TestMain"] {
+		for name := range bodies {
+			if isTestName(name) {
+				out[name] = "TestMain starts a process"
+			}
+		}
+	}
+	return out, nil
+}
+
+func isTestName(n string) bool {
+	for _, p := range []string{"Test", "Fuzz", "Example"} {
+		if strings.HasPrefix(n, p) && n != "TestMain" {
+			return true
+		}
+	}
+	return false
+}
+
+// spawningLines finds the lines of the package's own files that start the
+// test binary again (/proc/self/exe, os.Executable, os.Args[0]).
+func spawningLines(dir string) (map[string][]int, error) {
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	out := map[string][]int{}
+	for _, p := range matches {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			if spawnWords.MatchString(l) && !strings.HasPrefix(strings.TrimSpace(l), "//") {
+				out[filepath.Base(p)] = append(out[filepath.Base(p)], i+1)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Report is gremlins' JSON shape, as scripts/mutate.sh reads it.
+type Report struct {
+	GoModule string       `json:"go_module"`
+	Runner   string       `json:"runner"`
+	Files    []FileReport `json:"files"`
+}
+
+type FileReport struct {
+	FileName  string     `json:"file_name"`
+	Mutations []Mutation `json:"mutations"`
+}
+
+type Mutation struct {
+	Type    string   `json:"type"`
+	Status  string   `json:"status"`
+	Line    int      `json:"line"`
+	Column  int      `json:"column"`
+	Seconds float64  `json:"seconds"`
+	Tests   []string `json:"tests,omitempty"`
+}
+
+func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Base(abs)
+	rel := filepath.Join(cm.Dir, base)
+	ms, err := Enumerate(abs, src)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{GoModule: r.modPath, Runner: "mutantrun", Files: []FileReport{{FileName: base}}}
+	if len(ms) == 0 {
+		rep.Files = nil
+	}
+	counts := map[string]int{}
+	for i, m := range ms {
+		var tests []string
+		var secs float64
+		for _, t := range cm.Tests {
+			if t.Failed {
+				continue
+			}
+			covered := t.Spawns
+			for _, b := range t.Blocks[base] {
+				if covered {
+					break
+				}
+				covered = b.Covers(m.Line, m.Column)
+			}
+			if covered {
+				tests = append(tests, t.Name)
+				secs += t.Seconds
+			}
+		}
+		mu := Mutation{Type: m.Type, Line: m.Line, Column: m.Column, Tests: tests}
+		start := time.Now()
+		if len(tests) == 0 {
+			mu.Status = "NOT COVERED"
+		} else {
+			mu.Status = r.runMutant(cm, abs, src, m, tests, secs)
+		}
+		mu.Seconds = time.Since(start).Seconds()
+		counts[mu.Status]++
+		rep.Files[0].Mutations = append(rep.Files[0].Mutations, mu)
+		fmt.Fprintf(r.log, "%3d/%d %-11s %5.1fs %s:%d:%d %s (%d tests)\n", i+1, len(ms), mu.Status, mu.Seconds, rel, m.Line, m.Column, m.Type, len(tests))
+		if r.tsv != nil {
+			fmt.Fprintf(r.tsv, "%s\t%.1f\t%s:%d:%d\t%s\t%s\n", mu.Status, mu.Seconds, rel, m.Line, m.Column, m.Type, strings.Join(tests, ","))
+		}
+	}
+	fmt.Fprintf(r.log, "%s: killed %d, lived %d, not covered %d, timed out %d, not viable %d\n", rel,
+		counts["KILLED"], counts["LIVED"], counts["NOT COVERED"], counts["TIMED OUT"], counts["NOT VIABLE"])
+	return rep, nil
+}
+
+func (r *runner) runMutant(cm *CoverMap, abs string, src []byte, m Mutant, tests []string, secs float64) string {
+	mutated, err := m.Apply(src)
+	if err != nil {
+		fmt.Fprintln(r.log, err)
+		return "NOT VIABLE"
+	}
+	mfile := filepath.Join(r.work, "mutant.go")
+	if err := os.WriteFile(mfile, mutated, 0o644); err != nil {
+		return "NOT VIABLE"
+	}
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mfile}})
+	ovFile := filepath.Join(r.work, "overlay.json")
+	if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
+		return "NOT VIABLE"
+	}
+	bin := filepath.Join(r.work, "mutant.test")
+	_ = os.Remove(bin)
+	// -s -w: no symbol table or DWARF, a quarter off each link.
+	build := exec.Command("go", "test", "-c", "-vet=off", "-ldflags=-s -w", "-overlay", ovFile, "-o", bin, "./"+cm.Dir)
+	build.Dir = r.root
+	build.Env = cleanGoflags(os.Environ())
+	if out, err := build.CombinedOutput(); err != nil {
+		_ = out
+		return "NOT VIABLE"
+	}
+	timeout := time.Duration(r.coef * secs * float64(time.Second))
+	if timeout < r.floor {
+		timeout = r.floor
+	}
+	pattern := "^(" + strings.Join(quoteAll(tests), "|") + ")$"
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		cmd := exec.CommandContext(ctx, bin, "-test.run", pattern, "-test.count=1", "-test.short", "-test.failfast",
+			"-test.timeout="+(timeout+2*time.Second).String())
+		cmd.Dir = filepath.Join(r.root, cm.Dir)
+		cmd.Env = append(cleanGoflags(os.Environ()), "GOFLAGS=-overlay="+ovFile)
+		cmd.WaitDelay = 5 * time.Second
+		start := time.Now()
+		err := cmd.Run()
+		end := time.Now()
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		cancel()
+		status := "LIVED"
+		switch {
+		case timedOut:
+			status = "TIMED OUT"
+		case err != nil:
+			status = "KILLED"
+		}
+		if status != "LIVED" && attempt < 3 && r.frozeDuring(start, end) {
+			fmt.Fprintf(r.log, "%s:%d:%d %s during a freeze window: again\n", cm.Dir, m.Line, m.Column, status)
+			continue
+		}
+		return status
+	}
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = regexp.QuoteMeta(s)
+	}
+	return out
+}
+
+// frozeDuring reports whether a freeze window of the quiet log overlaps
+// [start, end] (a window still open counts up to now).
+func (r *runner) frozeDuring(start, end time.Time) bool {
+	f, err := os.Open(r.quietLog)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var frozenAt int64 = -1
+	s, e := start.Unix()-1, end.Unix()+1
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) != 2 {
+			continue
+		}
+		t, err := strconv.ParseInt(fs[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch fs[0] {
+		case "FROZEN":
+			frozenAt = t
+		case "THAWED":
+			if frozenAt >= 0 && frozenAt <= e && t >= s {
+				return true
+			}
+			frozenAt = -1
+		}
+	}
+	return frozenAt >= 0 && frozenAt <= e
+}

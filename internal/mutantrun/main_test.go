@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestEnumerate pins gremlins v0.6.0's default mutants: which tokens, in
+// which order, and the two identical mutants of a minus.
+func TestEnumerate(t *testing.T) {
+	src := []byte(`package p
+
+func f(a, b int, s string) (int, string) {
+	for i := 0; i < a; i++ {
+		b -= a
+	}
+	if a == b || a >= -b {
+		return a * b % 3, s + "x"
+	}
+	return a / b, s
+}
+`)
+	ms, err := Enumerate("p.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Type+" "+m.From.String()+">"+m.To.String())
+	}
+	want := []string{
+		"CONDITIONALS_BOUNDARY <><=", "CONDITIONALS_NEGATION <>>=",
+		"INCREMENT_DECREMENT ++>--",
+		// b -= a: INVERT_ASSIGNMENTS is not a default mutator
+		"CONDITIONALS_NEGATION ==>!=",
+		"CONDITIONALS_BOUNDARY >=>>", "CONDITIONALS_NEGATION >=><",
+		"INVERT_NEGATIVES ->+", "ARITHMETIC_BASE ->+",
+		"ARITHMETIC_BASE %>*", "ARITHMETIC_BASE *>/",
+		"ARITHMETIC_BASE +>-",
+		"ARITHMETIC_BASE />*",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("mutants\n got %q\nwant %q", got, want)
+	}
+	out, err := ms[4].Apply(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "if a == b || a > -b {"; !strings.Contains(string(out), want) {
+		t.Fatalf("applied >= -> >: no %q in\n%s", want, out)
+	}
+	if ms[4].Line != 7 || ms[4].Column != 17 {
+		t.Fatalf(">= at %d:%d, want 7:17", ms[4].Line, ms[4].Column)
+	}
+}
+
+// TestBlockCovers is gremlins' coverage rule, boundaries included.
+func TestBlockCovers(t *testing.T) {
+	one := Block{StartLine: 5, StartCol: 10, EndLine: 5, EndCol: 20}
+	multi := Block{StartLine: 5, StartCol: 10, EndLine: 8, EndCol: 3}
+	cases := []struct {
+		b         Block
+		line, col int
+		want      bool
+	}{
+		{one, 5, 10, true}, {one, 5, 20, true}, {one, 5, 9, false}, {one, 5, 21, false}, {one, 4, 15, false},
+		{multi, 5, 9, false}, {multi, 5, 10, true}, {multi, 5, 99, true}, {multi, 6, 1, true},
+		{multi, 8, 3, true}, {multi, 8, 4, false}, {multi, 9, 1, false},
+	}
+	for _, c := range cases {
+		if got := c.b.Covers(c.line, c.col); got != c.want {
+			t.Errorf("%+v covers %d:%d = %v, want %v", c.b, c.line, c.col, got, c.want)
+		}
+	}
+}
+
+// TestSpawningTests: a test reaching a helper that runs the test binary
+// again covers everything; one that does not, only what it executes.
+func TestSpawningTests(t *testing.T) {
+	dir := t.TempDir()
+	src := `package p
+
+import ("os"; "os/exec"; "testing")
+
+func helper() { exec.Command(os.Args[0], "-test.run=^TestChild$").Run() }
+func indirect() { helper() }
+func TestSpawns(t *testing.T) { indirect() }
+func TestBuilds(t *testing.T) { exec.Command("go", "build", "./testdata/x").Run() }
+func TestPlain(t *testing.T) {}
+`
+	if err := os.WriteFile(filepath.Join(dir, "p_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := spawningTests(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["TestSpawns"]; !ok {
+		t.Errorf("TestSpawns not found spawning: %v", got)
+	}
+	if _, ok := got["TestBuilds"]; !ok {
+		t.Errorf("TestBuilds not found spawning: %v", got)
+	}
+	if _, ok := got["TestPlain"]; ok {
+		t.Errorf("TestPlain found spawning: %v", got)
+	}
+}
