@@ -17,8 +17,9 @@ var (
 	reHuman       = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
 	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]*?\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
 	// reListCall is a listing method named as the call to make: "Request
-	// tools/list without a cursor", "call prompts/list".
-	reListCall = regexp.MustCompile(`\b(call|request|send|use|invoke|retry|repeat|re-request)\s+(the\s+)?[` + "`" + `'"]?(tools|prompts|resources)/list\b`)
+	// tools/list without a cursor", "call prompts/list". Compiled on first
+	// use (lazyRE), like the guarded expressions.
+	reListCall = lazy(`\b(call|request|send|use|invoke|retry|repeat|re-request)\s+(the\s+)?[` + "`" + `'"]?(tools|prompts|resources)/list\b`)
 	reWaitFor  = guard(`\b(wait|retry after|try again in|try again after|call again in|call again after|retry in)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b`, "wait", "retry after", "try again in", "try again after", "call again in", "call again after", "retry in")
 )
 
