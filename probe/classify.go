@@ -58,6 +58,12 @@ func classifyFailure(ctx context.Context, res *Result, err error, rec *recorder,
 	l.Status = st
 	l.Detail = safe.Truncate(detail, MaxEvidence, safe.Ellipsis)
 	l.Evidence = safe.Truncate(evidence, MaxEvidence, safe.Ellipsis)
+	if st == vocab.StatusLimitExceeded && pi.LimitDetail != "" && l.Environment == "" {
+		// The limit as this machine enforces it (RLIMIT_DATA without a
+		// memory cgroup) stopped the server before it could be assessed:
+		// the user raises --memory (issue 22).
+		l.Environment = "the server " + pi.LimitDetail
+	}
 	RecordNotAlive(res)
 	if v, ok := answeredUnknownVersion(rec); ok {
 		res.Findings = append(res.Findings, NewFinding(CodeUnknownVersion, "server", "/protocolVersion", v,
@@ -81,6 +87,18 @@ func RecordNotAlive(res *Result) {
 		"the server did not complete the MCP handshake (%s): %s", l.Status, l.Detail))
 }
 
+// limitDetail is the liveness detail of a handshake a sandbox limit ended.
+func limitDetail(pi ProcessInfo) string {
+	d := "the sandbox killed the server: " + pi.LimitExceeded + " limit exceeded"
+	if pi.LimitValue != "" {
+		d += " (" + pi.LimitValue + ")"
+	}
+	if pi.LimitDetail != "" {
+		d += "; the server " + pi.LimitDetail
+	}
+	return d
+}
+
 // classifyLocal decides the status of a process target (stdio) whose
 // handshake failed, in the order [classifyFailure] gives.
 func classifyLocal(ctx context.Context, err error, msg string, pi ProcessInfo, timedOut bool, rec *recorder, o Options) (vocab.Status, string, string) {
@@ -90,7 +108,7 @@ func classifyLocal(ctx context.Context, err error, msg string, pi ProcessInfo, t
 	case o.Process == nil && isSpawnError(err):
 		return vocab.StatusSpawnFailed, "the server could not be started: " + err.Error(), err.Error()
 	case pi.LimitExceeded != "":
-		return vocab.StatusLimitExceeded, "the sandbox killed the server: " + pi.LimitExceeded + " limit exceeded", pi.LimitExceeded
+		return vocab.StatusLimitExceeded, limitDetail(pi), pi.LimitExceeded
 	case credentialEvidence(pi.StderrTail, pi.StdoutNoise, msg) != "":
 		return vocab.StatusMissingCredentials, "the server stopped with a message naming a credential", credentialEvidence(pi.StderrTail, pi.StdoutNoise, msg)
 	case timedOut && pi.StdoutNoise != "":
@@ -122,7 +140,7 @@ func classifyLocalHTTP(res *Result, err error, pi ProcessInfo, o Options) (st vo
 	case pi.SpawnError != "":
 		return vocab.StatusSpawnFailed, "the server could not be started: " + pi.SpawnError, pi.SpawnError, true
 	case pi.LimitExceeded != "":
-		return vocab.StatusLimitExceeded, "the sandbox killed the server: " + pi.LimitExceeded + " limit exceeded", pi.LimitExceeded, true
+		return vocab.StatusLimitExceeded, limitDetail(pi), pi.LimitExceeded, true
 	case pi.Exited || strings.Contains(err.Error(), "exited before listening"):
 		if ev := credentialEvidence(pi.StderrTail); ev != "" {
 			return vocab.StatusMissingCredentials, "the server stopped with a message naming a credential", ev, true

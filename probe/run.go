@@ -104,6 +104,12 @@ type ProcessInfo struct {
 	LimitExceeded string
 	// LimitValue is that limit's value in words ("1073741824 bytes").
 	LimitValue string
+	// LimitDetail says more when it changes what the user should do: the
+	// server died at start under RLIMIT_DATA, the memory limit where no
+	// cgroup can be used, and --memory is to be raised. A handshake it
+	// ended is then not assessed (Liveness.Environment), not the server's
+	// failure.
+	LimitDetail string
 	// Started is when the process was started.
 	Started time.Time
 	// HTTPStatus is the first HTTP status a remote server answered (the

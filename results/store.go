@@ -68,6 +68,9 @@ type Store struct {
 	close sync.Once
 	cerr  error
 	done  bool // set under wsem by Close
+	// abs is the file's absolute path when a clean close may record its
+	// checked state (see open_checked.go), "" otherwise.
+	abs string
 }
 
 // Path returns the path the store was opened with.
@@ -88,6 +91,9 @@ func (s *Store) Close() error {
 			errs = append(errs, s.w.Close())
 		}
 		s.cerr = errors.Join(errs...)
+		if s.cerr == nil && s.abs != "" {
+			recordChecked(s.abs)
+		}
 	})
 	return s.cerr
 }

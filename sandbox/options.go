@@ -71,6 +71,10 @@ type Options struct {
 	// Resolver resolves the host names of remote targets; nil uses
 	// net.DefaultResolver.
 	Resolver *net.Resolver
+	// NoCgroups limits the server with rlimits and /proc only, as where no
+	// cgroup is writable (a user without a delegated cgroup): memory by
+	// RLIMIT_DATA. Tests use it to run that path as root.
+	NoCgroups bool
 	// CacheDir holds installed packages; default $XDG_CACHE_HOME/mcpvet or
 	// $HOME/.cache/mcpvet.
 	CacheDir string

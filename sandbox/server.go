@@ -49,6 +49,12 @@ type Info struct {
 	// LimitExceeded names the limit that got the server killed: one of the
 	// Limit constants, or "".
 	LimitExceeded string
+	// LimitDetail says more about how the limit ended the server, when
+	// that changes what the user should do: a server that died at start
+	// under RLIMIT_DATA (the memory limit without a writable memory
+	// cgroup) could not reserve what its runtime needs to start, and
+	// --memory is to be raised (see [DataLimitAtStart]).
+	LimitDetail string
 	// Started is when the process was started (zero if it never was).
 	Started time.Time
 	// Canaries maps each secret variable that got a canary to its value.
@@ -148,6 +154,9 @@ type Server struct {
 	closeOnce  sync.Once
 	closeErr   error
 	sawOOM     atomic.Bool // stderr showed an allocation failure
+	stdoutSeen atomic.Bool // the process wrote a byte to stdout
+	// limitDetail is Info.LimitDetail; guarded by mu.
+	limitDetail string
 }
 
 // Launch prepares plan for running: it validates the plan, installs its
@@ -345,6 +354,7 @@ func (s *Server) Info(wait time.Duration) Info {
 		StderrTail:       s.stderr.String(),
 		StdoutNoise:      string(s.noise),
 		LimitExceeded:    s.limit,
+		LimitDetail:      s.limitDetail,
 		Started:          s.startTime,
 		Canaries:         map[string]string{},
 		Warnings:         append([]string(nil), s.warnings...),
@@ -425,7 +435,11 @@ func (s *Server) start(ctx context.Context) error {
 	s.startTime = time.Now()
 	s.mu.Unlock()
 
-	s.cg = newCgroupSet(ownerTag()+"-"+s.runID, s.opts.Limits)
+	if s.opts.NoCgroups {
+		s.cg = &cgroupSet{v1: map[string]string{}}
+	} else {
+		s.cg = newCgroupSet(ownerTag()+"-"+s.runID, s.opts.Limits)
+	}
 	_, err := s.spawn(ctx)
 	if err != nil {
 		s.mu.Lock()
@@ -654,7 +668,9 @@ func outOfMemory(stderr string) bool {
 	for _, sign := range []string{
 		"out of memory",          // Go ("fatal error: out of memory..."), Node ("JavaScript heap out of memory")
 		"Cannot allocate memory", // libc (ENOMEM)
+		"cannot allocate memory", // Go at start ("fatal error: runtime: cannot allocate memory"), Go's ENOMEM
 		"failed to allocate",     // sanitizers and allocators
+		"Allocation failed",      // V8 ("FATAL ERROR: ... Allocation failed")
 		"MemoryError",            // Python
 		"std::bad_alloc",         // C++
 		"OutOfMemoryError",       // JVM
@@ -664,6 +680,13 @@ func outOfMemory(stderr string) bool {
 		}
 	}
 	return false
+}
+
+// DataLimitAtStart is [Info.LimitDetail] for a server that died of an
+// allocation failure under RLIMIT_DATA before it wrote anything to stdout.
+func DataLimitAtStart(memory int64) string {
+	return fmt.Sprintf("died at start under the data limit (RLIMIT_DATA of %d bytes, the memory limit where no memory cgroup can be used), "+
+		"which counts the memory a runtime reserves, not only what it uses: raise --memory", memory)
 }
 
 // cpuTime is the user plus system time of a process and the children it
@@ -770,6 +793,11 @@ func (s *Server) recordExit(p *process, werr error) {
 	}
 	if s.limit == "" && slices.Contains(s.mechanisms, "rlimit:data") && s.sawOOM.Load() {
 		s.limit = LimitMemory
+		if !s.stdoutSeen.Load() {
+			// Nothing came out: the runtime could not even reserve what it
+			// starts with (Go's arenas, V8's heap, Python's import).
+			s.limitDetail = DataLimitAtStart(s.opts.Limits.MemoryBytes)
+		}
 	}
 	if s.limit == "" && slices.Contains(s.mechanisms, "rlimit:cpu") && sig != "" && cpuTime(p.cmd.ProcessState) >= s.opts.Limits.CPUTime {
 		// Runtimes that ignore SIGXCPU (Go) die of the hard limit's SIGKILL.

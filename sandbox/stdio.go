@@ -117,6 +117,9 @@ func (s *Server) readStdout(r io.Reader) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		total += int64(len(chunk))
+		if total > 0 {
+			s.stdoutSeen.Store(true)
+		}
 		if lim.StdoutBytes > 0 && total > lim.StdoutBytes {
 			s.limitKill(LimitStdoutBytes)
 			return

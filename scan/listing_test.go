@@ -306,3 +306,58 @@ func TestChildOOMIsTheLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestDataLimitAtStart: without a writable cgroup (as a user; NoCgroups here)
+// the memory limit is RLIMIT_DATA, which counts what a runtime reserves: a
+// Go server cannot even start under 16 MiB of it (its heap arena map). Such
+// a server is the memory limit at start, with a detail telling the user to
+// raise --memory, and not assessed (before: limit_exceeded and drop, the
+// author blamed, or with "runtime: cannot allocate memory" no limit at
+// all). A server that started and then blew the same kind of limit while
+// answering tools/list stays the server's: drop, on tools/list. Every
+// backend; about 1 s each.
+func TestDataLimitAtStart(t *testing.T) {
+	bin := testfixture.Path(t, "hostile-listing")
+	for _, backend := range scanBackends(t) {
+		t.Run(backend+"/start", func(t *testing.T) {
+			plan := stdio(bin)
+			opts := listingOptions(backend)
+			opts.Sandbox.NoCgroups = true
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: 16 << 20}
+			res, err := Probe(context.Background(), &plan, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := res.Liveness
+			t.Logf("status %s: %s; environment %q; stderr %q", l.Status, l.Detail, l.Environment, safeHead(l.StderrTail))
+			if iso := res.Target.Isolation; iso == nil || !slices.Contains(iso.Mechanisms, "rlimit:data") {
+				t.Fatalf("isolation %+v, want rlimit:data", res.Target.Isolation)
+			}
+			if l.Status != vocab.StatusLimitExceeded || !strings.Contains(l.Detail, "died at start under the data limit (RLIMIT_DATA of 16777216 bytes") {
+				t.Errorf("status %s, detail %q: want limit_exceeded, died at start under the data limit", l.Status, l.Detail)
+			}
+			v := res.Verdict
+			if v == nil || v.Decision != vocab.DecisionNotAssessed || !strings.Contains(v.Cause, "raise --memory") {
+				t.Fatalf("verdict %+v, want not_assessed telling to raise --memory", v)
+			}
+			t.Logf("verdict: %s", v.Words())
+		})
+		t.Run(backend+"/after-handshake", func(t *testing.T) {
+			plan := stdio(bin)
+			plan.Args = []string{"-bomb", "memory"}
+			opts := listingOptions(backend)
+			opts.Sandbox.NoCgroups = true
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
+			res, err := Probe(context.Background(), &plan, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Liveness.HandshakeCompleted || res.Liveness.Environment != "" {
+				t.Errorf("liveness %+v, want a completed handshake and no environment cause", res.Liveness)
+			}
+			checkLimitOn(t, res, "tools/list", false)
+		})
+	}
+}
+
+func safeHead(s string) string { return s[:min(len(s), 200)] }

@@ -370,6 +370,7 @@ func processInfo(in sandbox.Info) probe.ProcessInfo {
 		StdoutNoise:   in.StdoutNoise,
 		LimitExceeded: in.LimitExceeded,
 		LimitValue:    in.LimitValue(),
+		LimitDetail:   in.LimitDetail,
 		Started:       in.Started,
 	}
 	if in.HTTP != nil {
