@@ -3,7 +3,6 @@ package scoring
 import (
 	"encoding/binary"
 	"fmt"
-	"regexp"
 	"strings"
 	"unsafe"
 
@@ -95,6 +94,12 @@ var nameFollowers = []string{
 	" cannot ", " can't ", " expected", " needs ", " outside", " not ",
 }
 
+// inFilePath reports whether s[i:j] is a file's base name in a path: after
+// '/' and before a '.' and a letter ("/srv/app/dist/tools/repo.js").
+func inFilePath(s string, i, j int) bool {
+	return i > 0 && s[i-1] == '/' && j+1 < len(s) && s[j] == '.' && isLetter(s[j+1])
+}
+
 // quoted reports whether s[i:j] is wrapped in quotes, backticks, brackets,
 // or is a JSON-pointer or path segment ("/properties/city", ".city").
 func quoted(s string, i, j int) bool {
@@ -139,6 +144,12 @@ func findName(s, name string) (int, int, bool) {
 			return 0, 0, false
 		}
 		j := i + len(name)
+		if inFilePath(s, i, j) {
+			// "tools/repo.js:14:5" in a stack frame names a source
+			// file, not the argument repo.
+			from = i + 1
+			continue
+		}
 		if strong || quoted(s, i, j) || nameCueWords[prevWord(s, i)] {
 			return i, j, true
 		}
@@ -305,7 +316,7 @@ func asciiLower(s string) string {
 // hints occurs in the text: most error texts contain none, and a
 // substring search is far cheaper than a regexp.
 type guarded struct {
-	re    *regexp.Regexp
+	re    *lazyRE
 	hints []string
 	// pre, when set, replaces the hints.
 	pre func(string) bool
@@ -316,14 +327,14 @@ type guarded struct {
 }
 
 func guard(expr string, hints ...string) guarded {
-	g := guarded{re: regexp.MustCompile(expr), hints: hints}
+	g := guarded{re: lazy(expr), hints: hints}
 	g.register()
 	return g
 }
 
 // guardFunc guards expr with a custom precheck.
 func guardFunc(expr string, pre func(string) bool) guarded {
-	return guarded{re: regexp.MustCompile(expr), pre: pre}
+	return guarded{re: lazy(expr), pre: pre}
 }
 
 func (g guarded) possible(s string) bool {
