@@ -176,7 +176,7 @@ func (in *input) findCodeToken(seg segment) (int, int, bool) {
 		if k := nsStart(low, i); k >= 0 {
 			return k, j, true
 		}
-		if codePosition(low, i) {
+		if codePosition(low, i) || parenthesised(low, i, j) {
 			return i, j, true
 		}
 	}
@@ -236,6 +236,13 @@ func nsStart(low string, i int) int {
 		}
 	}
 	return k
+}
+
+// parenthesised reports whether the token low[i:j] stands alone in
+// parentheses, where prose puts a code: "access was revoked
+// (invalid_grant)".
+func parenthesised(low string, i, j int) bool {
+	return i > 0 && low[i-1] == '(' && j < len(low) && low[j] == ')'
 }
 
 // codePosition reports whether the token at i stands where a code does: at

@@ -16,7 +16,11 @@ var (
 	// terminal command, a person to contact, a settings page to open.
 	reHuman       = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
 	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]*?\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
-	reWaitFor     = guard(`\b(wait|retry after|try again in|try again after|call again in|call again after|retry in)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b`, "wait", "retry after", "try again in", "try again after", "call again in", "call again after", "retry in")
+	// reListCall is a listing method named as the call to make: "Request
+	// tools/list without a cursor", "call prompts/list". Compiled on first
+	// use (lazyRE), like the guarded expressions.
+	reListCall = lazy(`\b(call|request|send|use|invoke|retry|repeat|re-request)\s+(the\s+)?[` + "`" + `'"]?(tools|prompts|resources)/list\b`)
+	reWaitFor  = guard(`\b(wait|retry after|try again in|try again after|call again in|call again after|retry in)\b[^.\n]*?\b\d+(\.\d+)?\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b`, "wait", "retry after", "try again in", "try again after", "call again in", "call again after", "retry in")
 )
 
 // negators precede a cue word that is not an instruction: "Cannot specify
@@ -115,8 +119,16 @@ func objectOfCue(low, name string) bool {
 		w := prevWord(low, i)
 		at := i
 		if w == "the" || w == "with" || w == "a" || w == "an" {
-			at = strings.LastIndex(low[:i], w)
+			at = strings.LastIndex(low[:at], w)
 			w = prevWord(low, at)
+		} else if w != "" && !cueWords[w] && !negators[w] {
+			// One noun between the determiner and the name: "Pass the
+			// issue number, e.g. 3".
+			at2 := strings.LastIndex(low[:at], w)
+			if d := prevWord(low, at2); d == "the" || d == "a" || d == "an" {
+				at = strings.LastIndex(low[:at2], d)
+				w = prevWord(low, at)
+			}
 		}
 		if cueWords[w] && w != "instead" && !negatedAt(low, at-len(w)-1) {
 			return true
@@ -210,10 +222,32 @@ func (in *input) ownNames() map[string]bool {
 	return in.names
 }
 
+// listCall finds a listing method named as the next call in the sentence
+// low, not negated, of a feature the server has: tools/list always (it
+// serves tools), prompts/list and resources/list when it declared them or
+// its capabilities are unknown.
+func (in *input) listCall(low string) []int {
+	if !strings.Contains(low, "s/list") {
+		return nil
+	}
+	for _, m := range reListCall.FindAllStringSubmatchIndex(low, 4) {
+		if negatedAt(low, m[0]) {
+			continue
+		}
+		if feature := low[m[6]:m[7]]; feature != "tools" {
+			if yes, known := in.c.declares(feature); known && !yes {
+				continue
+			}
+		}
+		return m[:2]
+	}
+	return nil
+}
+
 func gradeNextAction(in *input) (bool, string) {
 	var rejected string
 	for _, seg := range in.text {
-		if !reCue.hit(seg.lower, seg.hints) && !reWaitFor.hit(seg.lower, seg.hints) {
+		if !reCue.hit(seg.lower, seg.hints) && !reWaitFor.hit(seg.lower, seg.hints) && !strings.Contains(seg.lower, "s/list") {
 			continue
 		}
 		for _, se := range sentences(seg.s) {
@@ -230,7 +264,8 @@ func gradeNextAction(in *input) (bool, string) {
 					}
 				}
 			}
-			if wait == nil && !hasCueExcept(low, in.ownNames()) {
+			list := in.listCall(low)
+			if wait == nil && list == nil && !hasCueExcept(low, in.ownNames()) {
 				continue
 			}
 			if loc := reHuman.FindStringIndex(low); loc != nil {
@@ -241,6 +276,9 @@ func gradeNextAction(in *input) (bool, string) {
 			}
 			if wait != nil {
 				return true, span(seg, se[0]+wait[0], se[0]+wait[1])
+			}
+			if list != nil {
+				return true, span(seg, se[0]+list[0], se[0]+list[1])
 			}
 			for _, t := range in.c.ToolNames {
 				if len(t) < 2 {

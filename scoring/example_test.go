@@ -36,7 +36,7 @@ func ExampleGrade() {
 	// retryable     false does not say whether retrying can help (never / after a stated delay / with different arguments)
 	// no_leak       true  no stack trace, host path, connection string, internal host, credential or canary
 	// bounded       true  24 o200k_base tokens, largest enumeration 0
-	// score 56.3 rubric errors-v6
+	// score 56.9 rubric errors-v7
 }
 
 // Decide a verdict from a policy file.
@@ -74,7 +74,7 @@ func ExampleRecorded_Prepare() {
 		}
 	}
 	// Output:
-	// protocol_error 68.8
+	// protocol_error 63.1
 	// code true: error.message[0].code = "invalid_enum_value"
 	// bounded true: 89 o200k_base tokens, largest enumeration 2
 }

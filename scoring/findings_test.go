@@ -190,11 +190,11 @@ func TestScoreResult(t *testing.T) {
 			t.Errorf("probe %d not updated: %+v", i, pc)
 		}
 	}
-	// wrong_type: 45 of 80 -> 56.3; unknown_tool: 40 of 85 -> 47.1 (the
-	// name echoed earns half of value_or_form); the channel is a factor,
-	// not a weight.
-	if res.Score == nil || *res.Score != 51.7 {
-		t.Errorf("res.Score = %v, want 51.7", *res.Score)
+	// wrong_type: 20 + 80 x 30/65 -> 56.9; unknown_tool: 20 + 80 x
+	// 22.5/80 -> 42.5 (the name echoed earns half of value_or_form); the
+	// channel, no_leak and bounded are factors, not weights.
+	if res.Score == nil || *res.Score != 49.7 {
+		t.Errorf("res.Score = %v, want 49.7", *res.Score)
 	}
 	if res.RubricVersion != RubricVersion {
 		t.Errorf("RubricVersion = %q", res.RubricVersion)

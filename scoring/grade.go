@@ -154,10 +154,20 @@ func Grade(r Response, c Context) Graded {
 	pass, ev = gradeBounded(tokens, enum)
 	add(ElemBounded, pass, ev)
 
-	if !silent && total > 0 {
-		score := 100 * got / total
+	if !silent {
+		share := 0.0
+		if total > 0 {
+			share = got / total
+		}
+		score := 100 * (SignalShare + (1-SignalShare)*share)
 		if g.WrongChannel {
 			score *= WrongChannelFactor
+		}
+		if !g.Pass(ElemBounded) {
+			score *= UnboundedFactor
+		}
+		if !g.Pass(ElemNoLeak) {
+			score *= LeakFactor
 		}
 		g.Score = math.Round(10*score) / 10
 	}

@@ -57,7 +57,7 @@ func TestGrade(t *testing.T) {
 				ElemRetryable: false, ElemClosestMatches: false, ElemNoLeak: true, ElemBounded: true},
 			// 55 of 100: channel, param, no_leak, bounded, and half of
 			// value_or_form (the value echoed, no permitted form).
-			wantScore: 47.1,
+			wantScore: 42.5,
 		},
 		{
 			name: "generic 500 text: only channel, no_leak and bounded",
@@ -65,7 +65,7 @@ func TestGrade(t *testing.T) {
 			c:    projCtx,
 			want: map[string]bool{ElemChannel: true, ElemNextAction: false, ElemCode: false, ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
 			// 35 of 70 applicable weight.
-			wantScore: 36.4,
+			wantScore: 20,
 			wantNA:    []string{ElemParam, ElemValueOrForm, ElemClosestMatches},
 		},
 		{
@@ -76,7 +76,7 @@ func TestGrade(t *testing.T) {
 			c: Context{ToolNames: []string{"list_issues"}, ParamNames: []string{"limit"}},
 			want: map[string]bool{ElemChannel: false, ElemParam: true, ElemValueOrForm: true, ElemNextAction: false, ElemCode: false,
 				ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
-			wantScore: 42.2,
+			wantScore: 45.5,
 			wantNA:    []string{ElemClosestMatches},
 		},
 		{
@@ -87,7 +87,7 @@ func TestGrade(t *testing.T) {
 			c: Context{ToolNames: []string{"list_issues"}, ParamNames: []string{"limit"}},
 			want: map[string]bool{ElemChannel: true, ElemParam: true, ElemValueOrForm: true, ElemNextAction: false, ElemCode: false,
 				ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
-			wantScore: 56.3,
+			wantScore: 56.9,
 			wantNA:    []string{ElemClosestMatches},
 		},
 		{
@@ -108,7 +108,7 @@ func TestGrade(t *testing.T) {
 			want: map[string]bool{ElemChannel: false, ElemParam: true, ElemValueOrForm: true, ElemNextAction: true, ElemCode: false,
 				ElemRetryable: false, ElemClosestMatches: true, ElemNoLeak: true, ElemBounded: true},
 			// Fails channel (15), code (10), retryable (10).
-			wantScore: 57.4,
+			wantScore: 64,
 		},
 		{
 			name: "terminal command is not an executable next action",
@@ -116,7 +116,7 @@ func TestGrade(t *testing.T) {
 				Text: "Credentials expired. Run `acme login` in your terminal, then call search again."},
 			c:         Context{ToolNames: []string{"search", "login"}},
 			want:      map[string]bool{ElemChannel: true, ElemNextAction: false, ElemCode: false, ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
-			wantScore: 36.4,
+			wantScore: 20,
 			wantNA:    []string{ElemParam, ElemValueOrForm, ElemClosestMatches},
 		},
 		{
@@ -125,7 +125,7 @@ func TestGrade(t *testing.T) {
 				Text: "TypeError: x is undefined\n    at run (/home/ci/app/index.js:10:5)"},
 			c:         Context{ToolNames: []string{"run"}},
 			want:      map[string]bool{ElemChannel: true, ElemNextAction: false, ElemCode: false, ElemRetryable: false, ElemNoLeak: false, ElemBounded: true},
-			wantScore: 18.2,
+			wantScore: 17,
 			wantNA:    []string{ElemParam, ElemValueOrForm, ElemClosestMatches},
 		},
 		{
@@ -143,7 +143,7 @@ func TestGrade(t *testing.T) {
 			c:    Context{ToolNames: []string{"ping"}},
 			want: map[string]bool{ElemChannel: true, ElemNextAction: false, ElemCode: false, ElemRetryable: false, ElemNoLeak: true, ElemBounded: true},
 			// 35 of 70.
-			wantScore: 36.4,
+			wantScore: 20,
 			wantNA:    []string{ElemParam, ElemValueOrForm, ElemClosestMatches},
 		},
 		{
@@ -152,7 +152,7 @@ func TestGrade(t *testing.T) {
 				ErrorCode: new(int64(-32601)), ErrorMessage: "Method not found"},
 			want: map[string]bool{ElemChannel: true, ElemValueOrForm: false, ElemNextAction: false, ElemCode: false, ElemRetryable: false,
 				ElemClosestMatches: false, ElemNoLeak: true, ElemBounded: true},
-			wantScore: 28.6,
+			wantScore: 20,
 			wantNA:    []string{ElemParam},
 		},
 	}
@@ -332,8 +332,9 @@ func TestWeights(t *testing.T) {
 		seen[w.Element] = true
 		sum += w.Weight
 	}
-	if sum != 85 || weightOf(ElemChannel) != 0 {
-		t.Errorf("weights sum to %v (channel %v), want 85 and a channel of weight 0 (a factor)", sum, weightOf(ElemChannel))
+	if sum != 80 || weightOf(ElemChannel) != 0 || weightOf(ElemNoLeak) != 0 || weightOf(ElemBounded) != 0 {
+		t.Errorf("weights sum to %v (channel %v, no_leak %v, bounded %v), want 80 and channel, no_leak, bounded of weight 0 (factors)",
+			sum, weightOf(ElemChannel), weightOf(ElemNoLeak), weightOf(ElemBounded))
 	}
 	// The store and the reports order elements by vocab.Elements, without
 	// importing the grader: the weight table must list the same words in

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -29,8 +30,8 @@ const heldoutIssue25bFile = "../testdata/errors/heldout/issue25b.jsonl"
 // score and hand score on the two batches: what the grader reached (the
 // issue asks 0.95 on the held-out batch); see docs/rubric.md.
 const (
-	minIssue25Rho  = 0.96
-	minIssue25bRho = 0.93
+	minIssue25Rho  = 0.97
+	minIssue25bRho = 0.95
 )
 
 // TestHeldoutIssue25 grades the tuning batch through the `mcpvet grade`
@@ -46,9 +47,62 @@ func TestHeldoutIssue25(t *testing.T) {
 // guidance or closest matches.
 func TestHeldoutIssue25b(t *testing.T) {
 	cases, gs := handBatch(t, heldoutIssue25bFile, "heldout-issue25b", minIssue25bRho)
-	offers := offered(t, heldoutIssue25bFile)
+	found, total := offerRecall(t, heldoutIssue25bFile, cases, gs)
+	for _, o := range []string{"next_action", "retry", "closest_matches"} {
+		if total[o] < 5 {
+			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
+		}
+		if found[o] != total[o] {
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7)", o, found[o], total[o])
+		}
+	}
+}
+
+// heldoutIssue25cFile is issue 25's third batch (batch 5 of the corpus):
+// 36 real answers of seven npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25c.py, and 6 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25c_label.py and committed (d04b6b7) before
+// errors-v7 was tuned (on batches 3 and 4) and before the grader ran on
+// it. Measured once; never tuned on.
+const heldoutIssue25cFile = "../testdata/errors/heldout/issue25c.jsonl"
+
+// minIssue25cRho guards the Spearman correlation measured on batch 5 by
+// its one measurement, 0.939 (docs/rubric.md, "Issue 25: errors-v7 and a
+// fifth held-out batch"): the issue asks 0.95, not reached; nothing was
+// tuned after it.
+const minIssue25cRho = 0.93
+
+// TestHeldoutIssue25c grades the held-out batch 5, pins its confusion
+// counts and its rank correlation, and reports the recall on the
+// responses that offer a next action, retry guidance or closest matches.
+func TestHeldoutIssue25c(t *testing.T) {
+	cases, gs := handBatch(t, heldoutIssue25cFile, "heldout-issue25c", minIssue25cRho)
+	found, total := offerRecall(t, heldoutIssue25cFile, cases, gs)
+	recorded := 0
+	for _, c := range cases {
+		if strings.HasPrefix(c.Source, "recorded:") {
+			recorded++
+		}
+	}
+	if recorded < 30 || len(cases) < 40 {
+		t.Errorf("%d responses, %d recorded from real servers; want at least 40 and 30", len(cases), recorded)
+	}
+	for _, o := range []string{"next_action", "retry", "closest_matches"} {
+		if total[o] == 0 {
+			t.Errorf("no response offers %s", o)
+		}
+	}
+	_ = found
+}
+
+// offerRecall reads the "offers" member of each line of file and counts,
+// per offer, the responses that offer it and those whose element passes.
+func offerRecall(t *testing.T, file string, cases []heldoutCase, gs []Graded) (found, total map[string]int) {
+	t.Helper()
+	offers := offered(t, file)
 	elem := map[string]string{"next_action": ElemNextAction, "retry": ElemRetryable, "closest_matches": ElemClosestMatches}
-	found, total := map[string]int{}, map[string]int{}
+	found, total = map[string]int{}, map[string]int{}
 	for i := range cases {
 		for _, o := range offers[i] {
 			e, ok := elem[o]
@@ -71,10 +125,8 @@ func TestHeldoutIssue25b(t *testing.T) {
 	}
 	for _, o := range []string{"next_action", "retry", "closest_matches"} {
 		t.Logf("recall on responses offering %s: %d/%d", o, found[o], total[o])
-		if total[o] < 5 {
-			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
-		}
 	}
+	return found, total
 }
 
 // handBatch grades a batch with hand scores, pins its counts under key and

@@ -174,3 +174,71 @@ func TestIssue25TuningMisses(t *testing.T) {
 		t.Errorf("\"Path\" without the value counts as naming the parameter (%s)", evidenceOf(g, ElemParam))
 	}
 }
+
+// TestIssue25bTuningMisses pins the errors-v7 fixes made on batch 4
+// (issue25b.jsonl) once it became a tuning set for batch 5: each case is
+// one of batch 4's misses or inversions, rewritten in other words so the
+// test pins the rule, not the fixture.
+func TestIssue25bTuningMisses(t *testing.T) {
+	cal := Context{ToolNames: []string{"book_room", "reauthorize"}, ParamNames: []string{"room", "number"}, Required: []string{"room"}}
+	t.Run("a lower_snake code alone in parentheses", func(t *testing.T) {
+		g := Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "book_room", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "The booking service refused the token (expired_token). Call reauthorize first."}, cal)
+		if !g.Pass(ElemCode) {
+			t.Errorf("(expired_token) is not a code: %s", evidenceOf(g, ElemCode))
+		}
+		// A parameter's name in parentheses is no code.
+		g = Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "book_room", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "The room is taken (room_id)."}, Context{ToolNames: []string{"book_room"}, ParamNames: []string{"room_id"}})
+		if g.Pass(ElemCode) {
+			t.Errorf("(room_id) counts as a code: %s", evidenceOf(g, ElemCode))
+		}
+	})
+	t.Run("an argument after a determiner and a noun is the object of the instruction", func(t *testing.T) {
+		g := Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: "book_room", Param: "number", Sent: raw(`"four"`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "number must be an integer. Send the seat number as digits, e.g. 4."}, cal)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("'Send the seat number as digits' is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+		g = Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: "book_room", Param: "number", Sent: raw(`"four"`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "The seat number you sent is not an integer."}, cal)
+		if g.Pass(ElemNextAction) {
+			t.Errorf("a statement passes next_action: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
+	t.Run("a listing method named as the next call", func(t *testing.T) {
+		r := Response{Kind: KindBadCursor, Method: "prompts/list", Param: "cursor", Sent: raw(`"abc"`), Class: ClassProtocolError, ProtocolVersion: "2025-11-25",
+			ErrorCode: new(int64(-32602)), ErrorMessage: "Cursor abc is stale. Call prompts/list again without a cursor."}
+		ctx := Context{Capabilities: raw(`{"prompts":{}}`)}
+		if g := Grade(r, ctx); !g.Pass(ElemNextAction) {
+			t.Errorf("'Call prompts/list again' is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+		// Not a feature the server declared.
+		if g := Grade(r, Context{Capabilities: raw(`{"tools":{}}`)}); g.Pass(ElemNextAction) {
+			t.Errorf("prompts/list of a server without prompts is executable: %s", evidenceOf(g, ElemNextAction))
+		}
+		r.ErrorMessage = "Cursor abc is stale. Do not call prompts/list with it."
+		if g := Grade(r, ctx); g.Pass(ElemNextAction) {
+			t.Errorf("a negated call passes: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
+	t.Run("a source file named like the parameter is not the parameter", func(t *testing.T) {
+		g := Grade(Response{Kind: KindUnknownID, Method: "tools/call", Tool: "book_room", Param: "room", Sent: raw(`"B-204"`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "Error: 404\n    at lookup (/srv/booking/dist/room.js:12:9)"}, cal)
+		if g.Pass(ElemParam) {
+			t.Errorf("room.js names the parameter room: %s", evidenceOf(g, ElemParam))
+		}
+	})
+	t.Run("a content-free answer scores below a thin argument error", func(t *testing.T) {
+		generic := Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "book_room", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Oops, something failed."}, cal)
+		thin := Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "book_room", Param: "room", Sent: raw(`"x"`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "Invalid room format"}, cal)
+		if generic.Score >= thin.Score {
+			t.Errorf("generic runtime answer %.1f >= thin argument error %.1f", generic.Score, thin.Score)
+		}
+		if generic.Score != 100*SignalShare {
+			t.Errorf("content-free answer scores %.1f, want the signal share %.1f", generic.Score, 100*SignalShare)
+		}
+	})
+}

@@ -94,6 +94,12 @@ var nameFollowers = []string{
 	" cannot ", " can't ", " expected", " needs ", " outside", " not ",
 }
 
+// inFilePath reports whether s[i:j] is a file's base name in a path: after
+// '/' and before a '.' and a letter ("/srv/app/dist/tools/repo.js").
+func inFilePath(s string, i, j int) bool {
+	return i > 0 && s[i-1] == '/' && j+1 < len(s) && s[j] == '.' && isLetter(s[j+1])
+}
+
 // quoted reports whether s[i:j] is wrapped in quotes, backticks, brackets,
 // or is a JSON-pointer or path segment ("/properties/city", ".city").
 func quoted(s string, i, j int) bool {
@@ -138,6 +144,12 @@ func findName(s, name string) (int, int, bool) {
 			return 0, 0, false
 		}
 		j := i + len(name)
+		if inFilePath(s, i, j) {
+			// "tools/repo.js:14:5" in a stack frame names a source
+			// file, not the argument repo.
+			from = i + 1
+			continue
+		}
 		if strong || quoted(s, i, j) || nameCueWords[prevWord(s, i)] {
 			return i, j, true
 		}

@@ -8,8 +8,10 @@ import "github.com/mcpvet/mcpvet/vocab"
 // verdict's rules (errors-v3: who must act, needs_setup, not_assessed;
 // errors-v5: packages the MCP Registry verified at publish but the index
 // here lacks are not_assessed; errors-v6: the channel is a factor on the
-// score, not a weight, and bounded counts o200k_base tokens).
-const RubricVersion = "errors-v6"
+// score, not a weight, and bounded counts o200k_base tokens; errors-v7:
+// no_leak and bounded are factors, a response earns a share for
+// signalling its failure, new content weights, and four element fixes).
+const RubricVersion = "errors-v7"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.
@@ -32,23 +34,50 @@ type Weight struct {
 }
 
 // Weights is the rubric: every element and its weight, in the order of
-// [vocab.Elements]. A response's score is 100 times the weight of the
-// elements it passes over the weight of the elements that apply to it,
-// times [WrongChannelFactor] when it came on the wrong channel. The
-// channel is a factor, not a weight (weight 0): a fixed 15 points made a
-// complete answer on the wrong channel tie thin answers on the right one
-// (issue 25 item 5). The other weights sum to 85.
+// [vocab.Elements]. The content elements (param, value_or_form,
+// next_action, code, retryable, closest_matches) carry weights; channel,
+// no_leak and bounded carry none (weight 0) and act as factors. A
+// response that signals its failure scores [SignalShare] for that alone
+// plus the rest in proportion to the content weight it earns over the
+// content weight that applies; then times [WrongChannelFactor] on the
+// wrong channel, [UnboundedFactor] when it is not bounded, [LeakFactor]
+// when it leaks, and capped at [MaxLeakingScore] for a severe leak.
+//
+// errors-v7 (issue 25): no_leak and bounded no longer earn points, since a
+// content-free "Something went wrong." earned 36.4 from them alone,
+// above thin but useful argument errors; code weighs 5 (a code alone does
+// not tell the agent what to do), retryable, value_or_form and
+// closest_matches 15 (the background texts' payloads recover through the
+// retry guidance, the permitted form and two closest matches). The
+// content weights sum to 80.
 var Weights = []Weight{
 	{ElemChannel, 0},
 	{ElemParam, 15},
-	{ElemValueOrForm, 10},
+	{ElemValueOrForm, 15},
 	{ElemNextAction, 15},
-	{ElemCode, 10},
-	{ElemRetryable, 10},
-	{ElemClosestMatches, 5},
-	{ElemNoLeak, 10},
-	{ElemBounded, 10},
+	{ElemCode, 5},
+	{ElemRetryable, 15},
+	{ElemClosestMatches, 15},
+	{ElemNoLeak, 0},
+	{ElemBounded, 0},
 }
+
+// SignalShare is the part of the score a response earns for signalling
+// its failure at all (an error rather than success, a crash or a hang):
+// "Something went wrong." scores 20, and no leaking response (capped at
+// [MaxLeakingScore]) outranks a non-leaking one, whose least is 20 ×
+// [WrongChannelFactor] × [UnboundedFactor] × [LeakFactor] = 10.9.
+const SignalShare = 0.2
+
+// UnboundedFactor scales the score of a response that fails bounded (over
+// [MaxErrorTokens] or an enumeration over [MaxEnumeration]): it still
+// says what it says, at a cost to every later turn.
+const UnboundedFactor = 0.8
+
+// LeakFactor scales the score of a response that leaks what is not a
+// secret, a credential or a connection string (a host path, an internal
+// host, a stack trace): a defect that does not erase the content.
+const LeakFactor = 0.85
 
 // Budgets of the bounded element.
 const (
@@ -67,22 +96,24 @@ const (
 )
 
 // MaxLeakingScore caps the score of a response that leaks a secret, a
-// credential or a connection string: below the 10 points no_leak alone
-// earns any response that signals its failure without leaking, so no
-// leaking response outranks a non-leaking one (issue 25 item 4: a DNS
+// credential or a connection string: below the least any response that
+// signals its failure without leaking earns (10.9, see [SignalShare]), so
+// no leaking response outranks a non-leaking one (issue 25 item 4: a DNS
 // failure leaking an API key scored 57.9, as much as a complete enum
 // error).
 const MaxLeakingScore = 5
 
 // WrongChannelFactor scales the score of a response that signalled its
 // failure on the wrong channel (or with the wrong JSON-RPC code): the
-// answer may not reach the model as a tool error, so it keeps three
-// quarters of what its content earns. A content-free answer loses little,
-// a complete one more, and content differences stay visible on either
-// channel: a complete enum answer on the wrong channel (51.6) scores
-// above "Required at filePaths" on the right one (50), and below its own
-// right-channel twin (68.8).
-const WrongChannelFactor = 0.75
+// answer may not reach the model as a tool error, so it keeps four fifths
+// of what it earns. A content-free answer loses little, a complete one
+// more, and content differences stay visible on either channel: a complete
+// enum answer on the wrong channel (50.5) scores above "Required at
+// filePaths" and "apiVersion is not a string" on the right one (47.7),
+// and below its own right-channel twin (63.1). (0.75 in errors-v6; with
+// code at weight 5 it put the complete answer at 47.3, below the thin
+// ones.)
+const WrongChannelFactor = 0.8
 
 // ChannelCutover is the first protocol revision in which input validation
 // errors belong in tool execution errors (isError: true) rather than in

@@ -97,7 +97,7 @@ func TestGradeMalformedLines(t *testing.T) {
 		t.Errorf("stderr has %d lines, want 2:\n%s", strings.Count(stderr, "\n"), stderr)
 	}
 	g := got[0]
-	if g.Kind != "missing_required" || g.Rubric != "errors-v6" || len(g.Elements) != 9 {
+	if g.Kind != "missing_required" || g.Rubric != "errors-v7" || len(g.Elements) != 9 {
 		t.Errorf("first grade %+v", g)
 	}
 	for _, e := range g.Elements {
@@ -130,15 +130,15 @@ func TestGradeTable(t *testing.T) {
 	if len(lines) != 4 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[0], "CLOSEST_MATCHES") {
 		t.Fatalf("table:\n%s", stdout)
 	}
-	if f := strings.Fields(lines[3]); f[0] != "airtable-03-enum_violation" || f[2] != "50.0" || f[5] != "½" || f[9] != "·" {
-		t.Errorf("row %q: want id, score 50.0, half credit for value_or_form, · for closest_matches", lines[3])
+	if f := strings.Fields(lines[3]); f[0] != "airtable-03-enum_violation" || f[2] != "47.7" || f[5] != "½" || f[9] != "·" {
+		t.Errorf("row %q: want id, score 47.7, half credit for value_or_form, · for closest_matches", lines[3])
 	}
 }
 
 func TestGradeMinScore(t *testing.T) {
 	in := writeJSONL(t, heldoutLines(t, 3)...)
 	code, _, stderr := runCLI("grade", "--min-score", "55", in)
-	if code != exitFindings || !strings.Contains(stderr, `:3: id "airtable-03-enum_violation" scores 50.0, below --min-score 55`) || strings.Contains(stderr, ":1:") {
+	if code != exitFindings || !strings.Contains(stderr, `:3: id "airtable-03-enum_violation" scores 47.7, below --min-score 55`) || strings.Contains(stderr, ":1:") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -204,6 +204,7 @@ type runner struct {
 	cacheDir      string
 	tsv           io.Writer
 	log           io.Writer
+	schema        bool
 }
 
 func main() {
@@ -216,19 +217,20 @@ func main() {
 		floor    = flag.Duration("floor", 60*time.Second, "timeout floor")
 		cache    = flag.String("cache", "bench/out/mutate/cover", "directory of the per-package coverage maps")
 		quiet    = flag.String("quiet-log", "/tmp/mcpvet-quiet.log", "freeze windows (FROZEN/THAWED unix seconds)")
+		schema   = flag.Bool("schema", true, "compile a file's comparison mutants into one binary (schema.go); false: one compile per mutant")
 	)
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: mutantrun [-json out.json] [-tsv out.tsv] [-list] FILE.go ...")
 		os.Exit(2)
 	}
-	if err := run(*jsonOut, *tsvOut, *list, *coverage, *coef, *floor, *cache, *quiet, flag.Args()); err != nil {
+	if err := run(*jsonOut, *tsvOut, *list, *coverage, *schema, *coef, *floor, *cache, *quiet, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "mutantrun:", err)
 		os.Exit(1)
 	}
 }
 
-func run(jsonOut, tsvOut string, list, coverage bool, coef float64, floor time.Duration, cache, quiet string, files []string) error {
+func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floor time.Duration, cache, quiet string, files []string) error {
 	if list {
 		for _, f := range files {
 			src, err := os.ReadFile(f)
@@ -261,7 +263,7 @@ func run(jsonOut, tsvOut string, list, coverage bool, coef float64, floor time.D
 		return err
 	}
 	defer os.RemoveAll(work)
-	r := &runner{root: root, modPath: modPath, work: work, coef: coef, floor: floor, quietLog: quiet, cacheDir: cache, log: os.Stderr}
+	r := &runner{root: root, modPath: modPath, work: work, coef: coef, floor: floor, quietLog: quiet, cacheDir: cache, log: os.Stderr, schema: schema}
 	if tsvOut != "" {
 		f, err := os.OpenFile(tsvOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -681,6 +683,7 @@ type Mutation struct {
 	Line    int      `json:"line"`
 	Column  int      `json:"column"`
 	Seconds float64  `json:"seconds"`
+	Schema  bool     `json:"schema,omitempty"` // run in the file's schema binary
 	Tests   []string `json:"tests,omitempty"`
 }
 
@@ -699,8 +702,7 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 	if len(ms) == 0 {
 		rep.Files = nil
 	}
-	counts := map[string]int{}
-	for i, m := range ms {
+	covering := func(m Mutant) ([]string, float64) {
 		var tests []string
 		var secs float64
 		for _, t := range cm.Tests {
@@ -719,11 +721,45 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 				secs += t.Seconds
 			}
 		}
+		return tests, secs
+	}
+	// One binary for the comparison mutants that some test covers.
+	var schemaBin, schemaOv string
+	var held map[int]bool
+	if r.schema {
+		var run []Mutant
+		for _, m := range ms {
+			if t, _ := covering(m); len(t) > 0 {
+				run = append(run, m)
+			} else {
+				run = append(run, Mutant{Offset: -1})
+			}
+		}
+		ssrc, pkg, h, err := Schema(abs, src, run)
+		if err == nil && len(h) > 0 {
+			start := time.Now()
+			schemaBin, schemaOv, err = r.build(cm, "schema", map[string][]byte{abs: ssrc, filepath.Join(filepath.Dir(abs), "zz_mutantrun_schema.go"): schemaSupport(pkg)})
+			if err == nil {
+				held = h
+				fmt.Fprintf(r.log, "schema: %d comparison mutants in one binary (%.1fs)\n", len(h), time.Since(start).Seconds())
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(r.log, "schema: not used: %v\n", err)
+		}
+	}
+	counts := map[string]int{}
+	for i, m := range ms {
+		tests, secs := covering(m)
 		mu := Mutation{Type: m.Type, Line: m.Line, Column: m.Column, Tests: tests}
 		start := time.Now()
-		if len(tests) == 0 {
+		switch {
+		case len(tests) == 0:
 			mu.Status = "NOT COVERED"
-		} else {
+		case held[i]:
+			mu.Status = r.runTests(cm, schemaBin, schemaOv, i, m, tests, secs)
+			mu.Schema = true
+		default:
 			mu.Status = r.runMutant(cm, abs, src, m, tests, secs)
 		}
 		mu.Seconds = time.Since(start).Seconds()
@@ -745,25 +781,46 @@ func (r *runner) runMutant(cm *CoverMap, abs string, src []byte, m Mutant, tests
 		fmt.Fprintln(r.log, err)
 		return "NOT VIABLE"
 	}
-	mfile := filepath.Join(r.work, "mutant.go")
-	if err := os.WriteFile(mfile, mutated, 0o644); err != nil {
+	bin, ovFile, err := r.build(cm, "mutant", map[string][]byte{abs: mutated})
+	if err != nil {
 		return "NOT VIABLE"
 	}
-	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mfile}})
-	ovFile := filepath.Join(r.work, "overlay.json")
+	return r.runTests(cm, bin, ovFile, -1, m, tests, secs)
+}
+
+// build compiles the package's test binary with the given files replaced
+// or added (through an overlay; the tree is never touched).
+func (r *runner) build(cm *CoverMap, name string, files map[string][]byte) (bin, ovFile string, err error) {
+	replace := map[string]string{}
+	n := 0
+	for path, content := range files {
+		n++
+		f := filepath.Join(r.work, fmt.Sprintf("%s.%d.go", name, n))
+		if err := os.WriteFile(f, content, 0o644); err != nil {
+			return "", "", err
+		}
+		replace[path] = f
+	}
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
+	ovFile = filepath.Join(r.work, name+".overlay.json")
 	if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
-		return "NOT VIABLE"
+		return "", "", err
 	}
-	bin := filepath.Join(r.work, "mutant.test")
+	bin = filepath.Join(r.work, name+".test")
 	_ = os.Remove(bin)
 	// -s -w: no symbol table or DWARF, a quarter off each link.
 	build := exec.Command("go", "test", "-c", "-vet=off", "-ldflags=-s -w", "-overlay", ovFile, "-o", bin, "./"+cm.Dir)
 	build.Dir = r.root
 	build.Env = cleanGoflags(os.Environ())
 	if out, err := build.CombinedOutput(); err != nil {
-		_ = out
-		return "NOT VIABLE"
+		return "", "", fmt.Errorf("%v: %s", err, tail(string(out), 2000))
 	}
+	return bin, ovFile, nil
+}
+
+// runTests runs the covering tests of a mutant in bin (id >= 0: the
+// schema binary, with that mutant chosen).
+func (r *runner) runTests(cm *CoverMap, bin, ovFile string, id int, m Mutant, tests []string, secs float64) string {
 	timeout := time.Duration(r.coef * secs * float64(time.Second))
 	if timeout < r.floor {
 		timeout = r.floor
@@ -775,6 +832,9 @@ func (r *runner) runMutant(cm *CoverMap, abs string, src []byte, m Mutant, tests
 			"-test.timeout="+(timeout+2*time.Second).String())
 		cmd.Dir = filepath.Join(r.root, cm.Dir)
 		cmd.Env = append(cleanGoflags(os.Environ()), "GOFLAGS=-overlay="+ovFile)
+		if id >= 0 {
+			cmd.Env = append(cmd.Env, "MUTANTRUN_ID="+strconv.Itoa(id))
+		}
 		cmd.WaitDelay = 5 * time.Second
 		start := time.Now()
 		err := cmd.Run()

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -106,5 +108,52 @@ func TestPlain(t *testing.T) {}
 	}
 	if _, ok := got["TestPlain"]; ok {
 		t.Errorf("TestPlain found spawning: %v", got)
+	}
+}
+
+// TestSchema: each comparison becomes a choice between its mutants and
+// itself by mutantrunID; comparisons in a const declaration and nested
+// comparisons are left out (compiled one mutant at a time).
+func TestSchema(t *testing.T) {
+	src := []byte(`package p
+
+const big = 1 < 2
+
+type yes bool
+
+func f(a, b int, c bool) yes {
+	if a < b && (a == b) == c {
+		return a >= b
+	}
+	return false
+}
+`)
+	ms, err := Enumerate("p.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, pkg, held, err := Schema("p.go", src, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pkg != "p" {
+		t.Errorf("package %q, want p", pkg)
+	}
+	// ms: const 1<2 (0, 1), a < b (2, 3), (a == b) == c (4), a == b (5), a >= b (6, 7)
+	want := map[int]bool{2: true, 3: true, 6: true, 7: true}
+	if !reflect.DeepEqual(held, want) {
+		t.Errorf("held %v, want %v", held, want)
+	}
+	for _, s := range []string{
+		"const big = 1 < 2",
+		"((mutantrunID == 2) && ((a) <= (b)) || (mutantrunID == 3) && ((a) >= (b)) || (mutantrunID != 2 && mutantrunID != 3) && ((a) < (b))) && (a == b) == c",
+		"return ((mutantrunID == 6) && ((a) > (b)) || (mutantrunID == 7) && ((a) < (b)) || (mutantrunID != 6 && mutantrunID != 7) && ((a) >= (b)))",
+	} {
+		if !strings.Contains(string(out), s) {
+			t.Errorf("no %q in\n%s", s, out)
+		}
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "p.go", out, 0); err != nil {
+		t.Errorf("schema does not parse: %v", err)
 	}
 }

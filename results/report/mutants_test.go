@@ -75,3 +75,86 @@ func TestDiffTextCountsEveryChange(t *testing.T) {
 		t.Errorf("empty diff: err %v, text lacks 'no changes':\n%s", err, b.String())
 	}
 }
+
+// TestTriageBlocksFit: the block layout of a grouped or narrow triage
+// keeps every line within the width (title, config headers, names next
+// to their verdict, reasons, next steps), wraps the title only when it is
+// longer than the width, starts a header at each new config, and shows a
+// server without a name as "-". (Issue 26: 9 mutants of
+// triage_width.go's widths, lines 57-76, lived through the whole suite.)
+func TestTriageBlocksFit(t *testing.T) {
+	long := func(w string, n int) string { return strings.TrimSpace(strings.Repeat(w+" ", n)) }
+	score := 42.0
+	for _, cfg := range []string{strings.Repeat("c", 55), strings.Repeat("c", 56), "short"} {
+		tr := &results.Triage{ScanID: 7, Status: "done", Config: cfg, Servers: []results.TriageServer{
+			{Name: long("name", 30), Config: "/home/u/" + long("dir", 40), Decision: "fix", Score: &score,
+				Reasons: []string{long("reason", 40)}, NextStep: long("step", 50)},
+			{Name: "", Config: "/home/u/" + long("dir", 40), Decision: "keep"},
+			{Name: "other", Config: "/home/u/second.json", Decision: "drop", Reasons: []string{"why"}},
+		}}
+		var b bytes.Buffer
+		if err := writeTriageBlocks(&b, tr, 80); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		lines := strings.Split(out, "\n")
+		title := "triage of " + cfg + " (scan 7, done)"
+		if fits := len(title) <= 80; (lines[0] == title) != fits {
+			t.Errorf("config of %d: title line %q (title %d runes, fits %v)", len(cfg), lines[0], len(title), fits)
+		}
+		for _, l := range lines {
+			if n := len([]rune(l)); n > 80 {
+				t.Errorf("line of %d runes over 80: %q", n, l)
+			}
+		}
+		if n := strings.Count(out, "\n== "); n != 2 {
+			t.Errorf("%d config headers, want 2:\n%s", n, out)
+		}
+		if !strings.Contains(out, "\n-  keep") || !strings.Contains(out, "\nname name") || !strings.Contains(out, "\nother  drop") {
+			t.Errorf("server lines missing:\n%s", out)
+		}
+		// A wrapped reason: a bullet, then indented lines; a wrapped next
+		// step: the label, then lines under its text.
+		for _, w := range []struct{ word, first, next string }{{"reason reason", "  - ", "    "}, {"step step", "  next step: ", strings.Repeat(" ", 13)}} {
+			for k, l := range lines {
+				if strings.Contains(l, w.word) {
+					if !strings.HasPrefix(l, w.first+w.word) || k+1 == len(lines) || !strings.HasPrefix(lines[k+1], w.next+w.word[:3]) {
+						t.Errorf("wrapped %q: lines %q, %q; want %q then %q", w.word, l, lines[min(k+1, len(lines)-1)], w.first, w.next)
+					}
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestJUnitFailureWithoutReasons: a server at or below --fail-on with no
+// reasons fails with its decision alone. (Issue 26: the mutant
+// triage_junit.go:112 `len(s.Reasons) > 0` -> `>= 0`, which reads a
+// reason that is not there, lived through the whole suite.)
+func TestJUnitFailureWithoutReasons(t *testing.T) {
+	tr := &results.Triage{ScanID: 1, Status: "done", Servers: []results.TriageServer{{Name: "bare", Decision: "drop"}}}
+	var b bytes.Buffer
+	if err := writeTriageJUnit(&b, tr, "fix"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `message="drop"`) {
+		t.Errorf("no failure message \"drop\" in\n%s", b.String())
+	}
+}
+
+// TestVerdictLineWithout: the plans without a verdict are named only when
+// there are some. (Issue 26: the mutant conditions.go:106 `v.Without > 0`
+// -> `>= 0` lived through the whole suite: every fixture census has
+// plans without a verdict.)
+func TestVerdictLineWithout(t *testing.T) {
+	for _, tt := range []struct {
+		without int
+		want    bool
+	}{{0, false}, {1, true}} {
+		c := &results.Census{Verdicts: results.VerdictFigures{Assessed: 2, Without: tt.without}}
+		if got := strings.Contains(verdictLine(c), "carry no verdict"); got != tt.want {
+			t.Errorf("without %d: %q names the plans without a verdict: %v, want %v", tt.without, verdictLine(c), got, tt.want)
+		}
+	}
+}
