@@ -237,3 +237,61 @@ func TestTriageContextLines(t *testing.T) {
 		}
 	}
 }
+
+// TestTriageWrapExactAndCounts: text that fills exactly maxLines lines is
+// not marked as cut, and a cut line stays within the width; the closing count line names needs setup, not
+// graded and not probed only when there are some. (Issue 26: the mutants
+// triage_table.go:139 `len(last) >= width` -> `>` and :178, :184,
+// :187 `> 0` -> `>= 0` lived through the whole suite.)
+func TestTriageWrapExactAndCounts(t *testing.T) {
+	if got := triageWrap("ab cd", 2, 2); len(got) != 2 || got[1] != "cd" {
+		t.Errorf(`triageWrap("ab cd", 2, 2) = %q, want ["ab" "cd"]`, got)
+	}
+	// A cut whose last line fills the width keeps the mark within it.
+	if got := triageWrap("ab cd ef", 2, 2); len(got) != 2 || got[1] != "c…" {
+		t.Errorf(`triageWrap("ab cd ef", 2, 2) = %q, want ["ab" "c…"]`, got)
+	}
+	var b bytes.Buffer
+	writeTriageCounts(&b, &results.Triage{Servers: make([]results.TriageServer, 2), Counts: results.TriageCounts{Keep: 1, Fix: 1}})
+	if want := "\n2 servers: 1 keep, 1 fix, 0 drop\n"; b.String() != want {
+		t.Errorf("counts %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	writeTriageCounts(&b, &results.Triage{Servers: make([]results.TriageServer, 4), Counts: results.TriageCounts{NeedsSetup: 1, NotAssessed: 1, Ungraded: 1, Pending: 1}})
+	if want := "\n4 servers: 0 keep, 0 fix, 0 drop, 1 needs setup, 1 not assessed, 1 not graded, 1 not probed\n"; b.String() != want {
+		t.Errorf("counts %q, want %q", b.String(), want)
+	}
+}
+
+// TestTextHelpers: thousands separators for 4- and 5-digit numbers,
+// JSON of exactly 64 KiB still pretty-printed, liveness detail and
+// evidence shown up to twice the line limit, and no "without a run" for
+// a scan with none pending. (Issue 26: the mutants text.go:67 `len(s)-i`
+// -> `+`, :51 `<= 64<<10` -> `<`, :203, :204 `maxShownLine*2` -> `/`, :141
+// `p > 0` -> `>= 0` lived through the whole suite.)
+func TestTextHelpers(t *testing.T) {
+	for n, want := range map[int]string{1234: "1,234", 24135: "24,135", -1234567: "-1,234,567", 999: "999"} {
+		if got := fmtInt(n); got != want {
+			t.Errorf("fmtInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+	raw := []byte(`{"a":"` + strings.Repeat("x", 64<<10-8) + `"}`)
+	if len(raw) != 64<<10 {
+		t.Fatalf("raw is %d bytes", len(raw))
+	}
+	if got := jsonBlock(raw, 40); !strings.HasPrefix(got, "{\n  \"a\"") {
+		t.Errorf("64 KiB of JSON not indented: %q", got)
+	}
+	long := strings.Repeat("d", maxShownLine*2)
+	facts := livenessFacts(&probe.Result{Liveness: probe.Liveness{Detail: long, Evidence: long}})
+	for _, f := range facts {
+		if (f[0] == "detail" || f[0] == "evidence") && f[1] != long {
+			t.Errorf("%s cut to %d bytes, want all %d", f[0], len(f[1]), len(long))
+		}
+	}
+	r := &results.Report{}
+	r.Scan.Targets, r.Scan.Done = 2, 2
+	if got := scanLine(r, func(s string) string { return s }); strings.Contains(got, "without a run") {
+		t.Errorf("no target pending: %q", got)
+	}
+}
