@@ -108,9 +108,10 @@ func TestHeldoutIssue25c(t *testing.T) {
 const heldoutIssue25dFile = "../testdata/errors/heldout/issue25d.jsonl"
 
 // minIssue25dRho guards the Spearman correlation of batch 6's one
-// measurement (docs/rubric.md, "Issue 25: errors-v8 and a sixth held-out
-// batch"), whatever it was: a later change that lowers it shows here.
-const minIssue25dRho = 0.0
+// measurement, 0.895 (docs/rubric.md, "Issue 25: errors-v8 and a sixth
+// held-out batch"): the issue asks 0.95, not reached; nothing was tuned
+// after it. A later change that lowers it shows here.
+const minIssue25dRho = 0.89
 
 // TestHeldoutIssue25d grades the held-out batch 6, pins its confusion
 // counts and its rank correlation, and reports the recall on the responses
