@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,9 +100,25 @@ func parseShard(s string) (i, n int, err error) {
 	return i, n, nil
 }
 
+// scanGCPercent is the garbage collector's target during a scan, unless
+// GOGC says otherwise. A scan's heap is mostly short-lived copies of what
+// servers send (lines up to the 16 MiB message limit, read while several
+// servers run at once) and of results being encoded for the database, over
+// a small live set: at Go's default of 100 the heap peaks at twice the
+// live set. At 50, four servers of 300,000 tools peaked at 285-338 MB of
+// RSS instead of 373-413 MB, for the same CPU time (bench/listing.sh,
+// issue 22).
+const scanGCPercent = 50
+
+// setGCPercent is debug.SetGCPercent; tests watch it.
+var setGCPercent = debug.SetGCPercent
+
 func runScan(ctx context.Context, f *scanFlags, g *globalFlags, stdout, stderr io.Writer) error {
 	if err := f.check(); err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		defer setGCPercent(setGCPercent(scanGCPercent))
 	}
 	st, err := results.Open(ctx, f.db, nil)
 	if err != nil {
