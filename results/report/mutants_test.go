@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -294,37 +293,5 @@ func TestTextHelpers(t *testing.T) {
 	r.Scan.Targets, r.Scan.Done = 2, 2
 	if got := scanLine(r, func(s string) string { return s }); strings.Contains(got, "without a run") {
 		t.Errorf("no target pending: %q", got)
-	}
-}
-
-// TestGroupFindingsCap: a finding group lists at most maxGroupSubjects
-// subjects and counts the rest. (Issue 26: the mutant html.go:226
-// `len(g.Subjects) < maxGroupSubjects` -> `<=` lived through the whole
-// suite.)
-func TestGroupFindingsCap(t *testing.T) {
-	var fs []probe.Finding
-	for i := 0; i <= maxGroupSubjects; i++ {
-		fs = append(fs, probe.Finding{Code: "x/y", Severity: probe.SeverityWarn, Subject: fmt.Sprintf("tool%d", i)})
-	}
-	g := groupFindings(fs)
-	if len(g) != 1 || len(g[0].Subjects) != maxGroupSubjects || g[0].MoreSubjects != 1 || g[0].Count != maxGroupSubjects+1 {
-		t.Fatalf("groups %+v, want one of %d subjects and 1 more", g, maxGroupSubjects)
-	}
-}
-
-// TestScoreChartHeights: bar heights are proportional to the tallest bin,
-// and an empty histogram draws flat bars, not NaN. (Issue 26: the mutants
-// html.go:387 `most > 0` -> `>= 0` (0/0 heights) and :388 `/` -> `*`
-// lived through the whole suite.)
-func TestScoreChartHeights(t *testing.T) {
-	c := newVChart([]results.DecileBin{{Low: 0, Count: 1}, {Low: 10, Count: 2}})
-	if c.Bars[0].H != 57 || c.Bars[1].H != 114 || c.Bars[0].Y != 73 {
-		t.Errorf("bars %+v, want heights 57 and 114", c.Bars)
-	}
-	c = newVChart([]results.DecileBin{{Low: 0}, {Low: 10}})
-	for _, b := range c.Bars {
-		if b.H != 0 || b.Y != 130 {
-			t.Errorf("empty histogram: bar %+v, want height 0 at 130", b)
-		}
 	}
 }
