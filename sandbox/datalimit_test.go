@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +60,57 @@ func TestDataLimitAtStartInfo(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(info.Mechanisms, " "), "rlimit:data") {
 				t.Errorf("mechanisms %v, want rlimit:data", info.Mechanisms)
+			}
+		})
+	}
+}
+
+// TestCgroupEventsExceeded: the limit events the monitor reads, on cgroup
+// v1 and v2, from files laid out as the kernel writes them. The v2 "oom"
+// key (an allocation the limit refused without killing anyone, the server
+// surviving) counts as the memory limit (issue 22 item 10; it was read
+// only as oom_kill before). This host has no v2 controllers, so the v2 rows
+// exist only here; TestChildOOMIsTheLimit (scan) runs the v1 one for real.
+func TestCgroupEventsExceeded(t *testing.T) {
+	write := func(dir, name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		v2    bool
+		files map[string]string
+		want  string
+	}{
+		{"v1 nothing", false, map[string]string{"memory/memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n", "pids/pids.events": "max 0\n"}, ""},
+		{"v1 oom kill", false, map[string]string{"memory/memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n", "pids/pids.events": "max 0\n"}, LimitMemory},
+		{"v1 fork refused", false, map[string]string{"memory/memory.oom_control": "oom_kill 0\n", "pids/pids.events": "max 3\n"}, LimitProcesses},
+		{"v2 nothing", true, map[string]string{"memory.events": "low 0\nhigh 0\nmax 12\noom 0\noom_kill 0\noom_group_kill 0\n", "pids.events": "max 0\n"}, ""},
+		{"v2 oom kill", true, map[string]string{"memory.events": "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n", "pids.events": "max 0\n"}, LimitMemory},
+		{"v2 oom without a kill", true, map[string]string{"memory.events": "low 0\nhigh 0\nmax 12\noom 2\noom_kill 0\noom_group_kill 0\n", "pids.events": "max 0\n"}, LimitMemory},
+		{"v2 fork refused", true, map[string]string{"memory.events": "max 0\noom 0\noom_kill 0\n", "pids.events": "max 1\n"}, LimitProcesses},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			cg := &cgroupSet{v1: map[string]string{}}
+			if tc.v2 {
+				cg.v2 = root
+				cg.mechanisms = []string{"cgroup2:memory", "cgroup2:pids"}
+			} else {
+				for _, c := range []string{"memory", "pids"} {
+					cg.v1[c] = filepath.Join(root, c)
+					if err := os.Mkdir(cg.v1[c], 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for name, text := range tc.files {
+				write(root, name, text)
+			}
+			if got := cg.exceeded(0); got != tc.want {
+				t.Errorf("exceeded = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -35,7 +35,37 @@ var mcpMethods = []string{
 	"tasks/get", "tasks/list", "tasks/cancel", "tasks/result",
 }
 
-func gradeClosestMatches(in *input) (bool, string) {
+// ToolMentionCredit is the share of closest_matches' weight earned by an
+// answer to an unknown id that names another tool of the server instead of
+// the ids themselves ("Call the list-connections tool to see the active
+// connections"): the way to the alternatives costs the agent a call, and
+// perhaps a full enumeration, where two closest matches cost ~25 tokens.
+const ToolMentionCredit = 0.5
+
+// gradeClosestMatches grades element 7 and returns the share of its weight
+// earned: 1 for alternatives offered, [ToolMentionCredit] for an unknown
+// id answered with another tool of the server.
+func gradeClosestMatches(in *input) (bool, float64, string) {
+	pass, ev := offersMatches(in)
+	if pass {
+		return true, 1, ev
+	}
+	if in.r.Kind == KindUnknownID {
+		for _, seg := range in.text {
+			for _, n := range in.c.ToolNames {
+				if n == "" || n == in.r.Tool {
+					continue
+				}
+				if i := findToken(seg.s, n, 0); i >= 0 {
+					return true, ToolMentionCredit, span(seg, i, i+len(n)) + " (a tool to find the ids, not the ids)"
+				}
+			}
+		}
+	}
+	return false, 0, ev
+}
+
+func offersMatches(in *input) (bool, string) {
 	for _, f := range in.fields {
 		if !isMatchKey(f.key) {
 			continue

@@ -102,9 +102,9 @@ func hasCueExcept(low string, names map[string]bool) bool {
 
 // objectOfCue reports whether the argument name, an ordinary word or not,
 // is the object of an instruction in the sentence low: right after the cue
-// word, or after "the"/"with"/"a"/"an" that follows it ("Provide query as
+// word, or after "with" or a determiner that follows it ("Provide query as
 // a non-empty string", "Retry with limit between 1 and 100", "Omit the
-// cursor").
+// cursor", "provide each PMID separately").
 func objectOfCue(low, name string) bool {
 	name = strings.ToLower(name)
 	for from := 0; ; {
@@ -118,7 +118,7 @@ func objectOfCue(low, name string) bool {
 		}
 		w := prevWord(low, i)
 		at := i
-		if w == "the" || w == "with" || w == "a" || w == "an" {
+		if w == "with" || determiners[w] {
 			at = strings.LastIndex(low[:at], w)
 			w = prevWord(low, at)
 		} else if w != "" && !cueWords[w] && !negators[w] {

@@ -60,6 +60,13 @@ func gradeParam(in *input, names []string) (bool, string) {
 			if i := findToken(seg.s, n, 0); i >= 0 && in.sentIn(seg) {
 				return true, span(seg, i, i+len(n))
 			}
+			// A compound name spelled in words: "connection string"
+			// for connectionString, "issue number" for issue_number.
+			if w := nameWords(n); w != "" {
+				if i := findToken(seg.lower, w, 0); i >= 0 {
+					return true, span(seg, i, i+len(w))
+				}
+			}
 			// Capitalised at the head of a sentence, next to the value:
 			// "Path '12345' is not absolute".
 			if low := strings.ToLower(n); low == n {
@@ -80,6 +87,40 @@ func gradeParam(in *input, names []string) (bool, string) {
 		}
 	}
 	return false, "no mention of " + quoteList(names)
+}
+
+// nameWords spells a compound parameter name in lower-case words
+// separated by spaces: connectionString, connection_string and
+// connection-string give "connection string". It returns "" for a name of
+// one word or with characters other than ASCII letters.
+func nameWords(n string) string {
+	var b strings.Builder
+	words := 1
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		switch {
+		case c == '_' || c == '-':
+			if i == 0 || i == len(n)-1 || n[i-1] == '_' || n[i-1] == '-' {
+				return ""
+			}
+			b.WriteByte(' ')
+			words++
+		case c >= 'A' && c <= 'Z':
+			if i > 0 && n[i-1] >= 'a' && n[i-1] <= 'z' {
+				b.WriteByte(' ')
+				words++
+			}
+			b.WriteByte(c + 'a' - 'A')
+		case c >= 'a' && c <= 'z':
+			b.WriteByte(c)
+		default:
+			return ""
+		}
+	}
+	if words < 2 {
+		return ""
+	}
+	return b.String()
 }
 
 // sentenceHead reports whether s[i:] starts a sentence: at the start of

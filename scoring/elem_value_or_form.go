@@ -20,8 +20,9 @@ var (
 	reCountForm = guard(`\b(expected|expecting|must have|should have|requires|got)\s+(at least |at most |exactly )?\d+\b`, "expect", "must have", "should have", "requires", "got ")
 	// reStatedForm: a permitted form stated in words rather than by type,
 	// enum, range or pattern: "Only .drawio and .xml files are supported",
-	// "Path '12345' is not absolute", "must start with /" (issue 25 item 3).
-	reStatedForm = guard(`\bonly\b[^\n]{1,80}?\b(are|is)\s+(supported|allowed|accepted|permitted|valid)\b|\b(is not|isn't|must be|should be|needs to be)\s+(an?\s+)?(absolute|relative)\b|\b(must|should) (start|begin|end) with\b|\b(supported|allowed|accepted|valid) (file )?(types|extensions|formats)\b`, "only", "absolute", "relative", "start with", "begin with", "end with", "types", "extensions", "formats")
+	// "Path '12345' is not absolute", "must start with /" (issue 25 item 3),
+	// "must be a numeric identifier", a quoted example ("e.g. \"13054692\"").
+	reStatedForm = guard(`\bonly\b[^\n]{1,80}?\b(are|is)\s+(supported|allowed|accepted|permitted|valid)\b|\b(is not|isn't|must be|should be|needs to be)\s+(an?\s+)?(absolute|relative)\b|\b(must|should) (start|begin|end) with\b|\b(supported|allowed|accepted|valid) (file )?(types|extensions|formats)\b|\b(must|should|needs to) be (an? )?(numeric|alphanumeric|positive|non-negative|nonnegative|negative|whole|non-empty|nonempty|lowercase|lower-case|uppercase|upper-case|hexadecimal|hex|decimal|ascii)\b|(\be\.g\.|\bfor example)\s*[:,]?\s*["'`+"`"+`]\S`, "only", "absolute", "relative", "start with", "begin with", "end with", "types", "extensions", "formats", "numeric", "positive", "negative", "whole", "empty", "lowercase", "lower-case", "uppercase", "upper-case", "hex", "decimal", "ascii", "e.g.", "for example")
 	reNameList   = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
 )
 

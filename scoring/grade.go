@@ -132,7 +132,15 @@ func Grade(r Response, c Context) Graded {
 	message(ElemNextAction, true, func() (bool, string) { return gradeNextAction(in) })
 	message(ElemCode, true, func() (bool, string) { return gradeCode(in) })
 	message(ElemRetryable, true, func() (bool, string) { return gradeRetryable(in) })
-	message(ElemClosestMatches, nameKinds[r.Kind], func() (bool, string) { return gradeClosestMatches(in) })
+	switch {
+	case !nameKinds[r.Kind]:
+		na(ElemClosestMatches)
+	case silent:
+		add(ElemClosestMatches, false, "no error was signalled ("+r.Class+")")
+	default:
+		pass, credit, ev := gradeClosestMatches(in)
+		addCredit(ElemClosestMatches, pass, credit, ev)
+	}
 	pass, ev, leaks := gradeNoLeak(in)
 	if extra := keyedSecrets(in); len(extra) > 0 {
 		// Credentials known only by their key: kept apart from the

@@ -53,7 +53,7 @@ func TestHeldoutIssue25b(t *testing.T) {
 			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
 		}
 		if found[o] != total[o] {
-			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7)", o, found[o], total[o])
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7, errors-v8)", o, found[o], total[o])
 		}
 	}
 }
@@ -64,16 +64,18 @@ func TestHeldoutIssue25b(t *testing.T) {
 // background texts' payloads, labelled with hand scores by
 // testdata/errors/record/issue25c_label.py and committed (d04b6b7) before
 // errors-v7 was tuned (on batches 3 and 4) and before the grader ran on
-// it. Measured once; never tuned on.
+// it. Measured held out once under errors-v7 (Spearman 0.939); from
+// errors-v8 on it is a tuning set (TestIssue25cTuningMisses) and
+// heldoutIssue25dFile is held out instead.
 const heldoutIssue25cFile = "../testdata/errors/heldout/issue25c.jsonl"
 
-// minIssue25cRho guards the Spearman correlation measured on batch 5 by
-// its one measurement, 0.939 (docs/rubric.md, "Issue 25: errors-v7 and a
-// fifth held-out batch"): the issue asks 0.95, not reached; nothing was
-// tuned after it.
-const minIssue25cRho = 0.93
+// minIssue25cRho guards the Spearman correlation on batch 5: 0.939 held
+// out under errors-v7, 0.955 after errors-v8 was tuned on it
+// (docs/rubric.md, "Issue 25: errors-v8 and a sixth held-out batch").
+const minIssue25cRho = 0.95
 
-// TestHeldoutIssue25c grades the held-out batch 5, pins its confusion
+// TestHeldoutIssue25c grades batch 5 (held out under errors-v7, a tuning
+// set since errors-v8), pins its confusion
 // counts and its rank correlation, and reports the recall on the
 // responses that offer a next action, retry guidance or closest matches.
 func TestHeldoutIssue25c(t *testing.T) {
@@ -94,6 +96,43 @@ func TestHeldoutIssue25c(t *testing.T) {
 		}
 	}
 	_ = found
+}
+
+// heldoutIssue25dFile is issue 25's fourth batch (batch 6 of the corpus):
+// 51 real answers of ten npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25d.py, and 6 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25d_label.py and committed (5a077d8) before
+// errors-v8 was tuned (on batches 3, 4 and 5) and before the grader ran on
+// it. Measured once under errors-v8; never tuned on.
+const heldoutIssue25dFile = "../testdata/errors/heldout/issue25d.jsonl"
+
+// minIssue25dRho guards the Spearman correlation of batch 6's one
+// measurement, 0.895 (docs/rubric.md, "Issue 25: errors-v8 and a sixth
+// held-out batch"): the issue asks 0.95, not reached; nothing was tuned
+// after it. A later change that lowers it shows here.
+const minIssue25dRho = 0.89
+
+// TestHeldoutIssue25d grades the held-out batch 6, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// that offer a next action, retry guidance or closest matches.
+func TestHeldoutIssue25d(t *testing.T) {
+	cases, gs := handBatch(t, heldoutIssue25dFile, "heldout-issue25d", minIssue25dRho)
+	_, total := offerRecall(t, heldoutIssue25dFile, cases, gs)
+	recorded := 0
+	for _, c := range cases {
+		if strings.HasPrefix(c.Source, "recorded:") {
+			recorded++
+		}
+	}
+	if recorded < 50 || len(cases) < 55 {
+		t.Errorf("%d responses, %d recorded from real servers; want at least 55 and 50", len(cases), recorded)
+	}
+	for _, o := range []string{"next_action", "retry", "closest_matches"} {
+		if total[o] == 0 {
+			t.Errorf("no response offers %s", o)
+		}
+	}
 }
 
 // offerRecall reads the "offers" member of each line of file and counts,

@@ -242,3 +242,89 @@ func TestIssue25bTuningMisses(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue25cTuningMisses pins the general rules that fix the misses of
+// batch 5 (issue25c.jsonl, a tuning set from errors-v8 on): each subtest
+// fails on errors-v7.
+func TestIssue25cTuningMisses(t *testing.T) {
+	lit := Context{ToolNames: []string{"find_related", "search"}, ParamNames: []string{"pmid"}, Required: []string{"pmid"}}
+	t.Run("a form stated as a kind of value or by a quoted example", func(t *testing.T) {
+		for _, text := range []string{
+			`PMID must be a numeric identifier (e.g. "13054692"). at pmid`,
+			`pmid must be a positive whole number`,
+			`pmid: e.g. "13054692"`,
+		} {
+			g := Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "find_related", Param: "pmid", Sent: raw(`"PMC12345"`),
+				Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: text}, lit)
+			if !g.Pass(ElemValueOrForm) {
+				t.Errorf("%q states no form: %s", text, evidenceOf(g, ElemValueOrForm))
+			}
+		}
+		// An example that is not quoted, or a kind without "must be", is no form.
+		g := Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "find_related", Param: "pmid", Sent: raw(`"PMC12345"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "pmid is wrong, e.g. see the docs; numeric ids only work upstream"}, lit)
+		if g.Pass(ElemValueOrForm) {
+			t.Errorf("no form stated, yet value_or_form passes: %s", evidenceOf(g, ElemValueOrForm))
+		}
+	})
+	t.Run("an argument after each, every or any is the object of the instruction", func(t *testing.T) {
+		g := Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "find_related", Param: "pmid", Sent: raw(`"PMC12345"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Invalid identifier. Remove any non-digit characters, provide each PMID separately."}, lit)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("'provide each PMID separately' is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+		g = Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "find_related", Param: "pmid", Sent: raw(`"PMC12345"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "Each PMID must be numeric."}, lit)
+		if g.Pass(ElemNextAction) {
+			t.Errorf("a statement about each PMID passes next_action: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
+	t.Run("a compound parameter named in words", func(t *testing.T) {
+		db := Context{ToolNames: []string{"connect"}, ParamNames: []string{"connectionString"}, Required: []string{"connectionString"}}
+		g := Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "connect", Param: "connectionString", Sent: raw(`"localhost-orders"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "Invalid scheme, expected connection string to start with mongodb://"}, db)
+		if !g.Pass(ElemParam) {
+			t.Errorf("'connection string' does not name connectionString: %s", evidenceOf(g, ElemParam))
+		}
+		g = Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "connect", Param: "connectionString", Sent: raw(`"localhost-orders"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "Invalid connection, expected a string"}, db)
+		if g.Pass(ElemParam) {
+			t.Errorf("the words apart name connectionString: %s", evidenceOf(g, ElemParam))
+		}
+		if nameWords("pmid") != "" || nameWords("issue_number") != "issue number" || nameWords("per-page") != "per page" || nameWords("a__b") != "" {
+			t.Errorf("nameWords: %q %q %q %q", nameWords("pmid"), nameWords("issue_number"), nameWords("per-page"), nameWords("a__b"))
+		}
+	})
+	t.Run("an unknown id answered with the tool that lists the ids earns half of closest_matches", func(t *testing.T) {
+		db := Context{ToolNames: []string{"find", "list-connections"}, ParamNames: []string{"connectionId"}}
+		r := Response{Kind: KindUnknownID, Method: "tools/call", Tool: "find", Param: "connectionId", Sent: raw(`"conn-7f3a"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: `Connection "conn-7f3a" does not exist. Call the "list-connections" tool to see the active connections.`}
+		g := Grade(r, db)
+		if !g.Pass(ElemClosestMatches) || creditOf(g, ElemClosestMatches) != ToolMentionCredit {
+			t.Errorf("closest_matches %v credit %v, want a pass at %v: %s", g.Pass(ElemClosestMatches), creditOf(g, ElemClosestMatches),
+				ToolMentionCredit, evidenceOf(g, ElemClosestMatches))
+		}
+		// The called tool itself is no way on.
+		r.Text = `Connection "conn-7f3a" does not exist; find needs an active connection.`
+		if g := Grade(r, db); g.Pass(ElemClosestMatches) {
+			t.Errorf("the called tool counts as a match: %s", evidenceOf(g, ElemClosestMatches))
+		}
+		// The ids themselves earn the whole weight.
+		r.Text = `Connection "conn-7f3a" does not exist. Did you mean "conn-7f3b"?`
+		if g := Grade(r, db); creditOf(g, ElemClosestMatches) != 1 {
+			t.Errorf("closest ids earn %v, want 1", creditOf(g, ElemClosestMatches))
+		}
+	})
+}
+
+// creditOf returns the share of element name's weight g earned.
+func creditOf(g Graded, name string) float64 {
+	for i, e := range g.Elements {
+		if e.Name == name {
+			return g.Credits[i]
+		}
+	}
+	return -1
+}

@@ -10,8 +10,9 @@ import "github.com/mcpvet/mcpvet/vocab"
 // here lacks are not_assessed; errors-v6: the channel is a factor on the
 // score, not a weight, and bounded counts o200k_base tokens; errors-v7:
 // no_leak and bounded are factors, a response earns a share for
-// signalling its failure, new content weights, and four element fixes).
-const RubricVersion = "errors-v7"
+// signalling its failure, new content weights, and four element fixes;
+// errors-v8: four detections, one of them a half credit for closest_matches).
+const RubricVersion = "errors-v8"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.

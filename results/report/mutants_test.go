@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 )
 
@@ -156,5 +157,141 @@ func TestVerdictLineWithout(t *testing.T) {
 		if got := strings.Contains(verdictLine(c), "carry no verdict"); got != tt.want {
 			t.Errorf("without %d: %q names the plans without a verdict: %v, want %v", tt.without, verdictLine(c), got, tt.want)
 		}
+	}
+}
+
+// TestPortfolioEvidenceAndRegion: the table shows a cross-server
+// reference's evidence under it (not a shadowing finding's, not an empty
+// one), and SARIF gives a region only when the first server's line in
+// the config is known. (Issue 26: the mutants triage_portfolio.go:37
+// (either condition negated) and :106 `l > 0` -> `>= 0`, a region at line
+// 0, lived through the whole suite.)
+func TestPortfolioEvidenceAndRegion(t *testing.T) {
+	pf := []probe.PortfolioFinding{
+		{Code: probe.CodePortfolioCrossRef, Severity: probe.SeverityWarn, Servers: []string{"a", "b"}, Value: "see the tool of b", Message: "a names b"},
+		{Code: probe.CodePortfolioCrossRef, Severity: probe.SeverityWarn, Servers: []string{"c", "d"}, Message: "c names d"},
+		{Code: probe.CodePortfolioShadowed, Severity: probe.SeverityWarn, Servers: []string{"e", "f"}, Value: "shared_tool", Message: "e and f share"},
+	}
+	var b bytes.Buffer
+	if err := writeTriagePortfolioText(&b, pf, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(b.String(), "\n      "); got != 1 || !strings.Contains(b.String(), "\n      see the tool of b\n") {
+		t.Errorf("evidence lines: %d, want only the cross reference's:\n%s", got, b.String())
+	}
+	tr := &results.Triage{Servers: []results.TriageServer{{Name: "a", Line: 3}, {Name: "c"}}, Portfolio: pf[:2]}
+	res := triagePortfolioSARIF(tr, "mcp.json", map[string]int{})
+	if len(res) != 2 {
+		t.Fatalf("%d results, want 2", len(res))
+	}
+	if r := res[0].Locations[0].PhysicalLocation.Region; r == nil || r.StartLine != 3 {
+		t.Errorf("a at line 3: region %+v", r)
+	}
+	if r := res[1].Locations[0].PhysicalLocation.Region; r != nil {
+		t.Errorf("c at no known line: region %+v, want none", r)
+	}
+}
+
+// TestTriageContextLines: the context-cost lines name a heaviest server
+// only among two or more, the unmeasured servers, heaviest tools and the
+// retry line only when there are some, and nothing at all without
+// context; wrapped lines stay within the width, continuation lines
+// indented by four. (Issue 26: 14 mutants of triage_context.go, lines
+// 20-93, lived through the whole suite.)
+func TestTriageContextLines(t *testing.T) {
+	one := []results.TriageWeight{{Server: "a", Tokens: 600}}
+	two := []results.TriageWeight{{Server: "a", Tokens: 600}, {Server: "b", Tokens: 400}}
+	ctx := func(servers []results.TriageWeight, unmeasured int, tools []results.TriageWeight) []results.TriageContext {
+		return []results.TriageContext{{Client: "Cursor (/p/mcp.json)", Encoding: "o200k_base", Tokens: 1000, Servers: len(servers) + unmeasured,
+			Unmeasured: unmeasured, HeaviestServers: servers, HeaviestTools: tools}}
+	}
+	head := "\ncontext cost (o200k_base tokens a client loads from its servers)\n"
+	for _, tt := range []struct {
+		name    string
+		t       results.Triage
+		width   int
+		compact bool
+		want    string
+	}{
+		{"nothing", results.Triage{}, 0, false, ""},
+		{"retry", results.Triage{Retry: probe.RetryRate{Resolved: 1, Tried: 2, Low: 0.1, High: 0.9}}, 0, false,
+			"\nerrors that resolve on the first retry: 1/2 (95% CI 10–90%)\n"},
+		{"compact, one server", results.Triage{Context: ctx(one, 0, nil)}, 80, true, head + "  Cursor: 1,000 tokens\n"},
+		{"compact, two and one unmeasured", results.Triage{Context: ctx(two, 1, nil)}, 80, true,
+			head + "  Cursor: 1,000 tokens (heaviest: a 600; 1 not measured)\n"},
+		{"wide, one server", results.Triage{Context: ctx(one, 0, nil)}, 0, false, head + "  Cursor (/p/mcp.json): 1,000 tokens from 1 server\n"},
+		{"wide, all", results.Triage{Context: ctx(two, 1, one)}, 0, false,
+			head + "  Cursor (/p/mcp.json): 1,000 tokens from 3 servers, 1 not measured; heaviest servers: a 600, b 400; heaviest tools: a/ 600\n"},
+		{"wide, wrapped", results.Triage{Context: ctx(two, 1, one)}, 40, false,
+			head + "  Cursor (/p/mcp.json): 1,000 tokens\n    from 3 servers, 1 not measured;\n    heaviest servers: a 600, b 400;\n    heaviest tools: a/ 600\n"},
+	} {
+		var b bytes.Buffer
+		writeTriageContext(&b, &tt.t, tt.width, tt.compact)
+		if b.String() != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, b.String(), tt.want)
+		}
+		for _, l := range strings.Split(b.String(), "\n") {
+			if tt.width > 0 && strings.HasPrefix(l, "  ") && len([]rune(l)) > tt.width {
+				t.Errorf("%s: line over %d: %q", tt.name, tt.width, l)
+			}
+		}
+	}
+}
+
+// TestTriageWrapExactAndCounts: text that fills exactly maxLines lines is
+// not marked as cut, and a cut line stays within the width; the closing count line names needs setup, not
+// graded and not probed only when there are some. (Issue 26: the mutants
+// triage_table.go:139 `len(last) >= width` -> `>` and :178, :184,
+// :187 `> 0` -> `>= 0` lived through the whole suite.)
+func TestTriageWrapExactAndCounts(t *testing.T) {
+	if got := triageWrap("ab cd", 2, 2); len(got) != 2 || got[1] != "cd" {
+		t.Errorf(`triageWrap("ab cd", 2, 2) = %q, want ["ab" "cd"]`, got)
+	}
+	// A cut whose last line fills the width keeps the mark within it.
+	if got := triageWrap("ab cd ef", 2, 2); len(got) != 2 || got[1] != "c…" {
+		t.Errorf(`triageWrap("ab cd ef", 2, 2) = %q, want ["ab" "c…"]`, got)
+	}
+	var b bytes.Buffer
+	writeTriageCounts(&b, &results.Triage{Servers: make([]results.TriageServer, 2), Counts: results.TriageCounts{Keep: 1, Fix: 1}})
+	if want := "\n2 servers: 1 keep, 1 fix, 0 drop\n"; b.String() != want {
+		t.Errorf("counts %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	writeTriageCounts(&b, &results.Triage{Servers: make([]results.TriageServer, 4), Counts: results.TriageCounts{NeedsSetup: 1, NotAssessed: 1, Ungraded: 1, Pending: 1}})
+	if want := "\n4 servers: 0 keep, 0 fix, 0 drop, 1 needs setup, 1 not assessed, 1 not graded, 1 not probed\n"; b.String() != want {
+		t.Errorf("counts %q, want %q", b.String(), want)
+	}
+}
+
+// TestTextHelpers: thousands separators for 4- and 5-digit numbers,
+// JSON of exactly 64 KiB still pretty-printed, liveness detail and
+// evidence shown up to twice the line limit, and no "without a run" for
+// a scan with none pending. (Issue 26: the mutants text.go:67 `len(s)-i`
+// -> `+`, :51 `<= 64<<10` -> `<`, :203, :204 `maxShownLine*2` -> `/`, :141
+// `p > 0` -> `>= 0` lived through the whole suite.)
+func TestTextHelpers(t *testing.T) {
+	for n, want := range map[int]string{1234: "1,234", 24135: "24,135", -1234567: "-1,234,567", 999: "999"} {
+		if got := fmtInt(n); got != want {
+			t.Errorf("fmtInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+	raw := []byte(`{"a":"` + strings.Repeat("x", 64<<10-8) + `"}`)
+	if len(raw) != 64<<10 {
+		t.Fatalf("raw is %d bytes", len(raw))
+	}
+	if got := jsonBlock(raw, 40); !strings.HasPrefix(got, "{\n  \"a\"") {
+		t.Errorf("64 KiB of JSON not indented: %q", got)
+	}
+	long := strings.Repeat("d", maxShownLine*2)
+	facts := livenessFacts(&probe.Result{Liveness: probe.Liveness{Detail: long, Evidence: long}})
+	for _, f := range facts {
+		if (f[0] == "detail" || f[0] == "evidence") && f[1] != long {
+			t.Errorf("%s cut to %d bytes, want all %d", f[0], len(f[1]), len(long))
+		}
+	}
+	r := &results.Report{}
+	r.Scan.Targets, r.Scan.Done = 2, 2
+	if got := scanLine(r, func(s string) string { return s }); strings.Contains(got, "without a run") {
+		t.Errorf("no target pending: %q", got)
 	}
 }
