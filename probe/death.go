@@ -24,7 +24,10 @@ const (
 func init() {
 	register(
 		CatalogEntry{CodeLimitExceeded, SeverityFatal,
-			"the sandbox killed the server for exceeding a resource limit after the handshake",
+			"the sandbox killed the server for exceeding a resource limit after the handshake; it is on the request in flight even when that request timed out first, " +
+				"the server survived (a child killed by the cgroup), or the server had been relaunched, and that request is never graded as an answer. " +
+				"Before the handshake the status is `limit_exceeded`; under `RLIMIT_DATA` (no writable cgroup) a server that died of an allocation failure " +
+				"before writing anything is not assessed (\"raise --memory\")",
 			"keep memory, processes and CPU time bounded while answering; the finding names the limit and its value"},
 		CatalogEntry{CodeDiedOnRequest, SeverityFatal,
 			"the server ended while answering a valid request",

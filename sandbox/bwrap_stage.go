@@ -99,11 +99,6 @@ func runBwrapStage() int {
 			return fail(fmt.Errorf("staging %s: %w", src, err))
 		}
 	}
-	for res, lim := range rl {
-		if err := unix.Setrlimit(res, &lim); err != nil {
-			return fail(fmt.Errorf("setrlimit %d: %w", res, err))
-		}
-	}
 	if err := syscall.Setgroups(nil); err != nil {
 		return fail(fmt.Errorf("setgroups: %w", err))
 	}
@@ -128,7 +123,12 @@ func runBwrapStage() int {
 	if os.Getppid() != parent {
 		return fail(errors.New("mcpvet ended before the sandbox started"))
 	}
-	err = syscall.Exec(rest[0], rest, os.Environ())
+	// The rlimits last, with the exec (see execLimited): Go code run
+	// after a low RLIMIT_DATA could die of it before bwrap starts.
+	err = execLimited(rest[0], rest, os.Environ(), rl)
+	if _, ok := err.(*rlimitError); ok {
+		return fail(err)
+	}
 	return fail(&os.PathError{Op: "fork/exec", Path: rest[0], Err: err})
 }
 

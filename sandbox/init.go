@@ -56,6 +56,8 @@ func Main() {
 		os.Exit(runInit())
 	case os.Args[0] == bwrapStageArgv0 && os.Geteuid() == 0:
 		os.Exit(runBwrapStage())
+	case os.Args[0] == limitExecArgv0:
+		os.Exit(runLimitExec())
 	case os.Args[0] == execStageArgv0 && os.Getppid() == 1:
 		// Only ever the child of the helper, pid 1 of the sandbox.
 		os.Exit(runExecStage())
@@ -268,21 +270,25 @@ func runExecStage() int {
 	if err := json.Unmarshal([]byte(os.Args[1]), &st); err != nil {
 		return fail(fmt.Errorf("exec stage: %w", err))
 	}
+	rl := map[int]unix.Rlimit{}
 	for res, v := range st.Rlimits {
 		hard := v
 		if res == unix.RLIMIT_CPU {
 			hard = v + 1 // SIGXCPU first, SIGKILL a second later
 		}
-		if err := unix.Setrlimit(res, &unix.Rlimit{Cur: v, Max: hard}); err != nil {
-			return fail(fmt.Errorf("setting rlimit %s: %w", rlimitNames[res], err))
-		}
+		rl[res] = unix.Rlimit{Cur: v, Max: hard}
 	}
 	// Only stdin, stdout and stderr cross the exec.
 	markInheritedCloseOnExec()
 	if err := confineSelf(st.UID, st.GID); err != nil {
 		return fail(fmt.Errorf("exec stage: %w", err))
 	}
-	err := syscall.Exec(os.Args[2], os.Args[3:], os.Environ())
+	// The rlimits last, with the exec (see execLimited): Go code run
+	// after a low RLIMIT_DATA could die of it before the server starts.
+	err := execLimited(os.Args[2], os.Args[3:], os.Environ(), rl)
+	if _, ok := err.(*rlimitError); ok {
+		return fail(err)
+	}
 	return fail(&os.PathError{Op: "fork/exec", Path: os.Args[2], Err: err})
 }
 

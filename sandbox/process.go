@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -109,6 +112,9 @@ func (noneBackend) command(s *Server) (*process, error) {
 	}
 	cmd := &exec.Cmd{Path: path, Args: s.argv, Env: s.env, Dir: s.dir}
 	p := &process{cmd: cmd}
+	if rl := stageRlimits(s); len(rl) > 0 && hooked.Load() {
+		return limitedNoneProcess(p, path, s, rl)
+	}
 	p.release = func(context.Context, *Server) error {
 		// No init helper: apply per-process rlimits after the fact for
 		// what the cgroups do not cover.
@@ -121,6 +127,75 @@ func (noneBackend) command(s *Server) (*process, error) {
 		return nil
 	}
 	return p, nil
+}
+
+// limitExecArgv0 marks the limit stage of backend none: argv is
+// [limitExecArgv0, stageIdentity(0, rlimits), path, server argv...], and
+// descriptor 3 reports a failure.
+const limitExecArgv0 = "mcpvet-limit-exec"
+
+// limitedNoneProcess starts the server of backend none through the limit
+// stage (this binary again), which sets the rlimit fallbacks and execs the
+// server: set with prlimit after start, as before, they came after the
+// server had already run for a while, so its start ran without them (a Go
+// server's runtime sometimes started under a 16 MiB RLIMIT_DATA and died
+// later, a memory bomb at start was never limited). release returns once
+// the server was exec'd, or the failure: an exec error exactly as
+// exec.Cmd's own.
+func limitedNoneProcess(p *process, path string, s *Server, rl map[int]uint64) (*process, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	p.cmd.Path = "/proc/self/exe"
+	p.cmd.Args = append([]string{limitExecArgv0, stageIdentity(0, rl), path}, s.argv...)
+	p.cmd.ExtraFiles = []*os.File{w}
+	p.childFiles = []*os.File{w}
+	p.release = func(context.Context, *Server) error {
+		msg, _ := io.ReadAll(io.LimitReader(r, 4096))
+		r.Close()
+		if len(msg) > 0 {
+			if n, err := strconv.Atoi(string(msg)); err == nil {
+				return &os.PathError{Op: "fork/exec", Path: path, Err: syscall.Errno(n)}
+			}
+			return errors.New(string(msg))
+		}
+		p.mechanisms = append(p.mechanisms, rlimitMechanisms(rl)...)
+		if m, err := confinement(p.cmd.Process.Pid); err == nil {
+			p.mechanisms = append(p.mechanisms, m...)
+		}
+		return nil
+	}
+	p.cleanup = func() error {
+		r.Close() // again after release: harmless
+		return nil
+	}
+	return p, nil
+}
+
+// runLimitExec is the limit stage of backend none (see
+// [limitedNoneProcess]): it sets the rlimits and execs the server, and
+// reports a failure on descriptor 3 (an exec errno in decimal).
+func runLimitExec() int {
+	runtime.LockOSThread() // never unlocked: the thread execs or exits
+	errPipe := os.NewFile(3, "exec-status")
+	syscall.CloseOnExec(3)
+	if len(os.Args) < 4 {
+		errPipe.WriteString("limit stage: missing arguments")
+		return 127
+	}
+	_, rl, err := parseStageIdentity(os.Args[1])
+	if err != nil {
+		errPipe.WriteString("limit stage: " + err.Error())
+		return 127
+	}
+	err = execLimited(os.Args[2], os.Args[3:], os.Environ(), rl)
+	if errno, ok := err.(syscall.Errno); ok {
+		errPipe.WriteString(strconv.Itoa(int(errno)))
+	} else {
+		errPipe.WriteString(err.Error())
+	}
+	return 127
 }
 
 // lookPath resolves name against the server's PATH (not mcpvet's).

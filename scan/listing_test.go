@@ -321,6 +321,12 @@ func TestDataLimitAtStart(t *testing.T) {
 	for _, backend := range scanBackends(t) {
 		t.Run(backend+"/start", func(t *testing.T) {
 			plan := stdio(bin)
+			// 64 MiB mapped and touched before stdin is read: the
+			// process always dies before the handshake. Without it,
+			// whether the Go runtime's own start fits in 16 MiB varied
+			// with threads and load, and a server that got through
+			// died later in the run (a flaky row).
+			plan.Args = []string{"-start-memory", "64"}
 			opts := listingOptions(backend)
 			opts.Sandbox.NoCgroups = true
 			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: 16 << 20}
@@ -356,6 +362,44 @@ func TestDataLimitAtStart(t *testing.T) {
 				t.Errorf("liveness %+v, want a completed handshake and no environment cause", res.Liveness)
 			}
 			checkLimitOn(t, res, "tools/list", false)
+		})
+	}
+}
+
+// TestDataLimitOnCall (coverage: it passes on the code before the rlimit
+// fix too; the failure it was written for was backend none's late
+// prlimit, see sandbox TestRlimitsFromTheStart): a server that answered the handshake and its
+// listings and then blew RLIMIT_DATA on a tools/call of failure injection
+// (hostile-listing -bomb memory -bomb-on call: the mapping is refused and
+// it ends with "fatal error: out of memory" on stderr) is the memory limit
+// on that tools/call, never errors/crash_on_invalid_input (issue 22: a
+// limit kill is no answer to the probe in flight). NoCgroups, so the limit
+// is RLIMIT_DATA on every backend, as for a user; the cgroup path is
+// TestLimitAfterRelaunchOnBadCursor's. About 1 s per backend.
+func TestDataLimitOnCall(t *testing.T) {
+	bin := testfixture.Path(t, "hostile-listing")
+	for _, backend := range scanBackends(t) {
+		t.Run(backend, func(t *testing.T) {
+			plan := stdio(bin)
+			plan.Args = []string{"-bomb", "memory", "-bomb-on", "call"}
+			opts := listingOptions(backend)
+			opts.Sandbox.NoCgroups = true
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
+			res, err := Probe(context.Background(), &plan, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if iso := res.Target.Isolation; iso == nil || !slices.Contains(iso.Mechanisms, "rlimit:data") {
+				t.Fatalf("isolation %+v, want rlimit:data", res.Target.Isolation)
+			}
+			if !res.Liveness.HandshakeCompleted || res.Liveness.Environment != "" {
+				t.Errorf("liveness %+v, want a completed handshake and no environment cause", res.Liveness)
+			}
+			checkLimitOn(t, res, "tools/call", false)
+			if !strings.Contains(res.Verdict.Cause, "limit") {
+				t.Errorf("verdict cause %q does not name the limit", res.Verdict.Cause)
+			}
+			t.Logf("verdict: %s", res.Verdict.Words())
 		})
 	}
 }

@@ -198,7 +198,8 @@ func summaryVerdictOf(s results.TriageServer) string {
 }
 
 // fitList joins items with ", " within width runes: as many as fit, then
-// "+N" for the rest.
+// "+N" for the rest; "N clients" when not even the first fits, and the
+// first cut when that does not fit either or there is only one.
 func fitList(items []string, width int) string {
 	if len(items) == 0 {
 		return "-"
@@ -216,10 +217,12 @@ func fitList(items []string, width int) string {
 			return s
 		}
 	}
-	s := fmt.Sprintf("%d clients", len(clean))
-	if len([]rune(s)) <= width {
-		return s
+	if len(clean) > 1 {
+		if s := fmt.Sprintf("%d clients", len(clean)); len([]rune(s)) <= width {
+			return s
+		}
 	}
+	// One item longer than width: its name cut, never "1 clients".
 	return cutRunes(clean[0], width)
 }
 

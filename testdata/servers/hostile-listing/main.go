@@ -22,6 +22,11 @@
 //	             server itself survives the memory limit
 //	-bomb-on cursor  bomb on tools/list with a cursor (the scanner's
 //	             never-issued cursor) instead of the first listing
+//	-bomb-on call    bomb on the first tools/call instead (after the
+//	             handshake and the listings were answered)
+//	-start-memory N  map and touch N MiB before reading stdin: under a
+//	             smaller memory limit the process always dies at start,
+//	             with an out-of-memory sign on stderr
 //	-slow-to N   the MiB "slow-memory" holds before the client gives up
 //	-crash-unknown  tools/call naming an unknown tool ends the process
 //
@@ -46,7 +51,8 @@ var (
 	filler   = flag.Int("filler", 0, "number of filler tools")
 	nest     = flag.Int("nest", 0, "nest an array this deep in the lookup inputSchema")
 	bomb     = flag.String("bomb", "", "memory, processes, exit, slow-memory or child-memory on tools/list")
-	bombOn   = flag.String("bomb-on", "first", "first or cursor: which tools/list sets the bomb off")
+	bombOn   = flag.String("bomb-on", "first", "first, cursor or call: which request sets the bomb off")
+	startMiB = flag.Int("start-memory", 0, "MiB to map and touch before reading stdin")
 	slowTo   = flag.Int("slow-to", 96, "MiB slow-memory holds until the client gives up")
 	crashUnk = flag.Bool("crash-unknown", false, "exit on tools/call naming an unknown tool")
 )
@@ -67,6 +73,9 @@ func main() {
 		for held := 0; ; {
 			held = mapMiB(16, held)
 		}
+	}
+	if *startMiB > 0 {
+		mapMiB(*startMiB, 0)
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
@@ -96,7 +105,7 @@ func main() {
 		case "ping":
 			reply(out, req.ID, `{}`)
 		case "tools/list":
-			if strings.Contains(string(req.Params), `"cursor"`) == (*bombOn == "cursor") {
+			if *bombOn != "call" && strings.Contains(string(req.Params), `"cursor"`) == (*bombOn == "cursor") {
 				if *bomb == "slow-memory" {
 					go slowBomb(gaveUp)
 					continue // never answered
@@ -105,6 +114,9 @@ func main() {
 			}
 			listTools(out, req.ID)
 		case "tools/call":
+			if *bombOn == "call" {
+				doBomb()
+			}
 			var p struct {
 				Name      string         `json:"name"`
 				Arguments map[string]any `json:"arguments"`
