@@ -3,6 +3,7 @@ package source
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -138,5 +139,19 @@ func TestDiscoverEdges(t *testing.T) {
 	want = []FoundConfig{{Client: ClientClaudeCode, Scope: "project", Path: filepath.Join(proj, ".mcp.json"), WorkspaceFolder: proj}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("no home, a project (-want +got):\n%s", diff)
+	}
+}
+
+// TestSourceEdges: an excerpt of exactly its limit is not marked as cut;
+// a broken value after a snapshot's array is named as value 2. (Issue
+// 26: the mutants entry.go:267 `len(b) > n` -> `>=` and snapshot.go:54
+// `value++` -> `--` lived through the whole suite.)
+func TestSourceEdges(t *testing.T) {
+	if got := excerpt([]byte("abcd"), 4); got != "abcd" {
+		t.Errorf("excerpt of exactly 4 bytes = %q, want abcd", got)
+	}
+	_, err := ReadSnapshot(strings.NewReader("[]\n{\"name\": 1,"))
+	if err == nil || !strings.Contains(err.Error(), "value 2") {
+		t.Errorf("ReadSnapshot: %v, want an error naming value 2", err)
 	}
 }
