@@ -71,9 +71,11 @@ func TestDataLimitAtStartInfo(t *testing.T) {
 // TestRlimitsFromTheStart: where rlimits stand in for the cgroups, the
 // server runs under them from its first instruction, under every backend.
 // Backend none set them with prlimit after the start, while the server
-// already ran: a shell reading its own limits at once saw "unlimited", a
-// Go server's runtime sometimes started under 16 MiB of RLIMIT_DATA and
-// died later, and a memory bomb at start was never limited.
+// already ran: a Go server's runtime sometimes started unlimited under a
+// 16 MiB RLIMIT_DATA and died later (the flaky TestDataLimitAtStart in
+// scan), and a memory bomb at start escaped the limit. A race: on the old
+// code this shell, slower than the prlimit, still passed 5 of 5; the test
+// guards the order, TestDataLimitAtStart -count=N shows the defect.
 func TestRlimitsFromTheStart(t *testing.T) {
 	for _, backend := range testBackends(t) {
 		t.Run(backend, func(t *testing.T) {

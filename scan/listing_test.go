@@ -366,7 +366,9 @@ func TestDataLimitAtStart(t *testing.T) {
 	}
 }
 
-// TestDataLimitOnCall: a server that answered the handshake and its
+// TestDataLimitOnCall (coverage: it passes on the code before the rlimit
+// fix too; the failure it was written for was backend none's late
+// prlimit, see sandbox TestRlimitsFromTheStart): a server that answered the handshake and its
 // listings and then blew RLIMIT_DATA on a tools/call of failure injection
 // (hostile-listing -bomb memory -bomb-on call: the mapping is refused and
 // it ends with "fatal error: out of memory" on stderr) is the memory limit
