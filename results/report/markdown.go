@@ -577,7 +577,7 @@ func mdDropCIColumns(out []byte) []byte {
 			continue
 		}
 		cells := mdCells(strings.TrimRight(l, "\n"))
-		if col < 0 {
+		if col == -1 { // the header row: only it names the column
 			for j, c := range cells {
 				if strings.TrimSpace(c) == "95% CI" {
 					col = j
