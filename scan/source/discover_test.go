@@ -155,3 +155,22 @@ func TestSourceEdges(t *testing.T) {
 		t.Errorf("ReadSnapshot: %v, want an error naming value 2", err)
 	}
 }
+
+// TestKeyLineEdges: a key at the very start of the document is found,
+// and a quoted name that ends the document is no key (and no crash).
+// (Issue 26: the mutants configset.go:238 `i < 0` -> `<=` and :243
+// `len(rest) > 0` -> `>= 0` lived through the whole suite.)
+func TestKeyLineEdges(t *testing.T) {
+	for _, tt := range []struct {
+		doc  string
+		want int
+	}{
+		{`"mem": {"command": "npx"}`, 1},
+		{"{\n\"a\": [\"mem\"", 0},
+		{"{\n\"a\": \"mem\",\n\"mem\": {}}", 3},
+	} {
+		if got := KeyLine([]byte(tt.doc), "mem"); got != tt.want {
+			t.Errorf("KeyLine(%q) = %d, want %d", tt.doc, got, tt.want)
+		}
+	}
+}
