@@ -124,6 +124,21 @@ skipped entries (1)
 
 4 servers (5 config entries): 1 usable, 2 not graded, 1 not probed
 ` + tail},
+		{"a long across-servers line is cut at the width", 80, results.Triage{Config: "/h/c.json", ScanID: 12, Status: "done", Servers: []results.TriageServer{
+			{Key: "k", Name: "keep", Decision: vocab.DecisionKeep},
+		},
+			Portfolio: []probe.PortfolioFinding{{Code: "portfolio/tool_shadowing", Servers: []string{"keep", "other"},
+				Names: []string{"search_documents", "read_document", "list_documents", "write_document", "delete_document"}}},
+		}, `triage of /h/c.json (scan 12, done)
+
+SERVER  IN  VERDICT
+keep    -   usable
+
+across servers (1)
+  tool_shadowing keep + other: search_documents, read_document, list_documents,…
+
+1 server: 1 usable
+` + tail},
 		{"one server, nothing else", 80, results.Triage{Config: "/h/c.json", ScanID: 10, Status: "done", Servers: []results.TriageServer{
 			{Key: "k", Name: "keep", Decision: vocab.DecisionKeep},
 		}}, `triage of /h/c.json (scan 10, done)
