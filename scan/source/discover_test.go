@@ -174,3 +174,23 @@ func TestKeyLineEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestStripJSONCAtTheEnd: comments and commas that end the text are
+// handled without reading past it. (Issue 26: the mutants jsonc.go:21,
+// :26, :32, :47, :50, whose bounds read one byte past the end, lived
+// through the whole suite.)
+func TestStripJSONCAtTheEnd(t *testing.T) {
+	for in, want := range map[string]string{
+		"{}/":         "{}/",
+		"{} // c":     "{}     ",
+		"{} /* c *":   "{}       ",
+		"{} /* c */":  "{}        ",
+		"[1,":         "[1,",
+		"[1,  ":       "[1,  ",
+		"[1, /*x*/ ]": "[1        ]",
+	} {
+		if got := string(stripJSONC([]byte(in))); got != want {
+			t.Errorf("stripJSONC(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
