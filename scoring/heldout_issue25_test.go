@@ -79,23 +79,7 @@ const minIssue25cRho = 0.95
 // counts and its rank correlation, and reports the recall on the
 // responses that offer a next action, retry guidance or closest matches.
 func TestHeldoutIssue25c(t *testing.T) {
-	cases, gs := handBatch(t, heldoutIssue25cFile, "heldout-issue25c", minIssue25cRho)
-	found, total := offerRecall(t, heldoutIssue25cFile, cases, gs)
-	recorded := 0
-	for _, c := range cases {
-		if strings.HasPrefix(c.Source, "recorded:") {
-			recorded++
-		}
-	}
-	if recorded < 30 || len(cases) < 40 {
-		t.Errorf("%d responses, %d recorded from real servers; want at least 40 and 30", len(cases), recorded)
-	}
-	for _, o := range []string{"next_action", "retry", "closest_matches"} {
-		if total[o] == 0 {
-			t.Errorf("no response offers %s", o)
-		}
-	}
-	_ = found
+	realBatch(t, heldoutIssue25cFile, "heldout-issue25c", minIssue25cRho, 40, 30)
 }
 
 // heldoutIssue25dFile is issue 25's fourth batch (batch 6 of the corpus):
@@ -117,16 +101,26 @@ const minIssue25dRho = 0.89
 // counts and its rank correlation, and reports the recall on the responses
 // that offer a next action, retry guidance or closest matches.
 func TestHeldoutIssue25d(t *testing.T) {
-	cases, gs := handBatch(t, heldoutIssue25dFile, "heldout-issue25d", minIssue25dRho)
-	_, total := offerRecall(t, heldoutIssue25dFile, cases, gs)
+	realBatch(t, heldoutIssue25dFile, "heldout-issue25d", minIssue25dRho, 55, 50)
+}
+
+// realBatch grades a batch of mostly real responses, pins its confusion
+// counts (under name) and its rank correlation (at least minRho), checks
+// its size (at least minCases responses, minRecorded of them recorded from
+// real servers) and that some response offers each of a next action, retry
+// guidance and closest matches.
+func realBatch(t *testing.T, file, name string, minRho float64, minCases, minRecorded int) {
+	t.Helper()
+	cases, gs := handBatch(t, file, name, minRho)
+	_, total := offerRecall(t, file, cases, gs)
 	recorded := 0
 	for _, c := range cases {
 		if strings.HasPrefix(c.Source, "recorded:") {
 			recorded++
 		}
 	}
-	if recorded < 50 || len(cases) < 55 {
-		t.Errorf("%d responses, %d recorded from real servers; want at least 55 and 50", len(cases), recorded)
+	if recorded < minRecorded || len(cases) < minCases {
+		t.Errorf("%d responses, %d recorded from real servers; want at least %d and %d", len(cases), recorded, minCases, minRecorded)
 	}
 	for _, o := range []string{"next_action", "retry", "closest_matches"} {
 		if total[o] == 0 {
