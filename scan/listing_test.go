@@ -36,6 +36,19 @@ func scanBackends(t *testing.T) []string {
 	return out
 }
 
+// probeListing probes the hostile-listing fixture bin with args under
+// opts, failing the test when the scanner itself fails.
+func probeListing(t *testing.T, bin string, opts *ProbeOptions, args ...string) *probe.Result {
+	t.Helper()
+	plan := stdio(bin)
+	plan.Args = args
+	res, err := Probe(context.Background(), &plan, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // listingOptions runs the full probe, failure injection included.
 func listingOptions(backend string) *ProbeOptions {
 	o := fastOptions(backend)
@@ -55,12 +68,7 @@ func TestPaddedListingSameVerdict(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			var verdicts []string
 			for _, args := range [][]string{nil, {"-pad", fmt.Sprint(9 << 20)}, {"-pad-extra", fmt.Sprint(9 << 20)}} {
-				plan := stdio(bin)
-				plan.Args = args
-				res, err := Probe(context.Background(), &plan, listingOptions(backend))
-				if err != nil {
-					t.Fatal(err)
-				}
+				res := probeListing(t, bin, listingOptions(backend), args...)
 				if res.Verdict == nil {
 					t.Fatalf("%v: no verdict (status %s)", args, res.Liveness.Status)
 				}
@@ -99,14 +107,9 @@ func TestListingDeaths(t *testing.T) {
 	for _, backend := range scanBackends(t) {
 		for _, tc := range cases {
 			t.Run(backend+"/"+tc.bomb, func(t *testing.T) {
-				plan := stdio(bin)
-				plan.Args = []string{"-bomb", tc.bomb}
 				opts := listingOptions(backend)
 				opts.Sandbox.Limits = tc.limits
-				res, err := Probe(context.Background(), &plan, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res := probeListing(t, bin, opts, "-bomb", tc.bomb)
 				var found *probe.Finding
 				for i, f := range res.Findings {
 					t.Logf("%s %s %s: %s", f.Severity, f.Code, f.Pointer, f.Message)
@@ -145,12 +148,7 @@ func TestDeepListingIsALimit(t *testing.T) {
 	bin := testfixture.Path(t, "hostile-listing")
 	for _, backend := range scanBackends(t) {
 		t.Run(backend, func(t *testing.T) {
-			plan := stdio(bin)
-			plan.Args = []string{"-nest", "20000"}
-			res, err := Probe(context.Background(), &plan, listingOptions(backend))
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := probeListing(t, bin, listingOptions(backend), "-nest", "20000")
 			var found *probe.Finding
 			for i, f := range res.Findings {
 				t.Logf("%s %s %s: %s", f.Severity, f.Code, f.Pointer, f.Message)
@@ -188,15 +186,10 @@ func TestSlowListingBombIsTheLimit(t *testing.T) {
 	bin := testfixture.Path(t, "hostile-listing")
 	for _, backend := range scanBackends(t) {
 		t.Run(backend, func(t *testing.T) {
-			plan := stdio(bin)
-			plan.Args = []string{"-bomb", "slow-memory", "-slow-to", "96"}
 			opts := listingOptions(backend)
 			opts.Run.CallTimeout = time.Second
 			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
-			res, err := Probe(context.Background(), &plan, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := probeListing(t, bin, opts, "-bomb", "slow-memory", "-slow-to", "96")
 			checkLimitOn(t, res, "tools/list", false)
 		})
 	}
@@ -214,15 +207,10 @@ func TestLimitAfterRelaunchOnBadCursor(t *testing.T) {
 	bin := testfixture.Path(t, "hostile-listing")
 	for _, backend := range scanBackends(t) {
 		t.Run(backend, func(t *testing.T) {
-			plan := stdio(bin)
-			plan.Args = []string{"-crash-unknown", "-bomb", "memory", "-bomb-on", "cursor"}
 			opts := listingOptions(backend)
 			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
 			opts.Run.Inject = &probe.InjectOptions{MaxRelaunches: 2, MaxPerTool: 1}
-			res, err := Probe(context.Background(), &plan, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := probeListing(t, bin, opts, "-crash-unknown", "-bomb", "memory", "-bomb-on", "cursor")
 			if !slices.ContainsFunc(res.Findings, func(f probe.Finding) bool { return f.Code == probe.CodeRelaunched }) &&
 				!slices.ContainsFunc(res.Probes, func(p probe.ProbeCall) bool { return p.Kind == probe.KindUnknownTool && p.Class == probe.ClassCrash }) {
 				t.Errorf("the unknown tool did not crash the first server: no relaunch")
@@ -290,15 +278,10 @@ func TestChildOOMIsTheLimit(t *testing.T) {
 	bin := testfixture.Path(t, "hostile-listing")
 	for _, backend := range scanBackends(t) {
 		t.Run(backend, func(t *testing.T) {
-			plan := stdio(bin)
-			plan.Args = []string{"-bomb", "child-memory"}
 			opts := listingOptions(backend)
 			opts.Run.CallTimeout = 5 * time.Second
 			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
-			res, err := Probe(context.Background(), &plan, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := probeListing(t, bin, opts, "-bomb", "child-memory")
 			if iso := res.Target.Isolation; iso != nil && !slices.ContainsFunc(iso.Mechanisms, func(m string) bool { return strings.HasSuffix(m, ":memory") && strings.HasPrefix(m, "cgroup") }) {
 				t.Skipf("no cgroup limits memory here (mechanisms %v): the limit is RLIMIT_DATA, whose refusals leave no event while the server lives", iso.Mechanisms)
 			}
@@ -320,20 +303,15 @@ func TestDataLimitAtStart(t *testing.T) {
 	bin := testfixture.Path(t, "hostile-listing")
 	for _, backend := range scanBackends(t) {
 		t.Run(backend+"/start", func(t *testing.T) {
-			plan := stdio(bin)
+			opts := listingOptions(backend)
+			opts.Sandbox.NoCgroups = true
+			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: 16 << 20}
 			// 64 MiB mapped and touched before stdin is read: the
 			// process always dies before the handshake. Without it,
 			// whether the Go runtime's own start fits in 16 MiB varied
 			// with threads and load, and a server that got through
 			// died later in the run (a flaky row).
-			plan.Args = []string{"-start-memory", "64"}
-			opts := listingOptions(backend)
-			opts.Sandbox.NoCgroups = true
-			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: 16 << 20}
-			res, err := Probe(context.Background(), &plan, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := probeListing(t, bin, opts, "-start-memory", "64")
 			l := res.Liveness
 			t.Logf("status %s: %s; environment %q; stderr %q", l.Status, l.Detail, l.Environment, safeHead(l.StderrTail))
 			if iso := res.Target.Isolation; iso == nil || !slices.Contains(iso.Mechanisms, "rlimit:data") {
@@ -349,15 +327,10 @@ func TestDataLimitAtStart(t *testing.T) {
 			t.Logf("verdict: %s", v.Words())
 		})
 		t.Run(backend+"/after-handshake", func(t *testing.T) {
-			plan := stdio(bin)
-			plan.Args = []string{"-bomb", "memory"}
 			opts := listingOptions(backend)
 			opts.Sandbox.NoCgroups = true
 			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
-			res, err := Probe(context.Background(), &plan, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := probeListing(t, bin, opts, "-bomb", "memory")
 			if !res.Liveness.HandshakeCompleted || res.Liveness.Environment != "" {
 				t.Errorf("liveness %+v, want a completed handshake and no environment cause", res.Liveness)
 			}
@@ -380,15 +353,10 @@ func TestDataLimitOnCall(t *testing.T) {
 	bin := testfixture.Path(t, "hostile-listing")
 	for _, backend := range scanBackends(t) {
 		t.Run(backend, func(t *testing.T) {
-			plan := stdio(bin)
-			plan.Args = []string{"-bomb", "memory", "-bomb-on", "call"}
 			opts := listingOptions(backend)
 			opts.Sandbox.NoCgroups = true
 			opts.Sandbox.Limits = sandbox.Limits{MemoryBytes: limitMemory}
-			res, err := Probe(context.Background(), &plan, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := probeListing(t, bin, opts, "-bomb", "memory", "-bomb-on", "call")
 			if iso := res.Target.Isolation; iso == nil || !slices.Contains(iso.Mechanisms, "rlimit:data") {
 				t.Fatalf("isolation %+v, want rlimit:data", res.Target.Isolation)
 			}
