@@ -2,7 +2,9 @@ package results
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -159,5 +161,89 @@ func TestS5TriageServerCost(t *testing.T) {
 	triageServerCost(&s, &probe.Result{Context: &probe.ContextCost{Total: 7}})
 	if s.Retry != nil || s.ContextTokens == nil || *s.ContextTokens != 7 {
 		t.Errorf("retry %v, tokens %v", s.Retry, s.ContextTokens)
+	}
+}
+
+// TestS5LeanRunsReadsSummaries: from the run_summary migration on, the
+// census pass reads the stored summary, not the full result: a summary that
+// does not decode is an error even at exactly that schema version.
+func TestS5LeanRunsReadsSummaries(t *testing.T) {
+	ctx := context.Background()
+	st := s5Open(t)
+	id := s5Scan(t, st, "x")
+	if _, err := st.w.ExecContext(ctx, `UPDATE run_summaries SET summary = '{"tools": 5}'`); err != nil {
+		t.Fatal(err)
+	}
+	st.version = migrationVersion("run_summary")
+	n := 0
+	if err := st.leanRuns(ctx, id, func(Record) { n++ }); err == nil || n != 0 {
+		t.Errorf("leanRuns over a bad summary at version %d: err %v, %d runs", st.version, err, n)
+	}
+}
+
+// TestS5RunJSON: a stored run's JSON, and ErrNotFound for a missing run.
+func TestS5RunJSON(t *testing.T) {
+	ctx := context.Background()
+	st := s5Open(t)
+	s5Scan(t, st, "x")
+	var id int64
+	if err := st.r.QueryRowContext(ctx, "SELECT id FROM runs").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	js, err := st.runJSON(ctx, id)
+	if err != nil || !strings.Contains(string(js), `"t1"`) {
+		t.Errorf("runJSON(%d) = %.80s, %v", id, js, err)
+	}
+	if _, err := st.runJSON(ctx, id+1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("runJSON of a missing run: %v, want ErrNotFound", err)
+	}
+}
+
+// TestS5ItemDigestsFallback: an item without raw JSON digests its non-empty
+// fields only.
+func TestS5ItemDigestsFallback(t *testing.T) {
+	ds := ItemDigests(&probe.Result{Tools: []probe.Tool{{Name: "t", Description: ""}, {Name: "u", Description: "d"}}})
+	if len(ds) != 2 {
+		t.Fatalf("%d digests", len(ds))
+	}
+	if _, ok := ds[0].Fields["description"]; ok || ds[0].Fields["name"] != `"t"` {
+		t.Errorf("tool t fields %v, want name only", ds[0].Fields)
+	}
+	if ds[1].Fields["description"] != `"d"` {
+		t.Errorf("tool u fields %v, want its description", ds[1].Fields)
+	}
+}
+
+// TestS5TriageCauseGive: "; give --FLAG" is advice only for a server that
+// needs configuration.
+func TestS5TriageCauseGive(t *testing.T) {
+	d := "unresolved ${X}; give --env X=VALUE"
+	for _, tc := range []struct {
+		status vocab.Status
+		want   string
+	}{
+		{vocab.StatusNeedsConfiguration, "triage again with --env X=VALUE to fill in the entry's references"},
+		{vocab.StatusExitedEarly, ""},
+	} {
+		res := &probe.Result{Liveness: probe.Liveness{Status: tc.status, Detail: d}}
+		if got := triageCauseStep(res); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.status, got, tc.want)
+		}
+	}
+}
+
+// TestS5CostFiguresEncoding: the measured encoding is kept; none measured
+// names the default.
+func TestS5CostFiguresEncoding(t *testing.T) {
+	for _, enc := range []string{"", "cl100k_base"} {
+		c := &costTally{encoding: enc}
+		cf, _ := c.figures()
+		want := enc
+		if enc == "" {
+			want = "o200k_base"
+		}
+		if cf.Encoding != want {
+			t.Errorf("encoding %q: figures say %q, want %q", enc, cf.Encoding, want)
+		}
 	}
 }
