@@ -102,16 +102,27 @@ func Grade(r Response, c Context) Graded {
 		addCredit(name, pass, credit, ev)
 	}
 	na := func(name string) { g.NotApplicable = append(g.NotApplicable, name) }
-	message := func(name string, applies bool, grade func() (bool, string)) {
+	// partial grades an element that may earn part of its weight; message
+	// one that passes or fails.
+	partial := func(name string, applies bool, grade func() (bool, float64, string)) {
 		switch {
 		case !applies:
 			na(name)
 		case silent:
 			add(name, false, "no error was signalled ("+r.Class+")")
 		default:
-			pass, ev := grade()
-			add(name, pass, ev)
+			pass, credit, ev := grade()
+			addCredit(name, pass, credit, ev)
 		}
+	}
+	message := func(name string, applies bool, grade func() (bool, string)) {
+		partial(name, applies, func() (bool, float64, string) {
+			pass, ev := grade()
+			if pass {
+				return pass, 1, ev
+			}
+			return pass, 0, ev
+		})
 	}
 
 	pass, ev := gradeChannel(in)
@@ -120,27 +131,11 @@ func Grade(r Response, c Context) Graded {
 	}
 	add(ElemChannel, pass, ev)
 	message(ElemParam, paramApplies, func() (bool, string) { return gradeParam(in, names) })
-	switch {
-	case !valueOrFormApplies(&r, &c):
-		na(ElemValueOrForm)
-	case silent:
-		add(ElemValueOrForm, false, "no error was signalled ("+r.Class+")")
-	default:
-		pass, credit, ev := gradeValueOrForm(in)
-		addCredit(ElemValueOrForm, pass, credit, ev)
-	}
+	partial(ElemValueOrForm, valueOrFormApplies(&r, &c), func() (bool, float64, string) { return gradeValueOrForm(in) })
 	message(ElemNextAction, true, func() (bool, string) { return gradeNextAction(in) })
 	message(ElemCode, true, func() (bool, string) { return gradeCode(in) })
 	message(ElemRetryable, true, func() (bool, string) { return gradeRetryable(in) })
-	switch {
-	case !nameKinds[r.Kind]:
-		na(ElemClosestMatches)
-	case silent:
-		add(ElemClosestMatches, false, "no error was signalled ("+r.Class+")")
-	default:
-		pass, credit, ev := gradeClosestMatches(in)
-		addCredit(ElemClosestMatches, pass, credit, ev)
-	}
+	partial(ElemClosestMatches, nameKinds[r.Kind], func() (bool, float64, string) { return gradeClosestMatches(in) })
 	pass, ev, leaks := gradeNoLeak(in)
 	if extra := keyedSecrets(in); len(extra) > 0 {
 		// Credentials known only by their key: kept apart from the

@@ -27,43 +27,7 @@ retrying helps; a leak is a defect), written before the grader ran.
 """
 import json, os, sys
 
-ALL9 = ["channel", "param", "value_or_form", "next_action", "code", "retryable", "closest_matches", "no_leak", "bounded"]
-SHORT = {"channel": "ch", "param": "pa", "value_or_form": "vf", "next_action": "na", "code": "co", "retryable": "re",
-         "closest_matches": "cm", "no_leak": "nl", "bounded": "bo"}
-UNKNOWN = ("unknown_tool", "unknown_resource", "unknown_prompt", "unknown_id")
-
-
-def required_of(rec):
-    req = rec.get("request", {})
-    if req.get("method") != "tools/call":
-        return []
-    name = req.get("params", {}).get("name")
-    for t in rec.get("tools") or []:
-        if t["name"] == name:
-            return (t.get("inputSchema") or {}).get("required") or []
-    return []
-
-
-def labels(rec, spec):
-    kind = rec["kind"]
-    applies = []
-    for e in ALL9:
-        if e == "closest_matches" and kind not in UNKNOWN + ("unknown_method",):
-            continue
-        if e == "param" and kind == "unknown_method":
-            continue
-        if e in ("param", "value_or_form"):
-            if kind == "runtime" and not rec.get("param"):
-                continue
-            if kind in ("empty_arguments", "absent_arguments") and not required_of(rec):
-                continue
-        applies.append(e)
-    on = set(spec.split())
-    for s in on:
-        assert s in SHORT.values(), s
-        assert any(SHORT[e] == s for e in applies), (rec["id"], s, "does not apply")
-    return {e: SHORT[e] in on for e in applies}
-
+from labelkit import ALL9, SHORT, UNKNOWN, required_of, labels, PV, CAPS, obj, STR, call, tool_error, rpc_error
 
 # Real responses: id suffix -> (labels, hand, offers, note). Ids not listed
 # here are exact copies of a listed answer of the same server, or got no
@@ -134,15 +98,6 @@ REAL = {
     "sentry-06-unknown_tool": ("pa vf nl bo", 30, "", ""),
 }
 
-PV = "2025-11-25"
-CAPS = {"tools": {}, "prompts": {}, "resources": {}}
-
-
-def obj(props, req):
-    return {"type": "object", "properties": props, "required": req}
-
-
-STR = {"type": "string"}
 NUM = {"type": "integer"}
 HUB = [
     {"name": "get_repo", "inputSchema": obj({"repo": STR}, ["repo"])},
@@ -151,18 +106,6 @@ HUB = [
 ]
 VAULT = [{"name": "write_secret", "inputSchema": obj({"path": STR, "value": STR}, ["path", "value"])}]
 DOCS = [{"name": "search_docs", "inputSchema": obj({"query": STR}, ["query"])}]
-
-
-def call(tool, args):
-    return {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": tool, "arguments": args}}
-
-
-def tool_error(text):
-    return {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": text}], "isError": True}}
-
-
-def rpc_error(code, msg):
-    return {"jsonrpc": "2.0", "id": 9, "error": {"code": code, "message": msg}}
 
 
 FIXTURES = [
