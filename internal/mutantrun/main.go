@@ -702,9 +702,11 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 	if len(ms) == 0 {
 		rep.Files = nil
 	}
+	cases := caseExprs(abs, src)
 	covering := func(m Mutant) ([]string, float64) {
 		var tests []string
 		var secs float64
+		line, col := at(cases, m.Line, m.Column)
 		for _, t := range cm.Tests {
 			if t.Failed {
 				continue
@@ -714,7 +716,7 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 				if covered {
 					break
 				}
-				covered = b.Covers(m.Line, m.Column)
+				covered = b.Covers(line, col)
 			}
 			if covered {
 				tests = append(tests, t.Name)
@@ -773,6 +775,66 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 	fmt.Fprintf(r.log, "%s: killed %d, lived %d, not covered %d, timed out %d, not viable %d\n", rel,
 		counts["KILLED"], counts["LIVED"], counts["NOT COVERED"], counts["TIMED OUT"], counts["NOT VIABLE"])
 	return rep, nil
+}
+
+// caseExprs lists, for each case clause of a switch or type switch in
+// src, the span of its expressions and the position of the switch
+// statement. Go's cover tool leaves case expressions out of every block
+// (the header's block ends at "{", a clause's block starts after its
+// colon), so a mutant there is seen as covered by the tests that executed
+// the switch statement, whose header block holds that position. Without
+// it, such a mutant counted as covered only by the tests that re-execute
+// the binary: results/report_read.go:65 "case firstErr != nil" was
+// reported lived, and TestLeanRunsInOrder kills it.
+func caseExprs(name string, src []byte) []caseSpan {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return nil
+	}
+	var out []caseSpan
+	ast.Inspect(f, func(n ast.Node) bool {
+		var body *ast.BlockStmt
+		switch n := n.(type) {
+		case *ast.SwitchStmt:
+			body = n.Body
+		case *ast.TypeSwitchStmt:
+			body = n.Body
+		default:
+			return true
+		}
+		sw := fset.Position(n.Pos())
+		for _, st := range body.List {
+			cc, ok := st.(*ast.CaseClause)
+			if !ok || len(cc.List) == 0 {
+				continue
+			}
+			out = append(out, caseSpan{
+				from: fset.Position(cc.List[0].Pos()), to: fset.Position(cc.List[len(cc.List)-1].End()),
+				line: sw.Line, col: sw.Column,
+			})
+		}
+		return true
+	})
+	return out
+}
+
+type caseSpan struct {
+	from, to  token.Position
+	line, col int // the switch statement
+}
+
+// at returns the position whose coverage stands for (line, col): the
+// switch statement's for a position inside case expressions, else itself.
+func at(cases []caseSpan, line, col int) (int, int) {
+	for _, c := range cases {
+		after := line > c.from.Line || line == c.from.Line && col >= c.from.Column
+		before := line < c.to.Line || line == c.to.Line && col < c.to.Column
+		if after && before {
+			return c.line, c.col
+		}
+	}
+	return line, col
 }
 
 func (r *runner) runMutant(cm *CoverMap, abs string, src []byte, m Mutant, tests []string, secs float64) string {

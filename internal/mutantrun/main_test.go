@@ -157,3 +157,39 @@ func f(a, b int, c bool) yes {
 		t.Errorf("schema does not parse: %v", err)
 	}
 }
+
+// TestCaseExprsStandForTheSwitch: a mutant inside a case clause's
+// expressions is covered by the tests that executed its switch (Go's cover
+// tool puts case expressions in no block); other positions, the clause's
+// body included, stand for themselves.
+func TestCaseExprsStandForTheSwitch(t *testing.T) {
+	src := []byte(`package p
+
+func f(a, b error, n int) int {
+	switch {
+	case a != nil:
+	case b != nil, n > 2:
+		return 1
+	}
+	switch v := any(n).(type) {
+	case int:
+		return v
+	}
+	return 0
+}
+`)
+	cases := caseExprs("p.go", src)
+	for _, tc := range []struct{ line, col, wantLine, wantCol int }{
+		{5, 9, 4, 2},   // a != nil
+		{6, 9, 4, 2},   // b != nil
+		{6, 20, 4, 2},  // n > 2, the clause's last expression
+		{7, 10, 7, 10}, // return 1: the clause's body is a block of its own
+		{10, 7, 9, 2},  // the type switch's case
+		{3, 20, 3, 20}, // outside any switch
+	} {
+		l, c := at(cases, tc.line, tc.col)
+		if l != tc.wantLine || c != tc.wantCol {
+			t.Errorf("at(%d:%d) = %d:%d, want %d:%d", tc.line, tc.col, l, c, tc.wantLine, tc.wantCol)
+		}
+	}
+}
