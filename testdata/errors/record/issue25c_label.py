@@ -22,9 +22,9 @@ retrying helps; a leak is a defect), written before the grader ran.
     CACHE=.cache/b5 python3 testdata/errors/record/issue25c.py > /tmp/raw25c.jsonl
     python3 testdata/errors/record/issue25c_label.py /tmp/raw25c.jsonl
 """
-import json, os, sys
+import json
 
-from labelkit import ALL9, SHORT, UNKNOWN, required_of, labels, PV, CAPS, obj, STR, call, tool_error, rpc_error
+from labelkit import obj, STR, call, tool_error, rpc_error, write
 
 # Real responses: id suffix -> (labels, hand, offers, note). Ids not listed
 # here are duplicates of a listed answer and are left out.
@@ -115,45 +115,4 @@ FIXTURES = [
 ]
 
 
-def main():
-    raw = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-    out = []
-    seen = set()
-    for rec in raw:
-        key = rec["id"].removeprefix("issue25c-")
-        if key not in REAL:
-            continue
-        seen.add(key)
-        spec, hand, offers, note = REAL[key]
-        rec["expect"] = labels(rec, spec)
-        rec["hand"] = hand
-        if offers:
-            rec["offers"] = offers.split()
-        if note:
-            rec["note"] = note
-        out.append(rec)
-    missing = set(REAL) - seen
-    assert not missing, missing
-    for (id, kind, req, resp, tools, param, spec, hand, offers, note) in FIXTURES:
-        rec = {"id": "issue25c-fixture-" + id, "source": "fixture:issue25c", "kind": kind, "request": req, "response": resp,
-               "protocolVersion": PV, "capabilities": CAPS, "tools": tools}
-        if param:
-            rec["param"] = param
-        if kind == "unknown_prompt":
-            rec["prompts"] = ["triage-ticket", "summarize-thread"]
-        rec["expect"] = labels(rec, spec)
-        rec["hand"] = hand
-        if offers:
-            rec["offers"] = offers.split()
-        if note:
-            rec["note"] = note
-        out.append(rec)
-    dst = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "heldout", "issue25c.jsonl")
-    with open(dst, "w") as f:
-        for rec in out:
-            f.write(json.dumps(rec) + "\n")
-    print(len(out), "cases:", sum(1 for r in out if r["source"].startswith("recorded:")), "recorded,",
-          sum(1 for r in out if r["source"].startswith("fixture:")), "fixtures", file=sys.stderr)
-
-
-main()
+write("issue25c", REAL, FIXTURES)

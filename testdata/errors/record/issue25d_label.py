@@ -25,9 +25,9 @@ retrying helps; a leak is a defect), written before the grader ran.
     CACHE=.cache/b6 python3 testdata/errors/record/issue25d.py > /tmp/raw25d.jsonl
     python3 testdata/errors/record/issue25d_label.py /tmp/raw25d.jsonl
 """
-import json, os, sys
+import json
 
-from labelkit import ALL9, SHORT, UNKNOWN, required_of, labels, PV, CAPS, obj, STR, call, tool_error, rpc_error
+from labelkit import obj, STR, call, tool_error, rpc_error, write
 
 # Real responses: id suffix -> (labels, hand, offers, note). Ids not listed
 # here are exact copies of a listed answer of the same server, or got no
@@ -132,47 +132,4 @@ FIXTURES = [
 ]
 
 
-def main():
-    raw = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-    out = []
-    seen = set()
-    for rec in raw:
-        key = rec["id"].removeprefix("issue25d-")
-        if key not in REAL:
-            continue
-        seen.add(key)
-        spec, hand, offers, note = REAL[key]
-        rec["expect"] = labels(rec, spec)
-        rec["hand"] = hand
-        if offers:
-            rec["offers"] = offers.split()
-        if note:
-            rec["note"] = note
-        out.append(rec)
-    missing = set(REAL) - seen
-    assert not missing, missing
-    for (id, kind, req, resp, tools, param, spec, hand, offers, note) in FIXTURES:
-        rec = {"id": "issue25d-fixture-" + id, "source": "fixture:issue25d", "kind": kind, "request": req, "response": resp,
-               "protocolVersion": PV, "capabilities": CAPS, "tools": tools}
-        if param:
-            rec["param"] = param
-        if kind == "unknown_prompt":
-            rec["prompts"] = ["triage-ticket", "summarize-thread"]
-        if kind == "unknown_resource":
-            rec["resources"] = ["docs://guide/install", "docs://guide/usage"]
-        rec["expect"] = labels(rec, spec)
-        rec["hand"] = hand
-        if offers:
-            rec["offers"] = offers.split()
-        if note:
-            rec["note"] = note
-        out.append(rec)
-    dst = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "heldout", "issue25d.jsonl")
-    with open(dst, "w") as f:
-        for rec in out:
-            f.write(json.dumps(rec) + "\n")
-    print(len(out), "cases:", sum(1 for r in out if r["source"].startswith("recorded:")), "recorded,",
-          sum(1 for r in out if r["source"].startswith("fixture:")), "fixtures", file=sys.stderr)
-
-
-main()
+write("issue25d", REAL, FIXTURES)
