@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+
+	"github.com/mcpvet/mcpvet/internal/atomicfile"
 )
 
 // Skipping a repeated quick_check (issue 25: probe cost). quick_check
@@ -108,18 +110,8 @@ func recordChecked(abs string) {
 	if err != nil {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return
-	}
 	pruneChecked(filepath.Dir(file))
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.WriteString(state)
-	if err := tmp.Close(); werr != nil || err != nil || os.Rename(tmp.Name(), file) != nil {
-		_ = os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(file, []byte(state), 0o700)
 }
 
 // maxCheckedRecords bounds the records kept before those of databases

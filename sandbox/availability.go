@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/mcpvet/mcpvet/internal/atomicfile"
 )
 
 // The availability check of an isolating backend (a sandboxed "true", see
@@ -213,15 +215,5 @@ func saveRecord(file string, state map[string]string) {
 	if err != nil {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".available-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	if err := tmp.Close(); werr != nil || err != nil || os.Rename(tmp.Name(), file) != nil {
-		_ = os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(file, b, 0o700)
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/atomicfile"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -199,18 +200,7 @@ func saveNPMMeta(cacheDir, base, name string, m *npmMeta) {
 	if err != nil {
 		return
 	}
-	p := npmMetaPath(cacheDir, base, name)
-	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-meta-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(npmMetaPath(cacheDir, base, name), data, 0o755)
 }
 
 // loadNPMMeta reads the metadata an earlier run saved, or nil.
