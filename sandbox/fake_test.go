@@ -42,6 +42,9 @@ var fakes = map[string]func(args []string) int{
 	"hold": func(args []string) int { return runHolder(args) },
 	// pdeathsig prints its parent-death signal: see runPdeathsig.
 	"pdeathsig": func([]string) int { return runPdeathsig() },
+	// limitoffthread runs backend none's limit stage off the first
+	// thread: see runLimitOffThread.
+	"limitoffthread": func(args []string) int { return runLimitOffThread(args) },
 	// holdspin stands for mcpvet probing a spinning server: see runSpinHolder.
 	"holdspin": func(args []string) int { return runSpinHolder(args) },
 	// next stands for the next mcpvet run: see runNext.

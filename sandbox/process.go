@@ -180,6 +180,22 @@ func runLimitExec() int {
 	runtime.LockOSThread() // never unlocked: the thread execs or exits
 	errPipe := os.NewFile(3, "exec-status")
 	syscall.CloseOnExec(3)
+	// The parent-death signal mcpvet set belongs to this process's first
+	// thread; sandbox.Main may run on another one (the main goroutine
+	// moves between threads), whose signal is 0, and the thread that execs
+	// becomes the server: without re-arming it here, a server exec'd from
+	// such a thread outlives a killed mcpvet (a spinning server was left
+	// with parent 1 in CI). Until the exec the first thread's signal still
+	// kills this stage, so the parent seen here is mcpvet, alive.
+	parent := os.Getppid()
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+		errPipe.WriteString("limit stage: prctl PR_SET_PDEATHSIG: " + err.Error())
+		return 127
+	}
+	if os.Getppid() != parent {
+		errPipe.WriteString("limit stage: mcpvet ended before the server started")
+		return 127
+	}
 	if len(os.Args) < 4 {
 		errPipe.WriteString("limit stage: missing arguments")
 		return 127

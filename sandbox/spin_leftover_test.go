@@ -3,9 +3,11 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -160,5 +162,67 @@ func TestSpinLeavesNothing(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// runLimitOffThread is the "limitoffthread" fake: backend none's limit
+// stage (args: the stage's own argv after its argv[0]) run from a thread
+// that is not the process's first one, which is where a Go program's main
+// goroutine can be by the time sandbox.Main runs. A thread made by clone
+// has no parent-death signal, and the thread that execs becomes the
+// process: the one fork set is left behind with the first thread.
+func runLimitOffThread(args []string) int {
+	runtime.LockOSThread()
+	stage := func() int {
+		os.Args = append([]string{limitExecArgv0}, args...)
+		return runLimitExec()
+	}
+	if unix.Gettid() != unix.Getpid() {
+		return stage()
+	}
+	// On the first thread and locked to it: a goroutine that locks its
+	// own thread is on another one.
+	done := make(chan int)
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			fmt.Println("error: still on the first thread")
+			done <- 1
+			return
+		}
+		done <- stage()
+	}()
+	return <-done
+}
+
+// TestLimitStageKeepsParentDeathSignal: backend none's limit stage sets
+// the rlimits and execs the server; the server must still be killed when
+// mcpvet dies, whichever thread of the stage execs. The CI run of stop 30
+// left a spinning server of TestSpinLeavesNothing/none/nocg/scanner-killed
+// running with parent 1: the stage had exec'd from a thread of its own,
+// whose parent-death signal was 0. The program the stage execs reports its
+// signal: SIGKILL (9), not 0.
+func TestLimitStageKeepsParentDeathSignal(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(exe, fakeArg, "limitoffthread",
+		stageIdentity(0, map[int]uint64{unix.RLIMIT_NOFILE: 256}), exe, exe, fakeArg, "pdeathsig")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.CombinedOutput()
+	w.Close()
+	if err != nil {
+		msg, _ := io.ReadAll(r)
+		t.Fatalf("limit stage: %v\n%s%s", err, out, msg)
+	}
+	if got := strings.TrimSpace(string(out)); got != "9" {
+		t.Errorf("parent-death signal after the limit stage = %s, want 9 (SIGKILL)", got)
 	}
 }
