@@ -53,7 +53,7 @@ func TestHeldoutIssue25b(t *testing.T) {
 			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
 		}
 		if found[o] != total[o] {
-			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7, errors-v8)", o, found[o], total[o])
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v9)", o, found[o], total[o])
 		}
 	}
 }
@@ -88,16 +88,18 @@ func TestHeldoutIssue25c(t *testing.T) {
 // background texts' payloads, labelled with hand scores by
 // testdata/errors/record/issue25d_label.py and committed (5a077d8) before
 // errors-v8 was tuned (on batches 3, 4 and 5) and before the grader ran on
-// it. Measured once under errors-v8; never tuned on.
+// it. Measured once under errors-v8 (0.895); from errors-v9 on it is a
+// tuning set (TestIssue25dTuningMisses).
 const heldoutIssue25dFile = "../testdata/errors/heldout/issue25d.jsonl"
 
-// minIssue25dRho guards the Spearman correlation of batch 6's one
-// measurement, 0.895 (docs/rubric.md, "Issue 25: errors-v8 and a sixth
-// held-out batch"): the issue asks 0.95, not reached; nothing was tuned
-// after it. A later change that lowers it shows here.
-const minIssue25dRho = 0.89
+// minIssue25dRho guards the Spearman correlation on batch 6: 0.895 at its
+// one held-out measurement under errors-v8 (docs/rubric.md, "Issue 25:
+// errors-v8 and a sixth held-out batch"), 0.954 after errors-v9 was tuned
+// on it ("Issue 25: errors-v9 and a seventh held-out batch").
+const minIssue25dRho = 0.95
 
-// TestHeldoutIssue25d grades the held-out batch 6, pins its confusion
+// TestHeldoutIssue25d grades batch 6 (held out under errors-v8, a tuning
+// set since errors-v9), pins its confusion
 // counts and its rank correlation, and reports the recall on the responses
 // that offer a next action, retry guidance or closest matches.
 func TestHeldoutIssue25d(t *testing.T) {
@@ -114,11 +116,18 @@ func realBatch(t *testing.T, file, name string, minRho float64, minCases, minRec
 	cases, gs := handBatch(t, file, name, minRho)
 	_, total := offerRecall(t, file, cases, gs)
 	recorded := 0
-	for _, c := range cases {
+	hands := handScores(t, file)
+	var hand, got []float64
+	for i, c := range cases {
 		if strings.HasPrefix(c.Source, "recorded:") {
 			recorded++
+			hand = append(hand, hands[i])
+			got = append(got, gs[i].Score)
 		}
 	}
+	// The fixtures are modelled on the background texts' payloads; the
+	// figure over the real answers alone is reported beside the whole one.
+	t.Logf("Spearman rho over the %d real answers only = %.3f", recorded, spearman(hand, got))
 	if recorded < minRecorded || len(cases) < minCases {
 		t.Errorf("%d responses, %d recorded from real servers; want at least %d and %d", len(cases), recorded, minCases, minRecorded)
 	}
