@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -126,8 +127,23 @@ func realBatch(t *testing.T, file, name string, minRho float64, minCases, minRec
 		}
 	}
 	// The fixtures are modelled on the background texts' payloads; the
-	// figure over the real answers alone is reported beside the whole one.
+	// figures over the real answers alone are reported beside the whole.
 	t.Logf("Spearman rho over the %d real answers only = %.3f", recorded, spearman(hand, got))
+	offers := offered(t, file)
+	elem := map[string]string{"next_action": ElemNextAction, "retry": ElemRetryable, "closest_matches": ElemClosestMatches}
+	for _, o := range []string{"next_action", "retry", "closest_matches"} {
+		found, n := 0, 0
+		for i, c := range cases {
+			if !strings.HasPrefix(c.Source, "recorded:") || !slices.Contains(offers[i], o) || !gs[i].Applies(elem[o]) {
+				continue
+			}
+			n++
+			if gs[i].Pass(elem[o]) {
+				found++
+			}
+		}
+		t.Logf("recall on real answers offering %s: %d/%d", o, found, n)
+	}
 	if recorded < minRecorded || len(cases) < minCases {
 		t.Errorf("%d responses, %d recorded from real servers; want at least %d and %d", len(cases), recorded, minCases, minRecorded)
 	}
@@ -311,4 +327,28 @@ func TestSpearman(t *testing.T) {
 			t.Errorf("spearman(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// heldoutIssue25eFile is issue 25's fifth batch (batch 7 of the corpus):
+// 55 real answers of ten npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25e.py, and 6 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25e_label.py and committed (4aa7a69, merged
+// into main 58cd027) before errors-v9 was measured on it and before the
+// grader ran on it. Measured once under errors-v9; never tuned on.
+const heldoutIssue25eFile = "../testdata/errors/heldout/issue25e.jsonl"
+
+// minIssue25eRho guards the Spearman correlation of batch 7's one
+// measurement, 0.789 over 61 responses (0.711 over the 55 real answers;
+// docs/rubric.md, "Issue 25: errors-v9 and a seventh held-out batch"): the
+// issue asks 0.95, not reached; nothing was tuned after it. A later change
+// that lowers it shows here.
+const minIssue25eRho = 0.78
+
+// TestHeldoutIssue25e grades the held-out batch 7, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25e(t *testing.T) {
+	realBatch(t, heldoutIssue25eFile, "heldout-issue25e", minIssue25eRho, 60, 55)
 }
