@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -119,6 +120,11 @@ type InjectOptions struct {
 	// call of a read-only, closed-world tool, one corrected call derived
 	// from the response alone is sent ([Retry]).
 	NoRetry bool
+	// Sequential sends every probe alone, each followed by a liveness
+	// ping, rather than first trying them all at once (see
+	// inject_batch.go); the batch falls back to this run by itself when
+	// anything goes wrong in it.
+	Sequential bool
 	// RetryUnsafe also retries calls of destructive, open-world and
 	// unannotated tools (a corrected call is a valid call: it runs).
 	RetryUnsafe bool
@@ -186,6 +192,7 @@ func injectFailures(ctx context.Context, s *session, res *Result, o Options) *se
 			"the server died before failure injection; the probes ran on a relaunched copy")
 	}
 	in.run(ctx)
+	timeline.Mark("injected")
 	in.retryPass(ctx)
 	in.findings()
 	in.closing.Wait()
@@ -236,6 +243,9 @@ func (in *injector) stopped(ctx context.Context) bool {
 func (in *injector) run(ctx context.Context) {
 	in.notes = map[int]probeNote{}
 	in.seenOutput = map[string]bool{}
+	if in.batchable() && in.batch(ctx) {
+		return
+	}
 	for _, p := range serverProbes(in.res) {
 		if in.stopped(ctx) {
 			return
@@ -310,16 +320,8 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 	case err != nil:
 		p.Class = ClassCrash
 		note.killed = true
-	case werr != nil:
-		p.Class = ClassProtocolError
-		code := werr.Code
-		note.code = &code
-		b, _ := json.Marshal(werr)
-		p.Response = capJSON(b)
-		p.Text = safe.Truncate(werr.Message, maxProbeResponse, safe.Ellipsis)
 	default:
-		p.Class, p.Text = classifyResult(p.Method, result)
-		p.Response = capJSON(result)
+		note = answered(&p, result, werr)
 	}
 	if note.httpStatus != 0 && ctx.Err() == nil {
 		// The go-sdk client spends its connection on a plain 4xx
@@ -375,6 +377,24 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 		in.stop = true
 	}
 	return &in.res.Probes[idx]
+}
+
+// answered classifies a probe the server answered, with a result or a
+// JSON-RPC error.
+func answered(p *ProbeCall, result json.RawMessage, werr *jsonrpc.Error) probeNote {
+	var note probeNote
+	if werr != nil {
+		p.Class = ClassProtocolError
+		code := werr.Code
+		note.code = &code
+		b, _ := json.Marshal(werr)
+		p.Response = capJSON(b)
+		p.Text = safe.Truncate(werr.Message, maxProbeResponse, safe.Ellipsis)
+		return note
+	}
+	p.Class, p.Text = classifyResult(p.Method, result)
+	p.Response = capJSON(result)
+	return note
 }
 
 // alive reports whether the server still answers: any response to a ping,

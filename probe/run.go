@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/internal/tokens"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -192,6 +193,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	go tokens.Warm()
 	go warmSpec(cmp.Or(o.ProtocolVersion, vocab.Protocol20251125))
 	s, err := connect(ctx, rec.transport(t), o)
+	timeline.Mark("handshake done")
 	res.Liveness.Timings.HandshakeMs = Ms(time.Since(start))
 	if err != nil {
 		rec.abandon(abandonOutcome(ctx, err))
@@ -216,8 +218,11 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 
 	listStart := time.Now()
 	pages = append(pages, listAll(ctx, s, res, o)...)
+	timeline.Mark("listed")
 	runBasics(ctx, s, res, o)
+	timeline.Mark("basics done")
 	runExercise(ctx, s, res, o)
+	timeline.Mark("exercise done")
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
 	// The listings are final: count their tokens while the failures are
@@ -227,6 +232,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	probeStart := time.Now()
 	s = injectFailures(ctx, s, res, o)
 	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
+	timeline.Mark("injection and retries done")
 	res.Context = <-measured
 
 	rec.awaitLate(lateGrace)
@@ -254,7 +260,9 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	res.Received, res.ReceivedDropped = rec.messages()
 	res.Findings = append(res.Findings, checker.Check(res, pages)...)
 	httpDone()
+	timeline.Mark("checks done")
 	<-closed
+	timeline.Mark("session closed")
 	res.Findings = append(res.Findings, rec.lateFindings()...)
 	rec.abandon("closed")
 	if first := rec.firstByte(); !first.IsZero() {
