@@ -172,6 +172,9 @@ const maxProbeResponse = 64 << 10
 func injectFailures(ctx context.Context, s *session, res *Result, o Options) *session {
 	cfg := o.Inject.withDefaults()
 	if cfg.Disabled || s == nil || s.rec == nil || !res.Liveness.HandshakeCompleted || ctx.Err() != nil {
+		if o.basicsPending {
+			runBasics(ctx, s, res, o)
+		}
 		return s
 	}
 	in := &injector{
@@ -180,7 +183,11 @@ func injectFailures(ctx context.Context, s *session, res *Result, o Options) *se
 		start:   time.Now(),
 		first:   len(res.Probes),
 	}
+	in.basics = o.basicsPending
 	if c := s.rec.currentConn(); c == nil || c.isDead() {
+		// The basic calls meet the dead server, as they would have
+		// before the injection.
+		in.runBasics(ctx)
 		// The server died after the handshake (the listing said why): no
 		// request goes to a dead process. Relaunch it where the plan
 		// allows, and say so.
@@ -223,6 +230,18 @@ type injector struct {
 	seenOutput map[string]bool
 	// closing tracks the sessions of killed servers being shut down.
 	closing sync.WaitGroup
+	// basics: the basic calls (check_basics.go) are still to run.
+	basics bool
+}
+
+// runBasics runs the basic calls if they are still to run.
+func (in *injector) runBasics(ctx context.Context) {
+	if in.basics {
+		in.basics = false
+		opts := in.opts
+		opts.basicsPending = false
+		runBasics(ctx, in.s, in.res, opts)
+	}
 }
 
 // probeNote is what the injector knows about a probe beyond its ProbeCall.
@@ -246,6 +265,7 @@ func (in *injector) run(ctx context.Context) {
 	if in.batchable() && in.batch(ctx) {
 		return
 	}
+	in.runBasics(ctx)
 	for _, p := range serverProbes(in.res) {
 		if in.stopped(ctx) {
 			return

@@ -37,8 +37,14 @@ const batchInFlight = 16
 
 // batchable reports whether the injection may try the optimistic batch.
 func (in *injector) batchable() bool {
-	return !in.o.Sequential && in.opts.Relaunch != nil && in.opts.HTTPClient == nil &&
-		in.opts.Target.URL == "" && in.relaunches == 0
+	return in.opts.batchesInjection() && in.relaunches == 0
+}
+
+// batchesInjection reports whether failure injection will try the batch
+// (when the server is still alive after the listing).
+func (o Options) batchesInjection() bool {
+	cfg := o.Inject.withDefaults()
+	return !cfg.Disabled && !cfg.Sequential && o.Relaunch != nil && o.HTTPClient == nil && o.Target.URL == ""
 }
 
 // plan lists the probes the one-at-a-time run would send to a server that
@@ -86,12 +92,21 @@ func (in *injector) batch(ctx context.Context) bool {
 	}
 	probes := in.plan()
 	if len(probes) == 0 {
-		return true
+		return false
 	}
 	for i := range probes {
 		if sent, err := conn.withMeta(probes[i].Sent, in.version); err == nil {
 			probes[i].Sent = sent
 		}
+	}
+	// The basic calls, when still to run, go beside the probes; their
+	// findings are kept with the batch.
+	var basics []Finding
+	var basicsDone sync.WaitGroup
+	if in.basics {
+		opts := in.opts
+		opts.basicsPending = false
+		basicsDone.Go(func() { basics = basicsFindings(ctx, in.s, in.res, opts) })
 	}
 	answers := make([]batchAnswer, len(probes))
 	// A failed probe ends the batch early: the rest would be replayed
@@ -122,11 +137,13 @@ func (in *injector) batch(ctx context.Context) bool {
 		})
 	}
 	wg.Wait()
+	basicsDone.Wait()
 	clean := !conn.isDead()
 	for _, a := range answers {
 		clean = clean && a.sent && a.err == nil
 	}
 	if clean && in.alive(ctx) {
+		in.keepBasics(basics)
 		in.record(probes, answers, len(probes))
 		return true
 	}
@@ -135,17 +152,30 @@ func (in *injector) batch(ctx context.Context) bool {
 		for n < len(answers) && answers[n].sent && answers[n].err == nil {
 			n++
 		}
+		in.keepBasics(basics)
 		in.record(probes, answers, n)
 		in.stop = true
 		return true
 	}
 	// Something went wrong somewhere in the batch: replay it one request
 	// at a time on a fresh copy of the server.
+	// The basic calls are replayed with it, before it, as without a batch;
+	// with no server to replay on, their answers beside the batch cannot
+	// be told apart from its effects, and none is kept.
 	if !in.fresh(ctx) {
 		in.stop = true
+		in.basics = false
 		return true
 	}
 	return false
+}
+
+// keepBasics keeps the findings of basic calls run beside a batch.
+func (in *injector) keepBasics(f []Finding) {
+	if in.basics {
+		in.basics = false
+		in.res.Findings = append(in.res.Findings, f...)
+	}
 }
 
 // record keeps the first n answers of a batch as the one-at-a-time run

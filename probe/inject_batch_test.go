@@ -246,3 +246,99 @@ func TestInjectBatchCrashPinnedOnOneRequest(t *testing.T) {
 		t.Errorf("probes (-sequential +batched):\n%s", diff)
 	}
 }
+
+// afterTransport holds back the first request of method hold until a
+// request of method after has been written.
+type afterTransport struct {
+	inner       mcp.Transport
+	hold, after string
+}
+
+func (a afterTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := a.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &afterConn{Connection: c, t: a}, nil
+}
+
+type afterConn struct {
+	mcp.Connection
+	t afterTransport
+
+	mu   sync.Mutex
+	held jsonrpc.Message
+	seen bool // a request of method after was written
+	done bool // the held request went through
+}
+
+func (c *afterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	c.mu.Lock()
+	switch {
+	case req.Method == c.t.hold && !c.seen && !c.done && c.held == nil:
+		c.held = msg
+		c.mu.Unlock()
+		return nil
+	case req.Method == c.t.after && !c.seen:
+		c.seen = true
+		held := c.held
+		c.held, c.done = nil, held != nil
+		c.mu.Unlock()
+		if err := c.Connection.Write(ctx, msg); err != nil {
+			return err
+		}
+		if held != nil {
+			return c.Connection.Write(ctx, held)
+		}
+		return nil
+	}
+	c.mu.Unlock()
+	return c.Connection.Write(ctx, msg)
+}
+
+// TestInjectBatchRunsBasicsBeside: the basic calls (ping, logging,
+// prompts/get, resources/read...) go out beside the batch, not before it
+// (the basics' ping is answered only once a probe was sent), and their
+// findings are those of the one-at-a-time run. When the batch is thrown
+// away, they are run again before the replay.
+func TestInjectBatchRunsBasicsBeside(t *testing.T) {
+	launch := batchFixture(t)
+	first, _ := launch(context.Background())
+	beside := Run(context.Background(), afterTransport{inner: first, hold: "ping", after: "tools/call"}, &Options{
+		ProtocolVersion: "2025-11-25", Relaunch: launch,
+	})
+	second, _ := launch(context.Background())
+	sequential := Run(context.Background(), second, &Options{
+		ProtocolVersion: "2025-11-25", Relaunch: launch,
+		Inject: &InjectOptions{Sequential: true},
+	})
+	if diff := cmp.Diff(codesOf(sequential.Findings, ""), codesOf(beside.Findings, "")); diff != "" {
+		t.Errorf("findings (-sequential +beside):\n%s", diff)
+	}
+	if diff := cmp.Diff(probeLines(sequential), probeLines(beside)); diff != "" {
+		t.Errorf("probes (-sequential +beside):\n%s", diff)
+	}
+
+	// A crash in the batch: the basics run again on the fresh copy, before
+	// the replay, and what they find is kept once.
+	var deaths atomic.Int32
+	dying := func(ctx context.Context) (mcp.Transport, error) {
+		inner, _ := launch(ctx)
+		return dieAfterTransport{inner: inner, kill: "boom", deaths: &deaths}, nil
+	}
+	run := func(sequential bool) *Result {
+		first, _ := dying(context.Background())
+		return Run(context.Background(), first, &Options{
+			ProtocolVersion: "2025-11-25", Relaunch: dying,
+			Inject: &InjectOptions{Sequential: sequential},
+		})
+	}
+	crashedBeside, crashedSequential := run(false), run(true)
+	if diff := cmp.Diff(codesOf(crashedSequential.Findings, ""), codesOf(crashedBeside.Findings, "")); diff != "" {
+		t.Errorf("after a crash, findings (-sequential +beside):\n%s", diff)
+	}
+}

@@ -87,6 +87,9 @@ type Options struct {
 
 	// client is the run's log of server-to-client requests.
 	client *clientLog
+	// basicsPending: the basic calls have not run; the injection runs
+	// them, beside its batch or before its one-at-a-time run.
+	basicsPending bool
 }
 
 // ProcessInfo is what the launcher knows about the server process.
@@ -219,10 +222,15 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	listStart := time.Now()
 	pages = append(pages, listAll(ctx, s, res, o)...)
 	timeline.Mark("listed")
-	runBasics(ctx, s, res, o)
-	timeline.Mark("basics done")
-	runExercise(ctx, s, res, o)
-	timeline.Mark("exercise done")
+	// The basic calls run beside the injection's batch when there is one
+	// (inject_batch.go); otherwise before it, as they always did.
+	o.basicsPending = !o.SkipBasics && !o.Exercise && o.batchesInjection()
+	if !o.basicsPending {
+		runBasics(ctx, s, res, o)
+		timeline.Mark("basics done")
+		runExercise(ctx, s, res, o)
+		timeline.Mark("exercise done")
+	}
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
 	// The listings are final: count their tokens while the failures are
