@@ -242,6 +242,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
 	timeline.Mark("injection and retries done")
 	res.Context = <-measured
+	timeline.Mark("context cost counted")
 
 	rec.awaitLate(lateGrace)
 	// Shut the server down while the conformance checks run: a server that
@@ -266,6 +267,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	// The poison checks read the answers received so far (tool results,
 	// errors, prompts/get, resources/read); the final list is taken below.
 	res.Received, res.ReceivedDropped = rec.messages()
+	timeline.Mark("checks start")
 	res.Findings = append(res.Findings, checker.Check(res, pages)...)
 	httpDone()
 	timeline.Mark("checks done")
