@@ -60,6 +60,11 @@ func gradeParam(in *input, names []string) (bool, string) {
 			if i := findToken(seg.s, n, 0); i >= 0 && in.sentIn(seg) {
 				return true, span(seg, i, i+len(n))
 			}
+			// A common word listed with another argument of the tool:
+			// "Missing required arguments: channel_id and text".
+			if i := in.listedWithParam(seg.s, n); i >= 0 {
+				return true, span(seg, i, i+len(n))
+			}
 			// A compound name spelled in words: "connection string"
 			// for connectionString, "issue number" for issue_number.
 			if w := nameWords(n); w != "" {
@@ -214,4 +219,46 @@ func findBool(seg segment, v string) (int, int, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// listedWithParam finds name in s right after another argument name of the
+// called tool and "and", "or" or a comma: "channel_id and text",
+// "query, limit". It returns the index of name, or -1 (errors-v9).
+func (in *input) listedWithParam(s, name string) int {
+	for from := 0; ; {
+		i := findToken(s, name, from)
+		if i < 0 {
+			return -1
+		}
+		from = i + 1
+		j := i
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+		switch {
+		case j > 0 && s[j-1] == ',':
+			j--
+		case strings.HasSuffix(strings.ToLower(s[:j]), "and") || strings.HasSuffix(strings.ToLower(s[:j]), "or"):
+			w := prevWord(s, j)
+			if w != "and" && w != "or" {
+				continue
+			}
+			j -= len(w)
+		default:
+			continue
+		}
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+		k := j
+		for k > 0 && (isIdent(s[k-1]) || s[k-1] == '-') {
+			k--
+		}
+		prev := s[k:j]
+		for _, p := range in.c.ParamNames {
+			if prev != "" && p != name && strings.EqualFold(p, prev) {
+				return i
+			}
+		}
+	}
 }

@@ -93,9 +93,9 @@ func newInput(r *Response, c *Context) *input {
 	if len(r.StructuredContent) > 0 && !bytes.Equal(bytes.TrimSpace(r.StructuredContent), []byte("null")) {
 		add("structuredContent", string(r.StructuredContent))
 	}
-	// Nothing is read for meaning when no error was signalled: only leaks
-	// and size are judged then.
-	if !noSignal(r.Class) {
+	// Nothing is read for meaning when no error was signalled (not even in
+	// the text of a success result): only leaks and size are judged then.
+	if !silent(r) {
 		in.rawJSON = make([]bool, len(in.raw))
 		for i := range in.raw {
 			in.splitPayload(i)

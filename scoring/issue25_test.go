@@ -1,6 +1,12 @@
 package scoring
 
-import "testing"
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
 
 // TestIssue25GraderItems pins the four grader fixes of issue 25, each on
 // the shape the issue measured on real servers.
@@ -327,4 +333,99 @@ func creditOf(g Graded, name string) float64 {
 		}
 	}
 	return -1
+}
+
+// TestIssue25dTuningMisses pins the general rules errors-v9 adds for the
+// misses of batch 6 (testdata/errors/heldout/issue25d.jsonl, measured once
+// under errors-v8 at 0.895, a tuning set since). Every subtest fails on
+// errors-v8.
+func TestIssue25dTuningMisses(t *testing.T) {
+	t.Run("a success result whose text reports the failure is read, on the wrong channel", func(t *testing.T) {
+		post := Context{ToolNames: []string{"post_message", "list_channels"}, ParamNames: []string{"channel_id", "text"}, Required: []string{"channel_id", "text"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "post_message", Param: "text",
+			Class: ClassAccepted, ProtocolVersion: "2024-11-05", Text: `{"error":"Missing required arguments: channel_id and text"}`}
+		g := Grade(r, post)
+		if g.Pass(ElemChannel) || !g.Pass(ElemParam) || g.WrongChannel {
+			t.Errorf("channel %v param %v wrongChannel %v, want a failed channel without a finding and the param named: %s", g.Pass(ElemChannel), g.Pass(ElemParam), g.WrongChannel, g)
+		}
+		// It earns more than a content-free answer on the wrong channel.
+		if want := 100 * SignalShare * WrongChannelFactor; g.Score <= want {
+			t.Errorf("score %.1f, want above %.1f", g.Score, want)
+		}
+		for _, text := range []string{
+			`{"status": "task_not_found", "message": "No such task found"}`,
+			`{"status": "error", "message": "Request not found"}`,
+			`{"success": false, "reason": "no such request"}`,
+			"Unknown tool: send_message",
+			"Error: channel_id is required",
+			"Command failed: spawnSync /bin/sh ENOENT",
+		} {
+			r.Text = text
+			if g := Grade(r, post); g.Score == 0 || g.Pass(ElemChannel) {
+				t.Errorf("%q: score %.1f channel %v, want a score on the wrong channel", text, g.Score, g.Pass(ElemChannel))
+			}
+		}
+		// A success result that does not report a failure is accepted:
+		// the gate, score 0.
+		for _, text := range []string{"Echo: hi", `{"valid": false, "number": "123"}`, `{"entities": [], "relations": []}`, "MockServer Status: unreachable", `{"error": null, "items": []}`} {
+			r.Text = text
+			if g := Grade(r, post); g.Score != 0 || g.Pass(ElemParam) {
+				t.Errorf("%q: score %.1f, want 0 (accepted)", text, g.Score)
+			}
+		}
+	})
+	t.Run("arguments nested under an object argument are arguments", func(t *testing.T) {
+		res := &probe.Result{Tools: []probe.Tool{{Name: "get_build_failure_logs", InputSchema: json.RawMessage(`{"type":"object","properties":{"params":{"type":"object","properties":{"projectSlug":{"type":"string"},"branch":{"type":"string"},"projectURL":{"type":"string"},"workspaceRoot":{"type":"string"},"gitRemoteURL":{"type":"string"}}}},"required":["params"]}`)}}}
+		c := ContextFor(res, "get_build_failure_logs", nil)
+		g := Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "get_build_failure_logs", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Missing required inputs. Please provide either: 1) projectSlug with branch, 2) projectURL, or 3) workspaceRoot with gitRemoteURL and branch."}, c)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("nested arguments as the object of 'provide' are no next action: %s (params %v)", evidenceOf(g, ElemNextAction), c.ParamNames)
+		}
+		if !slices.Equal(c.Required, []string{"params"}) {
+			t.Errorf("required %v, want the top level's [params]", c.Required)
+		}
+		// Array items' objects too, and a boolean schema does not stop it.
+		p, _ := schemaParams(json.RawMessage(`{"properties":{"entities":{"type":"array","items":{"properties":{"entityName":{},"observations":true}}},"flag":true}}`))
+		if !slices.Equal(p, []string{"entities", "entityName", "flag", "observations"}) {
+			t.Errorf("schemaParams = %v", p)
+		}
+	})
+	t.Run("a prompt's invalid arguments belong in -32602", func(t *testing.T) {
+		code := int64(codeInvalidParams)
+		r := Response{Kind: KindMissingRequired, Method: "prompts/get", Param: "path", Class: ClassProtocolError, ProtocolVersion: "2025-11-25",
+			ErrorCode: &code, ErrorMessage: "MCP error -32602: Invalid arguments for prompt audit: Required at path"}
+		if g := Grade(r, Context{}); !g.Pass(ElemChannel) {
+			t.Errorf("-32602 to prompts/get fails the channel: %s", evidenceOf(g, ElemChannel))
+		}
+		internal := int64(codeInternalError)
+		r.ErrorCode = &internal
+		if g := Grade(r, Context{}); g.Pass(ElemChannel) {
+			t.Errorf("-32603 to prompts/get passes the channel")
+		}
+	})
+	t.Run("a common word listed with another argument names it", func(t *testing.T) {
+		post := Context{ToolNames: []string{"post_message"}, ParamNames: []string{"channel_id", "text"}, Required: []string{"channel_id", "text"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "post_message", Param: "text", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Missing required arguments: channel_id and text"}
+		if g := Grade(r, post); !g.Pass(ElemParam) {
+			t.Errorf("'channel_id and text' does not name text: %s", evidenceOf(g, ElemParam))
+		}
+		r.Text = "Missing required arguments: channel_id; see the help text above"
+		if g := Grade(r, post); g.Pass(ElemParam) {
+			t.Errorf("a 'text' in prose names the argument: %s", evidenceOf(g, ElemParam))
+		}
+	})
+	t.Run("a cue word after when or if opens a condition", func(t *testing.T) {
+		c := Context{ToolNames: []string{"get_logs"}, ParamNames: []string{"projectSlug", "branch"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "get_logs", Param: "branch", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Invalid input. When using projectSlug, a branch must also be specified"}
+		if g := Grade(r, c); g.Pass(ElemNextAction) {
+			t.Errorf("a condition passes next_action: %s", evidenceOf(g, ElemNextAction))
+		}
+		r.Text = "When using projectSlug, pass branch too"
+		if g := Grade(r, c); !g.Pass(ElemNextAction) {
+			t.Errorf("an instruction after the condition is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
 }
