@@ -352,3 +352,27 @@ const minIssue25eRho = 0.93
 func TestHeldoutIssue25e(t *testing.T) {
 	realBatch(t, heldoutIssue25eFile, "heldout-issue25e", minIssue25eRho, 60, 55)
 }
+
+// heldoutIssue25fFile is issue 25's sixth batch (batch 8 of the corpus):
+// 43 real answers of nine npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25f.py, and 5 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25f_label.py and committed (a051e49, merged
+// into main 74a6afb) before errors-v10 was tuned (on batch 7) and before
+// the grader ran on it. Measured once under errors-v10; never tuned on.
+const heldoutIssue25fFile = "../testdata/errors/heldout/issue25f.jsonl"
+
+// minIssue25fRho guards the Spearman correlation of batch 8's one
+// measurement, 0.896 over 48 responses (0.867 over the 43 real answers;
+// docs/rubric.md, "Issue 25: errors-v10 and an eighth held-out batch"):
+// the issue asks 0.95, not reached; nothing was tuned after it. A later
+// change that lowers it shows here.
+const minIssue25fRho = 0.89
+
+// TestHeldoutIssue25f grades the held-out batch 8, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25f(t *testing.T) {
+	realBatch(t, heldoutIssue25fFile, "heldout-issue25f", minIssue25fRho, 45, 40)
+}
