@@ -5,13 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
@@ -185,7 +185,7 @@ func (b *basics) logging(ctx context.Context) {
 	}
 }
 
-var templateVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+var templateVar = lazyre.New(`\{([A-Za-z0-9_]+)\}`)
 
 func (b *basics) completion(ctx context.Context) {
 	var params map[string]any
