@@ -8,6 +8,7 @@
 #
 #   bench/interleaved.sh                     # this checkout's build, 15 rounds
 #   N=30 BASE=/path/to/old/mcpvet bench/interleaved.sh
+#   NONE=0 bench/interleaved.sh              # without the --sandbox none variant
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
@@ -29,7 +30,7 @@ ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
 for _ in $(seq "${N:-15}"); do
   echo "bare $(ms "$out/bare" -- node "$server")" >>"$out/interleaved.txt"
   echo "probe $(ms "$new" probe --quiet --cache-dir "$cache" --db "$db/p.db" "$target")" >>"$out/interleaved.txt"
-  echo "none $(ms "$new" probe --quiet --sandbox none --cache-dir "$cache" --db "$db/n.db" "$target")" >>"$out/interleaved.txt"
+  [ "${NONE:-1}" = 0 ] || echo "none $(ms "$new" probe --quiet --sandbox none --cache-dir "$cache" --db "$db/n.db" "$target")" >>"$out/interleaved.txt"
   [ -n "${BASE:-}" ] && echo "base $(ms "$BASE" probe --quiet --cache-dir "$cache" --db "$db/b.db" "$target")" >>"$out/interleaved.txt"
 done
 echo "load after: $(uptime)"

@@ -20,16 +20,8 @@ import (
 // folder and cgroups to args[1] and waits to be killed.
 func runHolder(args []string) int {
 	backend, out, marker := args[0], args[1], args[2]
-	exe, _ := os.Executable()
-	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: exe, Args: []string{fakeArg, "mcp", marker},
-		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
-	s, err := Launch(context.Background(), plan, testOptions(backend))
+	s, err := launchFake(backend, "mcp", marker)
 	if err != nil {
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := s.Transport().Connect(ctx); err != nil {
 		return 1
 	}
 	data, _ := json.Marshal(append([]string{s.runDir}, s.cg.dirs()...))
@@ -39,19 +31,33 @@ func runHolder(args []string) int {
 	return 0
 }
 
-// runNext is the "next" fake: the next mcpvet run. It launches and closes
-// the "mcp" fake under backend args[0].
-func runNext(args []string) int {
-	exe, _ := os.Executable()
-	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: exe, Args: []string{fakeArg, "mcp"},
-		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
-	s, err := Launch(context.Background(), plan, testOptions(args[0]))
+// launchFake is what the fakes that stand for mcpvet do first: launch the
+// fake server mode (tagged with args) under backend, as a child of this
+// process, and connect to it.
+func launchFake(backend, mode string, args ...string) (*Server, error) {
+	exe, err := os.Executable()
 	if err != nil {
-		return 1
+		return nil, err
+	}
+	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: exe, Args: append([]string{fakeArg, mode}, args...),
+		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
+	s, err := Launch(context.Background(), plan, testOptions(backend))
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := s.Transport().Connect(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// runNext is the "next" fake: the next mcpvet run. It launches and closes
+// the "mcp" fake under backend args[0].
+func runNext(args []string) int {
+	s, err := launchFake(args[0], "mcp")
+	if err != nil {
 		return 1
 	}
 	s.Close()

@@ -15,8 +15,6 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // runPdeathsig is the "pdeathsig" fake: it prints its parent-death
@@ -76,16 +74,7 @@ func TestBwrapStageKeepsParentDeathSignal(t *testing.T) {
 func runSpinHolder(args []string) int {
 	backend, out, marker := args[0], args[1], args[2]
 	cgroupsDisabled = args[3] == "nocg"
-	exe, _ := os.Executable()
-	plan := &vocab.Plan{Transport: vocab.TransportStdio, Command: exe, Args: []string{fakeArg, "spin", marker},
-		Env: map[string]string{"GORACE": "atexit_sleep_ms=0"}}
-	s, err := Launch(context.Background(), plan, testOptions(backend))
-	if err != nil {
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := s.Transport().Connect(ctx); err != nil {
+	if _, err := launchFake(backend, "spin", marker); err != nil {
 		return 1
 	}
 	for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(marker)) == 0 && time.Now().Before(deadline); {

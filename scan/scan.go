@@ -31,6 +31,7 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/scoring"
@@ -253,6 +254,7 @@ func (o *Options) pending(ctx context.Context) (int64, []vocab.Plan, error) {
 			return 0, nil, err
 		}
 		scanID = id
+		timeline.Mark("scan row stored")
 		if _, err := st.AddTargets(ctx, scanID, o.Plans); err != nil {
 			return 0, nil, err
 		}
@@ -303,6 +305,7 @@ func (o *Options) write(ctx context.Context, st *results.Store, scanID int64, ou
 		if writeErr != nil {
 			continue // drain; the scan is stopping
 		}
+		timeline.Mark("storing the result")
 		if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, d.plan.Key, d.res); err != nil {
 			writeErr = err
 			cancel(err)

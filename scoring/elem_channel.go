@@ -34,6 +34,9 @@ func gradeChannel(in *input) (bool, string) {
 	case ClassToolError:
 		at = "result.isError=true"
 	case ClassAccepted:
+		if reportsFailure(r) {
+			return false, "success result (no isError) whose text reports the failure; the client and the model's harness take it for success: a failure belongs in a tool execution error (isError: true)"
+		}
 		return false, "success result for invalid input (accepted)"
 	case ClassCrash:
 		return false, "server crashed on invalid input"
@@ -43,6 +46,18 @@ func gradeChannel(in *input) (bool, string) {
 		return false, fmt.Sprintf("unknown class %q", r.Class)
 	}
 	switch {
+	case validationKinds[r.Kind] && r.Method != "" && r.Method != "tools/call":
+		// prompts/get with a missing or wrong argument: no tool result
+		// exists for a prompt, so in every revision the answer is a
+		// JSON-RPC error, -32602 ("Prompts: Unknown prompt name or
+		// missing required arguments", InvalidParamsError 2026-07-28).
+		if r.Class != ClassProtocolError {
+			return false, at + " for invalid arguments of " + r.Method + "; they are a protocol error (JSON-RPC error -32602)"
+		}
+		if ok, why := protocolCode(r, []int64{codeInvalidParams}, "invalid arguments of "+r.Method+" are -32602 (invalid params)"); !ok {
+			return false, at + " for invalid arguments of " + r.Method + "; " + why
+		}
+		return true, at + " for invalid arguments of " + r.Method
 	case validationKinds[r.Kind]:
 		if r.Class == ClassToolError {
 			return true, at + " for an input validation error"

@@ -90,7 +90,9 @@ func hasCueExcept(low string, names map[string]bool) bool {
 		}
 		// After a determiner a cue word is a noun: "this call", "the
 		// pick", "a retry".
-		cue := cueWords[w] && !determiners[prev1] && !names[w] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
+		// After a subordinator it opens a condition, not an instruction:
+		// "When using projectSlug, a branch must also be specified".
+		cue := cueWords[w] && !determiners[prev1] && !subordinators[prev1] && !names[w] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
 		if cue && !negatedAt(low, i) {
 			return true
 		}
@@ -130,7 +132,7 @@ func objectOfCue(low, name string) bool {
 				w = prevWord(low, at)
 			}
 		}
-		if cueWords[w] && w != "instead" && !negatedAt(low, at-len(w)-1) {
+		if cueWords[w] && w != "instead" && !negatedAt(low, at-len(w)-1) && !subordinators[prevWord(low, at-len(w)-1)] {
 			return true
 		}
 	}
@@ -153,6 +155,12 @@ func inIdentifier(low string, i, j int) bool {
 var determiners = map[string]bool{
 	"the": true, "this": true, "that": true, "a": true, "an": true, "each": true, "every": true, "your": true,
 	"my": true, "our": true, "its": true, "next": true, "same": true, "previous": true, "last": true, "first": true, "any": true,
+}
+
+// subordinators open a clause in which the next cue word is a condition:
+// "when using", "if calling", "before calling" (errors-v9).
+var subordinators = map[string]bool{
+	"when": true, "whenever": true, "while": true, "if": true, "unless": true, "before": true, "after": true, "since": true,
 }
 
 // cueWords are the one-word instructions of reCue.

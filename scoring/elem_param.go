@@ -50,6 +50,11 @@ func gradeParam(in *input, names []string) (bool, string) {
 			}
 		}
 	}
+	// An echo of the arguments that holds the parameter alone names it:
+	// "Provided arguments: {\"paths\": []}" (errors-v10).
+	if ev, ok := in.soleEchoedKey(names); ok {
+		return true, ev
+	}
 	for _, seg := range in.text {
 		for _, n := range names {
 			if i, j, ok := findName(seg.s, n); ok {
@@ -58,6 +63,11 @@ func gradeParam(in *input, names []string) (bool, string) {
 			// A common word counts next to the value it received:
 			// "path ... /etc/passwd".
 			if i := findToken(seg.s, n, 0); i >= 0 && in.sentIn(seg) {
+				return true, span(seg, i, i+len(n))
+			}
+			// A common word listed with another argument of the tool:
+			// "Missing required arguments: channel_id and text".
+			if i := in.listedWithParam(seg.s, n); i >= 0 {
 				return true, span(seg, i, i+len(n))
 			}
 			// A compound name spelled in words: "connection string"
@@ -173,6 +183,11 @@ func findSent(in *input) (string, bool) {
 		if ok {
 			return span(seg, i, j), true
 		}
+		for _, it := range in.sentItems {
+			if i, j, ok := quotedValue(seg.s, it); ok {
+				return span(seg, i, j), true
+			}
+		}
 	}
 	return "", false
 }
@@ -214,4 +229,77 @@ func findBool(seg segment, v string) (int, int, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// listedWithParam finds name in s right after another argument name of the
+// called tool and "and", "or" or a comma: "channel_id and text",
+// "query, limit". It returns the index of name, or -1 (errors-v9).
+func (in *input) listedWithParam(s, name string) int {
+	for from := 0; ; {
+		i := findToken(s, name, from)
+		if i < 0 {
+			return -1
+		}
+		from = i + 1
+		j := i
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+		switch {
+		case j > 0 && s[j-1] == ',':
+			j--
+		case strings.HasSuffix(strings.ToLower(s[:j]), "and") || strings.HasSuffix(strings.ToLower(s[:j]), "or"):
+			w := prevWord(s, j)
+			if w != "and" && w != "or" {
+				continue
+			}
+			j -= len(w)
+		default:
+			continue
+		}
+		for j > 0 && s[j-1] == ' ' {
+			j--
+		}
+		k := j
+		for k > 0 && (isIdent(s[k-1]) || s[k-1] == '-') {
+			k--
+		}
+		prev := s[k:j]
+		for _, p := range in.c.ParamNames {
+			if prev != "" && p != name && strings.EqualFold(p, prev) {
+				return i
+			}
+		}
+	}
+}
+
+// soleEchoedKey finds one of names as the only member of a JSON object in
+// the response: an echo of the call's arguments that holds the parameter
+// alone identifies it ("Provided arguments: {\"paths\": []}"); an object
+// of several members does not say which one is at fault.
+func (in *input) soleEchoedKey(names []string) (string, bool) {
+	for _, f := range in.fields {
+		if f.val != -1 {
+			continue
+		}
+		var only *field
+		n := 0
+		prefix := f.path + "."
+		for k := range in.fields {
+			g := &in.fields[k]
+			if rest, ok := strings.CutPrefix(g.path, prefix); ok && !strings.ContainsAny(rest, ".[") {
+				n++
+				only = g
+			}
+		}
+		if n != 1 {
+			continue
+		}
+		for _, name := range names {
+			if only.key == normKey(name) {
+				return only.path + " (the only member of the object)", true
+			}
+		}
+	}
+	return "", false
 }

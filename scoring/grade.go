@@ -67,6 +67,13 @@ func noSignal(class string) bool {
 	return class == ClassAccepted || class == ClassCrash || class == ClassHang
 }
 
+// silent reports whether nothing signalled r's failure: a crash, a hang,
+// or a success result whose text does not report a failure either
+// ([reportsFailure]).
+func silent(r *Response) bool {
+	return noSignal(r.Class) && !reportsFailure(r)
+}
+
 // Grade grades one response to a failure-injection request. It is pure and
 // safe for concurrent use. A response on which nothing signalled the
 // failure (accepted, crash, hang) scores 0: the channel fails, every
@@ -81,7 +88,7 @@ func Grade(r Response, c Context) Graded {
 		RubricVersion: RubricVersion,
 		Elements:      make([]probe.Element, 0, len(Weights)),
 	}
-	silent := noSignal(r.Class)
+	silent := silent(&r)
 	names, paramApplies := paramCandidates(&r, &c)
 	tokens, enum := measure(in)
 	g.Tokens, g.Enumeration = tokens, enum
@@ -126,7 +133,11 @@ func Grade(r Response, c Context) Graded {
 	}
 
 	pass, ev := gradeChannel(in)
-	if !pass && !silent {
+	// A success result that reports its failure in text fails the channel
+	// and pays its factor, but raises no wrong_channel finding: the
+	// probe's accepted_invalid_input finding already reports it.
+	wrong := !pass && !silent
+	if wrong && r.Class != ClassAccepted {
 		g.WrongChannel = true
 	}
 	add(ElemChannel, pass, ev)
@@ -163,7 +174,7 @@ func Grade(r Response, c Context) Graded {
 			share = got / total
 		}
 		score := 100 * (SignalShare + (1-SignalShare)*share)
-		if g.WrongChannel {
+		if wrong {
 			score *= WrongChannelFactor
 		}
 		if !g.Pass(ElemBounded) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func TestHeldoutIssue25b(t *testing.T) {
 			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
 		}
 		if found[o] != total[o] {
-			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7, errors-v8)", o, found[o], total[o])
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v10)", o, found[o], total[o])
 		}
 	}
 }
@@ -88,16 +89,18 @@ func TestHeldoutIssue25c(t *testing.T) {
 // background texts' payloads, labelled with hand scores by
 // testdata/errors/record/issue25d_label.py and committed (5a077d8) before
 // errors-v8 was tuned (on batches 3, 4 and 5) and before the grader ran on
-// it. Measured once under errors-v8; never tuned on.
+// it. Measured once under errors-v8 (0.895); from errors-v9 on it is a
+// tuning set (TestIssue25dTuningMisses).
 const heldoutIssue25dFile = "../testdata/errors/heldout/issue25d.jsonl"
 
-// minIssue25dRho guards the Spearman correlation of batch 6's one
-// measurement, 0.895 (docs/rubric.md, "Issue 25: errors-v8 and a sixth
-// held-out batch"): the issue asks 0.95, not reached; nothing was tuned
-// after it. A later change that lowers it shows here.
-const minIssue25dRho = 0.89
+// minIssue25dRho guards the Spearman correlation on batch 6: 0.895 at its
+// one held-out measurement under errors-v8 (docs/rubric.md, "Issue 25:
+// errors-v8 and a sixth held-out batch"), 0.954 after errors-v9 was tuned
+// on it ("Issue 25: errors-v9 and a seventh held-out batch").
+const minIssue25dRho = 0.95
 
-// TestHeldoutIssue25d grades the held-out batch 6, pins its confusion
+// TestHeldoutIssue25d grades batch 6 (held out under errors-v8, a tuning
+// set since errors-v9), pins its confusion
 // counts and its rank correlation, and reports the recall on the responses
 // that offer a next action, retry guidance or closest matches.
 func TestHeldoutIssue25d(t *testing.T) {
@@ -114,10 +117,32 @@ func realBatch(t *testing.T, file, name string, minRho float64, minCases, minRec
 	cases, gs := handBatch(t, file, name, minRho)
 	_, total := offerRecall(t, file, cases, gs)
 	recorded := 0
-	for _, c := range cases {
+	hands := handScores(t, file)
+	var hand, got []float64
+	for i, c := range cases {
 		if strings.HasPrefix(c.Source, "recorded:") {
 			recorded++
+			hand = append(hand, hands[i])
+			got = append(got, gs[i].Score)
 		}
+	}
+	// The fixtures are modelled on the background texts' payloads; the
+	// figures over the real answers alone are reported beside the whole.
+	t.Logf("Spearman rho over the %d real answers only = %.3f", recorded, spearman(hand, got))
+	offers := offered(t, file)
+	elem := map[string]string{"next_action": ElemNextAction, "retry": ElemRetryable, "closest_matches": ElemClosestMatches}
+	for _, o := range []string{"next_action", "retry", "closest_matches"} {
+		found, n := 0, 0
+		for i, c := range cases {
+			if !strings.HasPrefix(c.Source, "recorded:") || !slices.Contains(offers[i], o) || !gs[i].Applies(elem[o]) {
+				continue
+			}
+			n++
+			if gs[i].Pass(elem[o]) {
+				found++
+			}
+		}
+		t.Logf("recall on real answers offering %s: %d/%d", o, found, n)
 	}
 	if recorded < minRecorded || len(cases) < minCases {
 		t.Errorf("%d responses, %d recorded from real servers; want at least %d and %d", len(cases), recorded, minCases, minRecorded)
@@ -302,4 +327,52 @@ func TestSpearman(t *testing.T) {
 			t.Errorf("spearman(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// heldoutIssue25eFile is issue 25's fifth batch (batch 7 of the corpus):
+// 55 real answers of ten npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25e.py, and 6 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25e_label.py and committed (4aa7a69, merged
+// into main 58cd027) before errors-v9 was measured on it and before the
+// grader ran on it. Measured once under errors-v9 (0.789); from errors-v10
+// on it is a tuning set (TestIssue25eTuningMisses).
+const heldoutIssue25eFile = "../testdata/errors/heldout/issue25e.jsonl"
+
+// minIssue25eRho guards the Spearman correlation on batch 7: 0.789 over
+// 61 responses (0.711 over the 55 real answers) at its one held-out
+// measurement under errors-v9 (docs/rubric.md, "Issue 25: errors-v9 and a
+// seventh held-out batch"), 0.933 after errors-v10 was tuned on it.
+const minIssue25eRho = 0.93
+
+// TestHeldoutIssue25e grades the held-out batch 7, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25e(t *testing.T) {
+	realBatch(t, heldoutIssue25eFile, "heldout-issue25e", minIssue25eRho, 60, 55)
+}
+
+// heldoutIssue25fFile is issue 25's sixth batch (batch 8 of the corpus):
+// 43 real answers of nine npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25f.py, and 5 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25f_label.py and committed (a051e49, merged
+// into main 74a6afb) before errors-v10 was tuned (on batch 7) and before
+// the grader ran on it. Measured once under errors-v10; never tuned on.
+const heldoutIssue25fFile = "../testdata/errors/heldout/issue25f.jsonl"
+
+// minIssue25fRho guards the Spearman correlation of batch 8's one
+// measurement, 0.896 over 48 responses (0.867 over the 43 real answers;
+// docs/rubric.md, "Issue 25: errors-v10 and an eighth held-out batch"):
+// the issue asks 0.95, not reached; nothing was tuned after it. A later
+// change that lowers it shows here.
+const minIssue25fRho = 0.89
+
+// TestHeldoutIssue25f grades the held-out batch 8, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25f(t *testing.T) {
+	realBatch(t, heldoutIssue25fFile, "heldout-issue25f", minIssue25fRho, 45, 40)
 }

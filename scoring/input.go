@@ -67,6 +67,11 @@ type input struct {
 	// (object or array), or 0 when nothing was sent.
 	sent     string
 	sentType byte
+	// sentItems are the string items (three characters or more) of an
+	// array sent as the invalid value: each one echoed is the received
+	// value (errors-v10: "No files matching '/tmp/x.js' were found" for
+	// filePaths ["/tmp/x.js"]).
+	sentItems []string
 	// maxArray is the longest JSON array in any payload.
 	maxArray int
 	// rawJSON marks the raw segments that held a JSON payload: their lines
@@ -93,9 +98,9 @@ func newInput(r *Response, c *Context) *input {
 	if len(r.StructuredContent) > 0 && !bytes.Equal(bytes.TrimSpace(r.StructuredContent), []byte("null")) {
 		add("structuredContent", string(r.StructuredContent))
 	}
-	// Nothing is read for meaning when no error was signalled: only leaks
-	// and size are judged then.
-	if !noSignal(r.Class) {
+	// Nothing is read for meaning when no error was signalled (not even in
+	// the text of a success result): only leaks and size are judged then.
+	if !silent(r) {
 		in.rawJSON = make([]bool, len(in.raw))
 		for i := range in.raw {
 			in.splitPayload(i)
@@ -259,6 +264,14 @@ func (in *input) decodeSent() {
 		}
 	case '{', '[':
 		in.sent, in.sentType = string(raw), 'o'
+		var items []any
+		if raw[0] == '[' && json.Unmarshal(raw, &items) == nil {
+			for _, it := range items {
+				if s, ok := it.(string); ok && len(s) >= 3 && len(in.sentItems) < 8 {
+					in.sentItems = append(in.sentItems, s)
+				}
+			}
+		}
 	case 't', 'f':
 		in.sent, in.sentType = string(raw), 'b'
 	default:

@@ -1,6 +1,12 @@
 package scoring
 
-import "testing"
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/mcpvet/mcpvet/probe"
+)
 
 // TestIssue25GraderItems pins the four grader fixes of issue 25, each on
 // the shape the issue measured on real servers.
@@ -327,4 +333,194 @@ func creditOf(g Graded, name string) float64 {
 		}
 	}
 	return -1
+}
+
+// TestIssue25dTuningMisses pins the general rules errors-v9 adds for the
+// misses of batch 6 (testdata/errors/heldout/issue25d.jsonl, measured once
+// under errors-v8 at 0.895, a tuning set since). Every subtest fails on
+// errors-v8.
+func TestIssue25dTuningMisses(t *testing.T) {
+	t.Run("a success result whose text reports the failure is read, on the wrong channel", func(t *testing.T) {
+		post := Context{ToolNames: []string{"post_message", "list_channels"}, ParamNames: []string{"channel_id", "text"}, Required: []string{"channel_id", "text"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "post_message", Param: "text",
+			Class: ClassAccepted, ProtocolVersion: "2024-11-05", Text: `{"error":"Missing required arguments: channel_id and text"}`}
+		g := Grade(r, post)
+		if g.Pass(ElemChannel) || !g.Pass(ElemParam) || g.WrongChannel {
+			t.Errorf("channel %v param %v wrongChannel %v, want a failed channel without a finding and the param named: %s", g.Pass(ElemChannel), g.Pass(ElemParam), g.WrongChannel, g)
+		}
+		// It earns more than a content-free answer on the wrong channel.
+		if want := 100 * SignalShare * WrongChannelFactor; g.Score <= want {
+			t.Errorf("score %.1f, want above %.1f", g.Score, want)
+		}
+		for _, text := range []string{
+			`{"status": "task_not_found", "message": "No such task found"}`,
+			`{"status": "error", "message": "Request not found"}`,
+			`{"success": false, "reason": "no such request"}`,
+			"Unknown tool: send_message",
+			"Error: channel_id is required",
+			"Command failed: spawnSync /bin/sh ENOENT",
+		} {
+			r.Text = text
+			if g := Grade(r, post); g.Score == 0 || g.Pass(ElemChannel) {
+				t.Errorf("%q: score %.1f channel %v, want a score on the wrong channel", text, g.Score, g.Pass(ElemChannel))
+			}
+		}
+		// A success result that does not report a failure is accepted:
+		// the gate, score 0.
+		for _, text := range []string{"Echo: hi", `{"valid": false, "number": "123"}`, `{"entities": [], "relations": []}`, "MockServer Status: unreachable", `{"error": null, "items": []}`} {
+			r.Text = text
+			if g := Grade(r, post); g.Score != 0 || g.Pass(ElemParam) {
+				t.Errorf("%q: score %.1f, want 0 (accepted)", text, g.Score)
+			}
+		}
+	})
+	t.Run("arguments nested under an object argument are arguments", func(t *testing.T) {
+		res := &probe.Result{Tools: []probe.Tool{{Name: "get_build_failure_logs", InputSchema: json.RawMessage(`{"type":"object","properties":{"params":{"type":"object","properties":{"projectSlug":{"type":"string"},"branch":{"type":"string"},"projectURL":{"type":"string"},"workspaceRoot":{"type":"string"},"gitRemoteURL":{"type":"string"}}}},"required":["params"]}`)}}}
+		c := ContextFor(res, "get_build_failure_logs", nil)
+		g := Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "get_build_failure_logs", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Missing required inputs. Please provide either: 1) projectSlug with branch, 2) projectURL, or 3) workspaceRoot with gitRemoteURL and branch."}, c)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("nested arguments as the object of 'provide' are no next action: %s (params %v)", evidenceOf(g, ElemNextAction), c.ParamNames)
+		}
+		if !slices.Equal(c.Required, []string{"params"}) {
+			t.Errorf("required %v, want the top level's [params]", c.Required)
+		}
+		// Array items' objects too, and a boolean schema does not stop it.
+		p, _ := schemaParams(json.RawMessage(`{"properties":{"entities":{"type":"array","items":{"properties":{"entityName":{},"observations":true}}},"flag":true}}`))
+		if !slices.Equal(p, []string{"entities", "entityName", "flag", "observations"}) {
+			t.Errorf("schemaParams = %v", p)
+		}
+	})
+	t.Run("a prompt's invalid arguments belong in -32602", func(t *testing.T) {
+		code := int64(codeInvalidParams)
+		r := Response{Kind: KindMissingRequired, Method: "prompts/get", Param: "path", Class: ClassProtocolError, ProtocolVersion: "2025-11-25",
+			ErrorCode: &code, ErrorMessage: "MCP error -32602: Invalid arguments for prompt audit: Required at path"}
+		if g := Grade(r, Context{}); !g.Pass(ElemChannel) {
+			t.Errorf("-32602 to prompts/get fails the channel: %s", evidenceOf(g, ElemChannel))
+		}
+		internal := int64(codeInternalError)
+		r.ErrorCode = &internal
+		if g := Grade(r, Context{}); g.Pass(ElemChannel) {
+			t.Errorf("-32603 to prompts/get passes the channel")
+		}
+	})
+	t.Run("a common word listed with another argument names it", func(t *testing.T) {
+		post := Context{ToolNames: []string{"post_message"}, ParamNames: []string{"channel_id", "text"}, Required: []string{"channel_id", "text"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "post_message", Param: "text", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Missing required arguments: channel_id and text"}
+		if g := Grade(r, post); !g.Pass(ElemParam) {
+			t.Errorf("'channel_id and text' does not name text: %s", evidenceOf(g, ElemParam))
+		}
+		r.Text = "Missing required arguments: channel_id; see the help text above"
+		if g := Grade(r, post); g.Pass(ElemParam) {
+			t.Errorf("a 'text' in prose names the argument: %s", evidenceOf(g, ElemParam))
+		}
+	})
+	t.Run("a cue word after when or if opens a condition", func(t *testing.T) {
+		c := Context{ToolNames: []string{"get_logs"}, ParamNames: []string{"projectSlug", "branch"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "get_logs", Param: "branch", Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Invalid input. When using projectSlug, a branch must also be specified"}
+		if g := Grade(r, c); g.Pass(ElemNextAction) {
+			t.Errorf("a condition passes next_action: %s", evidenceOf(g, ElemNextAction))
+		}
+		r.Text = "When using projectSlug, pass branch too"
+		if g := Grade(r, c); !g.Pass(ElemNextAction) {
+			t.Errorf("an instruction after the condition is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
+}
+
+// TestIssue25eTuningMisses pins the general rules errors-v10 adds for the
+// misses of batch 7 (testdata/errors/heldout/issue25e.jsonl, measured once
+// under errors-v9 at 0.789, a tuning set since). Every subtest fails on
+// errors-v9.
+func TestIssue25eTuningMisses(t *testing.T) {
+	docs := Context{ToolNames: []string{"get_doc", "start_course"}, ParamNames: []string{"paths"}, Required: []string{"paths"}}
+	unknown := func(text string) Response {
+		return Response{Kind: KindUnknownID, Method: "tools/call", Tool: "get_doc", Param: "paths", Sent: raw(`["docs/agentz"]`),
+			Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: text}
+	}
+	t.Run("a success result reports its failure under a heading, in its first sentence, or as no X found", func(t *testing.T) {
+		for _, text := range []string{
+			"## docs/agentz\n\nPath \"docs/agentz\" not found.\nHere are the available paths:\n- docs/agents/",
+			"Primitive \"agentz\" not found. Available primitives: agents, avatar",
+			"No SOURCE_MAP.json found for @acme/nope.",
+			"You need to register for the course first. Please use the `start_course` tool to register.",
+			"Invalid primitives: agentz. Available: agents, avatar",
+			"Migration \"v9\" does not exist.",
+		} {
+			if g := Grade(unknown(text), docs); g.Score == 0 || g.Pass(ElemChannel) {
+				t.Errorf("%q: score %.1f channel %v, want it read on the wrong channel", text, g.Score, g.Pass(ElemChannel))
+			}
+		}
+		for _, text := range []string{"# Results\n\nFound 3 documents.", "Echo: hi", "Primitive accordion: an expandable panel."} {
+			if g := Grade(unknown(text), docs); g.Score != 0 {
+				t.Errorf("%q: score %.1f, want 0 (accepted)", text, g.Score)
+			}
+		}
+	})
+	t.Run("lists introduced by available, supported or relevant are matches and forms", func(t *testing.T) {
+		for _, text := range []string{
+			"Invalid primitives: agentz. Available: agents, avatar",
+			"Path \"docs/agentz\" not found.\nHere are the available paths in \"docs\":\n\n- docs/agents/\n- docs/auth/",
+			"Path \"docs/agentz\" not found.\nHere are some paths that might be relevant based on your query:\n\n- docs/agents/overview.md",
+		} {
+			r := unknown(text)
+			r.Class = ClassToolError
+			if g := Grade(r, docs); !g.Pass(ElemClosestMatches) {
+				t.Errorf("%q offers no matches: %s", text, evidenceOf(g, ElemClosestMatches))
+			}
+		}
+		icons := Context{ToolNames: []string{"get_platform_usage"}, ParamNames: []string{"platform"}, Required: []string{"platform"}}
+		g := Grade(Response{Kind: KindEnumViolation, Method: "tools/call", Tool: "get_platform_usage", Param: "platform", Sent: raw(`"qwik"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "Invalid platform. Supported platforms are: react, vue, angular"}, icons)
+		if !g.Pass(ElemValueOrForm) {
+			t.Errorf("'Supported platforms are: ...' states no form: %s", evidenceOf(g, ElemValueOrForm))
+		}
+	})
+	t.Run("an item of an array sent is the received value", func(t *testing.T) {
+		lint := Context{ToolNames: []string{"lint-files"}, ParamNames: []string{"filePaths"}, Required: []string{"filePaths"}}
+		g := Grade(Response{Kind: KindUnknownID, Method: "tools/call", Tool: "lint-files", Param: "filePaths", Sent: raw(`["/work/app/missing.js"]`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "No files matching '/work/app/missing.js' were found."}, lint)
+		if !g.Pass(ElemParam) || !g.Pass(ElemValueOrForm) {
+			t.Errorf("param %v value_or_form %v, want both from the echoed item: %s", g.Pass(ElemParam), g.Pass(ElemValueOrForm), g)
+		}
+	})
+	t.Run("an echo of the arguments with one member names it", func(t *testing.T) {
+		c := Context{ToolNames: []string{"get_doc"}, ParamNames: []string{"paths", "depth"}, Required: []string{"paths"}}
+		r := Response{Kind: KindOutOfRange, Method: "tools/call", Tool: "get_doc", Param: "paths", Sent: raw(`[]`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "Tool validation failed:\nToo small: expected array to have >=1 items\n\nProvided arguments: {\n  \"paths\": []\n}"}
+		if g := Grade(r, c); !g.Pass(ElemParam) {
+			t.Errorf("the sole echoed argument is not named: %s", evidenceOf(g, ElemParam))
+		}
+		r.Text = "Tool validation failed:\nToo small: expected array to have >=1 items\n\nProvided arguments: {\n  \"paths\": [],\n  \"depth\": 2\n}"
+		if g := Grade(r, c); g.Pass(ElemParam) {
+			t.Errorf("one of two echoed arguments names the parameter: %s", evidenceOf(g, ElemParam))
+		}
+	})
+	t.Run("a file name is not a code", func(t *testing.T) {
+		r := unknown("No SOURCE_MAP.json found for @acme/nope.")
+		r.Class = ClassToolError
+		if g := Grade(r, docs); g.Pass(ElemCode) {
+			t.Errorf("SOURCE_MAP.json is a code: %s", evidenceOf(g, ElemCode))
+		}
+		r.Text = "E_RATE_LIMIT: slow down."
+		if g := Grade(r, docs); !g.Pass(ElemCode) {
+			t.Errorf("E_RATE_LIMIT is no code: %s", evidenceOf(g, ElemCode))
+		}
+	})
+	t.Run("the received value of a nested argument is found", func(t *testing.T) {
+		pc := probe.ProbeCall{Kind: KindEnumViolation, Method: "tools/call", Tool: "ask", Param: "messages[0].role", Class: ClassToolError,
+			Sent:     json.RawMessage(`{"name":"ask","arguments":{"messages":[{"role":"robot","content":"hi"}]}}`),
+			Response: json.RawMessage(`{"content":[{"type":"text","text":"Invalid enum value. Expected 'system' | 'user', received 'robot' at messages[0].role"}],"isError":true}`)}
+		r := FromProbeCall(pc, "2025-11-25")
+		if string(r.Sent) != `"robot"` {
+			t.Errorf("sent %s, want \"robot\"", r.Sent)
+		}
+		pc.Param = "workflowId"
+		pc.Sent = json.RawMessage(`{"name":"rerun","arguments":{"params":{"workflowId":"not-a-uuid"}}}`)
+		if r := FromProbeCall(pc, "2025-11-25"); string(r.Sent) != `"not-a-uuid"` {
+			t.Errorf("sent %s, want the value under params", r.Sent)
+		}
+	})
 }

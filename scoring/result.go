@@ -47,16 +47,70 @@ func ContextFor(res *probe.Result, tool string, opts *Options) Context {
 }
 
 // schemaParams returns the sorted property names and the required names of
-// an input schema.
+// an input schema. The properties of an object nested under a property
+// (CircleCI's tools take one argument, `params`, holding `projectSlug`,
+// `branch` ...), or under an array's items, are argument names too: an
+// error that asks for "projectSlug with branch" names arguments the agent
+// can set (errors-v9). Nesting is followed [maxSchemaDepth] levels deep;
+// required names are the top level's.
 func schemaParams(schema json.RawMessage) (params, required []string) {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
+	var s schemaNode
 	if json.Unmarshal(schema, &s) != nil {
 		return nil, nil
 	}
-	return slices.Sorted(maps.Keys(s.Properties)), s.Required
+	seen := map[string]bool{}
+	s.collect(seen, 0)
+	return slices.Sorted(maps.Keys(seen)), s.Required
+}
+
+// maxSchemaDepth bounds how deep [schemaParams] follows nested objects.
+const maxSchemaDepth = 4
+
+// schemaNode is the part of a JSON Schema that names arguments.
+type schemaNode struct {
+	Properties map[string]*schemaNode `json:"properties"`
+	Items      *schemaNode            `json:"items"`
+	Required   []string               `json:"required"`
+}
+
+// UnmarshalJSON reads a schema node, leaving a boolean schema, or an
+// "items" array (draft-04 tuples), empty rather than failing the whole
+// schema.
+func (n *schemaNode) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Items      json.RawMessage            `json:"items"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	n.Required = v.Required
+	if v.Properties != nil {
+		n.Properties = make(map[string]*schemaNode, len(v.Properties))
+		for k, raw := range v.Properties {
+			c := &schemaNode{}
+			_ = json.Unmarshal(raw, c)
+			n.Properties[k] = c
+		}
+	}
+	if len(v.Items) > 0 {
+		c := &schemaNode{}
+		_ = json.Unmarshal(v.Items, c)
+		n.Items = c
+	}
+	return nil
+}
+
+func (n *schemaNode) collect(seen map[string]bool, depth int) {
+	if n == nil || depth > maxSchemaDepth {
+		return
+	}
+	for k, c := range n.Properties {
+		seen[k] = true
+		c.collect(seen, depth+1)
+	}
+	n.Items.collect(seen, depth+1)
 }
 
 // ScoreResult grades every probe call of res in place: it sets each

@@ -284,6 +284,9 @@ run_file() {
 	echo "$f: wall time $((SECONDS - start)) s"
 	grep -E '^(Killed|Runnable|Timed out|Test efficacy|Mutator coverage)' "$OUT/files/$k.log" | sed "s|^|$f: |" || true
 	grep -E '^[^ ]+: killed [0-9]+, lived' "$OUT/files/$k.log" || true
+	# Tests that skipped themselves without a mutant (a missing tool or
+	# data set, e.g. ../shared/registry in a clone) kill nothing: say so.
+	grep -E 'tests skipped without a mutant' "$OUT/files/$k.log" | sed "s|^|$f: |" >&2 || true
 	if [ -z "${DRY:-}" ]; then
 		grep -E '^ +LIVED |^ *[0-9]+/[0-9]+ LIVED ' "$OUT/files/$k.log" | sed "s|^ *|$f: |" || true
 		printf '{"file": "%s", "blob": "%s", "seconds": %d, "commit": "%s", "finished": "%s", "runner": "%s"}\n' "$f" "$(git hash-object "$f")" $((SECONDS - start)) "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(date -u +%FT%TZ)" "$RUNNER" >"$OUT/files/$k.meta"

@@ -185,6 +185,12 @@ type Test struct {
 	Spawns  bool               // covers every mutant (children we cannot see)
 	Blocks  map[string][]Block // file base name -> blocks executed
 	Reason  string             `json:",omitempty"` // why Spawns
+	// Skipped is the reason the test skipped itself without a mutant
+	// (-test.short, or a missing tool or data set: testenv.Need), "" when
+	// it ran. A skipped test covers only what ran before its t.Skip, so
+	// the mutants it would kill look LIVED or NOT COVERED: the log and
+	// mutate.sh name every one.
+	Skipped string `json:",omitempty"`
 }
 
 // CoverMap is the per-test coverage of one package.
@@ -288,10 +294,20 @@ func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floo
 				return err
 			}
 			maps[dir] = cm
+			var skipped []string
+			for _, t := range cm.Tests {
+				if t.Skipped != "" {
+					skipped = append(skipped, t.Name+" ("+t.Skipped+")")
+				}
+			}
+			if len(skipped) > 0 {
+				fmt.Fprintf(r.log, "coverage of %s: %d of %d tests skipped without a mutant (what they would kill is not killed): %s\n",
+					dir, len(skipped), len(cm.Tests), strings.Join(skipped, "; "))
+			}
 		}
 		if coverage {
 			for _, t := range cm.Tests {
-				fmt.Printf("%s\t%.2fs\tfailed=%v\tspawns=%v %s\tblocks=%d\n", t.Name, t.Seconds, t.Failed, t.Spawns, t.Reason, countBlocks(t.Blocks))
+				fmt.Printf("%s\t%.2fs\tfailed=%v\tspawns=%v %s\tblocks=%d\tskipped=%s\n", t.Name, t.Seconds, t.Failed, t.Spawns, t.Reason, countBlocks(t.Blocks), t.Skipped)
 			}
 			continue
 		}
@@ -328,6 +344,10 @@ func goEnv(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// coverMapVersion changes the cache key when the map's content changes
+// meaning (2: Test.Skipped).
+const coverMapVersion = 2
+
 // cacheKey hashes the content of every module file the package's tests
 // are built from (the package, its test files, its module dependencies)
 // and of its testdata directory, so a change anywhere that could change
@@ -348,6 +368,7 @@ func (r *runner) cacheKey(dir string) (string, error) {
 	}
 	sort.Strings(sorted)
 	h := sha256.New()
+	fmt.Fprintf(h, "cover map v%d\n", coverMapVersion)
 	for _, d := range sorted {
 		_ = filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
 			if err != nil {
@@ -466,7 +487,7 @@ func (r *runner) coverTest(bin, dir, name string) (Test, error) {
 	_ = os.Remove(prof)
 	for attempt := 0; ; attempt++ {
 		cmd := exec.Command(bin, "-test.run", "^"+regexp.QuoteMeta(name)+"$", "-test.count=1", "-test.short",
-			"-test.timeout=20m", "-test.coverprofile="+prof)
+			"-test.timeout=20m", "-test.coverprofile="+prof, "-test.v")
 		cmd.Dir = filepath.Join(r.root, dir)
 		cmd.Env = append(cleanGoflags(os.Environ()), "GOCOVERDIR="+covdir)
 		var buf bytes.Buffer
@@ -482,6 +503,7 @@ func (r *runner) coverTest(bin, dir, name string) (Test, error) {
 		if t.Failed {
 			fmt.Fprintf(r.log, "coverage of %s: %s FAILS without a mutant (kills nothing):\n%s\n", dir, name, tail(buf.String(), 1500))
 		}
+		t.Skipped = skipReason(buf.String(), name)
 		break
 	}
 	if err := r.readProfile(prof, dir, t.Blocks); err != nil && !t.Failed {
@@ -497,6 +519,30 @@ func (r *runner) coverTest(bin, dir, name string) (Test, error) {
 		}
 	}
 	return t, nil
+}
+
+// skipReason returns why the top-level test name skipped itself in the
+// -test.v output out: the last message it logged before its "--- SKIP:
+// name (" line (t.Skip's message is logged there), or "skipped" without
+// one; "" when it did not skip.
+func skipReason(out, name string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "--- SKIP: "+name+" (") {
+			continue
+		}
+		for k := i - 1; k >= 0 && !strings.HasPrefix(lines[k], "=== RUN   "+name); k-- {
+			m, ok := strings.CutPrefix(lines[k], "    ")
+			if !ok || strings.HasPrefix(m, " ") {
+				continue // not a message of the top-level test
+			}
+			if pos, msg, ok := strings.Cut(m, ": "); ok && strings.Contains(pos, ".go:") {
+				return msg
+			}
+		}
+		return "skipped"
+	}
+	return ""
 }
 
 func tail(s string, n int) string {

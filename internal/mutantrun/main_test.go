@@ -193,3 +193,28 @@ func f(a, b error, n int) int {
 		}
 	}
 }
+
+// TestSkipReason reads a top-level skip and its reason from -test.v
+// output, and nothing from a run, a subtest's skip or another test's.
+func TestSkipReason(t *testing.T) {
+	out := "=== RUN   TestCrawlFaults\n" +
+		"    registry_test.go:240: before\n" +
+		"    helpers_test.go:35: registry dump not present (stat x: no such file or directory)\n" +
+		"--- SKIP: TestCrawlFaults (0.00s)\n" +
+		"PASS\n"
+	if got, want := skipReason(out, "TestCrawlFaults"), "registry dump not present (stat x: no such file or directory)"; got != want {
+		t.Errorf("skipReason = %q, want %q", got, want)
+	}
+	for _, tc := range []struct{ out, name string }{
+		{out, "TestCrawl"},
+		{"=== RUN   TestA\n--- PASS: TestA (0.01s)\nPASS\n", "TestA"},
+		{"=== RUN   TestA\n=== RUN   TestA/sub\n    --- SKIP: TestA/sub (0.00s)\n--- PASS: TestA (0.01s)\n", "TestA"},
+	} {
+		if got := skipReason(tc.out, tc.name); got != "" {
+			t.Errorf("skipReason(%q, %s) = %q, want none", tc.out, tc.name, got)
+		}
+	}
+	if got := skipReason("--- SKIP: TestB (0.00s)\nPASS\n", "TestB"); got != "skipped" {
+		t.Errorf("skipReason without a message = %q, want skipped", got)
+	}
+}

@@ -213,7 +213,7 @@ func pypiLauncher(launcher string, args []string) (*vocab.Package, []string, err
 			break
 		}
 	}
-	if strings.ContainsAny(name, ":/\\[<>~!") || strings.HasPrefix(name, ".") {
+	if name == "" || strings.ContainsAny(name, ":/\\[<>~!=@") || strings.HasPrefix(name, ".") {
 		return nil, nil, &TranslateError{launcher, fmt.Sprintf("%q is not a plain PyPI package (a path, URL or extras); the command runs as written", spec)}
 	}
 	if ver == "latest" {
