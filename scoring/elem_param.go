@@ -50,6 +50,11 @@ func gradeParam(in *input, names []string) (bool, string) {
 			}
 		}
 	}
+	// An echo of the arguments that holds the parameter alone names it:
+	// "Provided arguments: {\"paths\": []}" (errors-v10).
+	if ev, ok := in.soleEchoedKey(names); ok {
+		return true, ev
+	}
 	for _, seg := range in.text {
 		for _, n := range names {
 			if i, j, ok := findName(seg.s, n); ok {
@@ -178,6 +183,11 @@ func findSent(in *input) (string, bool) {
 		if ok {
 			return span(seg, i, j), true
 		}
+		for _, it := range in.sentItems {
+			if i, j, ok := quotedValue(seg.s, it); ok {
+				return span(seg, i, j), true
+			}
+		}
 	}
 	return "", false
 }
@@ -261,4 +271,35 @@ func (in *input) listedWithParam(s, name string) int {
 			}
 		}
 	}
+}
+
+// soleEchoedKey finds one of names as the only member of a JSON object in
+// the response: an echo of the call's arguments that holds the parameter
+// alone identifies it ("Provided arguments: {\"paths\": []}"); an object
+// of several members does not say which one is at fault.
+func (in *input) soleEchoedKey(names []string) (string, bool) {
+	for _, f := range in.fields {
+		if f.val != -1 {
+			continue
+		}
+		var only *field
+		n := 0
+		prefix := f.path + "."
+		for k := range in.fields {
+			g := &in.fields[k]
+			if rest, ok := strings.CutPrefix(g.path, prefix); ok && !strings.ContainsAny(rest, ".[") {
+				n++
+				only = g
+			}
+		}
+		if n != 1 {
+			continue
+		}
+		for _, name := range names {
+			if only.key == normKey(name) {
+				return only.path + " (the only member of the object)", true
+			}
+		}
+	}
+	return "", false
 }

@@ -23,7 +23,7 @@ var (
 	// "Path '12345' is not absolute", "must start with /" (issue 25 item 3),
 	// "must be a numeric identifier", a quoted example ("e.g. \"13054692\"").
 	reStatedForm = guard(`\bonly\b[^\n]{1,80}?\b(are|is)\s+(supported|allowed|accepted|permitted|valid)\b|\b(is not|isn't|must be|should be|needs to be)\s+(an?\s+)?(absolute|relative)\b|\b(must|should) (start|begin|end) with\b|\b(supported|allowed|accepted|valid) (file )?(types|extensions|formats)\b|\b(must|should|needs to) be (an? )?(numeric|alphanumeric|positive|non-negative|nonnegative|negative|whole|non-empty|nonempty|lowercase|lower-case|uppercase|upper-case|hexadecimal|hex|decimal|ascii)\b|(\be\.g\.|\bfor example)\s*[:,]?\s*["'`+"`"+`]\S`, "only", "absolute", "relative", "start with", "begin with", "end with", "types", "extensions", "formats", "numeric", "positive", "negative", "whole", "empty", "lowercase", "lower-case", "uppercase", "upper-case", "hex", "decimal", "ascii", "e.g.", "for example")
-	reNameList   = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
+	reNameList   = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b|\b(available|valid|known|supported|allowed|accepted) [a-z]+ (are|is) ?:|\bavailable ?:`, "available", "valid", "known", "supported", "existing", "allowed", "accepted")
 )
 
 // phrases are lowercase phrases that count only as whole words.

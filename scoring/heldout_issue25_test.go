@@ -54,7 +54,7 @@ func TestHeldoutIssue25b(t *testing.T) {
 			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
 		}
 		if found[o] != total[o] {
-			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v9)", o, found[o], total[o])
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v10)", o, found[o], total[o])
 		}
 	}
 }
@@ -335,15 +335,15 @@ func TestSpearman(t *testing.T) {
 // background texts' payloads, labelled with hand scores by
 // testdata/errors/record/issue25e_label.py and committed (4aa7a69, merged
 // into main 58cd027) before errors-v9 was measured on it and before the
-// grader ran on it. Measured once under errors-v9; never tuned on.
+// grader ran on it. Measured once under errors-v9 (0.789); from errors-v10
+// on it is a tuning set (TestIssue25eTuningMisses).
 const heldoutIssue25eFile = "../testdata/errors/heldout/issue25e.jsonl"
 
-// minIssue25eRho guards the Spearman correlation of batch 7's one
-// measurement, 0.789 over 61 responses (0.711 over the 55 real answers;
-// docs/rubric.md, "Issue 25: errors-v9 and a seventh held-out batch"): the
-// issue asks 0.95, not reached; nothing was tuned after it. A later change
-// that lowers it shows here.
-const minIssue25eRho = 0.78
+// minIssue25eRho guards the Spearman correlation on batch 7: 0.789 over
+// 61 responses (0.711 over the 55 real answers) at its one held-out
+// measurement under errors-v9 (docs/rubric.md, "Issue 25: errors-v9 and a
+// seventh held-out batch"), 0.933 after errors-v10 was tuned on it.
+const minIssue25eRho = 0.93
 
 // TestHeldoutIssue25e grades the held-out batch 7, pins its confusion
 // counts and its rank correlation, and reports the recall on the responses
@@ -351,4 +351,28 @@ const minIssue25eRho = 0.78
 // matches.
 func TestHeldoutIssue25e(t *testing.T) {
 	realBatch(t, heldoutIssue25eFile, "heldout-issue25e", minIssue25eRho, 60, 55)
+}
+
+// heldoutIssue25fFile is issue 25's sixth batch (batch 8 of the corpus):
+// 43 real answers of nine npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25f.py, and 5 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25f_label.py and committed (a051e49, merged
+// into main 74a6afb) before errors-v10 was tuned (on batch 7) and before
+// the grader ran on it. Measured once under errors-v10; never tuned on.
+const heldoutIssue25fFile = "../testdata/errors/heldout/issue25f.jsonl"
+
+// minIssue25fRho guards the Spearman correlation of batch 8's one
+// measurement, 0.896 over 48 responses (0.867 over the 43 real answers;
+// docs/rubric.md, "Issue 25: errors-v10 and an eighth held-out batch"):
+// the issue asks 0.95, not reached; nothing was tuned after it. A later
+// change that lowers it shows here.
+const minIssue25fRho = 0.89
+
+// TestHeldoutIssue25f grades the held-out batch 8, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25f(t *testing.T) {
+	realBatch(t, heldoutIssue25fFile, "heldout-issue25f", minIssue25fRho, 45, 40)
 }

@@ -14,8 +14,12 @@ import "github.com/mcpvet/mcpvet/vocab"
 // errors-v8: four detections, one of them a half credit for closest_matches;
 // errors-v9: a success result whose text reports the failure is read on the
 // wrong channel, nested arguments are arguments, a prompt's invalid
-// arguments are judged by the prompt rule, and two detections).
-const RubricVersion = "errors-v9"
+// arguments are judged by the prompt rule, and two detections;
+// errors-v10: the failure text of a success result found under a heading
+// or in its first sentence, "Available:" and "Supported X are:" lists, the
+// received value inside an array or a nested argument, a sole echoed
+// argument, a file name that is no code).
+const RubricVersion = "errors-v10"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.

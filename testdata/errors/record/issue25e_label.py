@@ -35,6 +35,10 @@ says. Whether the text "reports the failure" is judged by its meaning
 grader's list of shapes, so a shape the grader does not know shows as a
 miss.
 
+Measured once under errors-v9 with the labels as committed (4aa7a69);
+three retryable labels were corrected afterwards (mastra-02, -05, -07), when
+batch 7 became a tuning set for errors-v10 (docs/rubric.md says why).
+
     CACHE=.cache/b7 python3 testdata/errors/record/issue25e.py > /tmp/raw25e.jsonl
     python3 testdata/errors/record/issue25e_label.py /tmp/raw25e.jsonl
 """
@@ -60,16 +64,18 @@ REAL = {
     "mastra-01-unknown_id": ("pa vf cm nl", 50, "closest_matches",
         "a success result (no isError) saying 'Path ... not found', the directory listing and ten paths 'that might be "
         "relevant': matches, on the wrong channel, 30+ lines"),
-    "mastra-02-out_of_range": ("ch pa vf nl bo", 55, "",
-        "'fix the following errors and try again' says neither when nor how; 'paths' quoted in the echoed arguments"),
+    "mastra-02-out_of_range": ("ch pa vf re nl bo", 55, "",
+        "'paths' quoted in the echoed arguments. Relabelled after the measurement (errors-v10 tuning): 'fix the following "
+        "errors and try again' is retry with different arguments by docs/rubric.md's definition; labelled false at first"),
     "mastra-03-unknown_id": ("pa vf cm nl", 45, "closest_matches",
         "success result: 'Migration ... not found' and all 23 migrations (26 non-empty lines: over 25)"),
     "mastra-04-unknown_id": ("na cm nl bo", 45, "next_action",
         "success result: 'You need to register ... first. Please use the startMastraCourse tool': the next call; "
         "closest_matches by the tool-mention clause (half), not counted as offering ids"),
-    "mastra-05-format_violation": ("ch pa vf nl bo", 52, "", "Invalid email address, the arguments echoed"),
+    "mastra-05-format_violation": ("ch pa vf re nl bo", 52, "",
+        "Invalid email address, the arguments echoed; retryable relabelled after the measurement (see mastra-02)"),
     "mastra-06-unknown_id": ("pa vf nl bo", 22, "", "success result: 'No SOURCE_MAP.json found for @mastra/nope'"),
-    "mastra-07-wrong_type": ("ch pa vf nl bo", 55, "", ""),
+    "mastra-07-wrong_type": ("ch pa vf re nl bo", 55, "", "retryable relabelled after the measurement (see mastra-02)"),
     "mastra-08-unknown_tool": ("pa vf nl bo", 28, "", "isError where -32602 is due; mastraDocs not suggested"),
     "huge-01-unknown_id": ("co nl bo", 5, "", "-32603 upstream DNS failure (EAI_AGAIN, a public host) for an unknown icon"),
     "huge-02-enum_violation": ("pa vf nl bo", 40, "",
