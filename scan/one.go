@@ -104,7 +104,7 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 	defer cancel()
 
 	ls := &launches{plan: plan, opts: o.Sandbox}
-	defer ls.close()
+	defer func() { ls.close(); timeline.Mark("sandbox closed") }()
 	t, err := ls.launch(ctx)
 	if err != nil {
 		var le *sandbox.LaunchError

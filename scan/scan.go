@@ -237,6 +237,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		status, retErr = results.ScanInterrupted, ErrInterrupted
 		sum.Interrupted = true
 	}
+	timeline.Mark("finishing the scan row")
 	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil && retErr == nil {
 		retErr = err
 	}
