@@ -376,3 +376,27 @@ const minIssue25fRho = 0.96
 func TestHeldoutIssue25f(t *testing.T) {
 	realBatch(t, heldoutIssue25fFile, "heldout-issue25f", minIssue25fRho, 45, 40)
 }
+
+// heldoutIssue25gFile is issue 25's seventh batch (batch 9 of the corpus):
+// 43 real answers of eight npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25g.py, and 4 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25g_label.py and committed (0662e40, merged
+// into main 5ef06a3) before errors-v11 was tuned (on batch 8) and before
+// the grader ran on it. Measured once under errors-v11; never tuned on.
+const heldoutIssue25gFile = "../testdata/errors/heldout/issue25g.jsonl"
+
+// minIssue25gRho guards the Spearman correlation of batch 9's one
+// measurement, 0.933 over 47 responses (0.922 over the 43 real answers;
+// docs/rubric.md, "Issue 25: errors-v11 and a ninth held-out batch"): the
+// issue asks 0.95, not reached; nothing was tuned after it. A later change
+// that lowers it shows here.
+const minIssue25gRho = 0.93
+
+// TestHeldoutIssue25g grades the held-out batch 9, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25g(t *testing.T) {
+	realBatch(t, heldoutIssue25gFile, "heldout-issue25g", minIssue25gRho, 45, 40)
+}
