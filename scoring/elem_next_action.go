@@ -9,9 +9,9 @@ import (
 // Rubric element 4, next action (docs/rubric.md).
 
 var (
-	reCue = guard(`\b(call|calling|use|using|try|invoke|retry|re-run|rerun|repeat|pass|provide|supply|specify|set|change|include|add|remove|omit|drop|rename|replace|choose|pick|select|send|resend|did you mean|perhaps you meant|instead)\b`, "call", "use", "using", "try", "invoke", "retry", "re-run", "rerun", "repeat", "pass", "provide", "supply",
+	reCue = guard(`\b(call|calling|use|using|try|invoke|retry|re-run|rerun|repeat|pass|provide|supply|specify|set|change|include|add|remove|omit|drop|rename|replace|choose|pick|select|send|resend|did you mean|perhaps you meant|instead|make sure|please)\b`, "call", "use", "using", "try", "invoke", "retry", "re-run", "rerun", "repeat", "pass", "provide", "supply",
 		"specify", "set", "change", "include", "add", "remove", "omit", "drop", "rename", "replace", "choose", "pick", "select", "send",
-		"did you mean", "perhaps you meant", "instead")
+		"did you mean", "perhaps you meant", "instead", "make sure", "please")
 	// reHuman marks a sentence whose action the agent cannot execute: a
 	// terminal command, a person to contact, a settings page to open.
 	reHuman       = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
@@ -92,7 +92,7 @@ func hasCueExcept(low string, names map[string]bool) bool {
 		// pick", "a retry".
 		// After a subordinator it opens a condition, not an instruction:
 		// "When using projectSlug, a branch must also be specified".
-		cue := cueWords[w] && !determiners[prev1] && !subordinators[prev1] && !names[w] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
+		cue := cueWords[w] && !determiners[prev1] && !subordinators[prev1] && !names[w] || w == "sure" && prev1 == "make" || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
 		if cue && !negatedAt(low, i) {
 			return true
 		}
@@ -133,6 +133,10 @@ func objectOfCue(low, name string) bool {
 			}
 		}
 		if cueWords[w] && w != "instead" && !negatedAt(low, at-len(w)-1) && !subordinators[prevWord(low, at-len(w)-1)] {
+			return true
+		}
+		// "Make sure the content is passed as a string" (errors-v11).
+		if w == "sure" && prevWord(low, at-len(w)-1) == "make" {
 			return true
 		}
 	}
@@ -273,6 +277,11 @@ func gradeNextAction(in *input) (bool, string) {
 				}
 			}
 			list := in.listCall(low)
+			if t := in.pleaseTool(low); t != "" {
+				// "Please login first." with a login tool: the call to
+				// make (errors-v11).
+				return true, span(seg, se[0], se[1])
+			}
 			if wait == nil && list == nil && !hasCueExcept(low, in.ownNames()) {
 				continue
 			}
@@ -313,4 +322,34 @@ func gradeNextAction(in *input) (bool, string) {
 		}
 	}
 	return false, "no executable next action (a tool of this server, an argument to change, a value to use)" + rejected
+}
+
+// pleaseTool returns the tool of this server (other than the one called)
+// named as the verb of a request in the sentence low: "Please login first"
+// when the server has a login tool. It returns "" otherwise.
+func (in *input) pleaseTool(low string) string {
+	for from := 0; ; {
+		i := findToken(low, "please", from)
+		if i < 0 {
+			return ""
+		}
+		from = i + 1
+		j := i + len("please")
+		for j < len(low) && low[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(low) && (isIdent(low[k])) {
+			k++
+		}
+		w := low[j:k]
+		if len(w) < 3 || negatedAt(low, i) {
+			continue
+		}
+		for _, t := range in.c.ToolNames {
+			if t != in.r.Tool && asciiLower(t) == w {
+				return t
+			}
+		}
+	}
 }

@@ -55,10 +55,18 @@ func gradeParam(in *input, names []string) (bool, string) {
 	if ev, ok := in.soleEchoedKey(names); ok {
 		return true, ev
 	}
+	toolWords := nameWords(in.r.Tool)
 	for _, seg := range in.text {
 		for _, n := range names {
-			if i, j, ok := findName(seg.s, n); ok {
+			if i, j, ok := findNameOutside(seg, n, toolWords); ok {
 				return true, span(seg, i, j)
+			}
+			// A short name written as an acronym: "URL must be from ..."
+			// for url (errors-v11).
+			if up := strings.ToUpper(n); len(n) <= 4 && n == strings.ToLower(n) && up != n {
+				if i, j, ok := findName(seg.s, up); ok {
+					return true, span(seg, i, j)
+				}
 			}
 			// A common word counts next to the value it received:
 			// "path ... /etc/passwd".
@@ -302,4 +310,42 @@ func (in *input) soleEchoedKey(names []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// inToolWords reports whether low[i:j] lies inside the called tool's name
+// spelled in words (tw, from [nameWords]): "Failed to select account" for
+// the tool select-account names the tool, not its argument account
+// (errors-v11).
+func inToolWords(low string, i, j int, tw string) bool {
+	if tw == "" {
+		return false
+	}
+	for from := 0; ; {
+		k := strings.Index(low[from:], tw)
+		if k < 0 {
+			return false
+		}
+		k += from
+		if k <= i && j <= k+len(tw) {
+			return true
+		}
+		from = k + 1
+	}
+}
+
+// findNameOutside is findName skipping mentions inside the called tool's
+// name spelled in words (tw).
+func findNameOutside(seg segment, n, tw string) (int, int, bool) {
+	for from := 0; from < len(seg.s); {
+		i, j, ok := findName(seg.s[from:], n)
+		if !ok {
+			return 0, 0, false
+		}
+		i, j = i+from, j+from
+		if !inToolWords(seg.lower, i, j, tw) {
+			return i, j, true
+		}
+		from = j
+	}
+	return 0, 0, false
 }

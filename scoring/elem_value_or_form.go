@@ -22,7 +22,7 @@ var (
 	// enum, range or pattern: "Only .drawio and .xml files are supported",
 	// "Path '12345' is not absolute", "must start with /" (issue 25 item 3),
 	// "must be a numeric identifier", a quoted example ("e.g. \"13054692\"").
-	reStatedForm = guard(`\bonly\b[^\n]{1,80}?\b(are|is)\s+(supported|allowed|accepted|permitted|valid)\b|\b(is not|isn't|must be|should be|needs to be)\s+(an?\s+)?(absolute|relative)\b|\b(must|should) (start|begin|end) with\b|\b(supported|allowed|accepted|valid) (file )?(types|extensions|formats)\b|\b(must|should|needs to) be (an? )?(numeric|alphanumeric|positive|non-negative|nonnegative|negative|whole|non-empty|nonempty|lowercase|lower-case|uppercase|upper-case|hexadecimal|hex|decimal|ascii)\b|(\be\.g\.|\bfor example)\s*[:,]?\s*["'`+"`"+`]\S`, "only", "absolute", "relative", "start with", "begin with", "end with", "types", "extensions", "formats", "numeric", "positive", "negative", "whole", "empty", "lowercase", "lower-case", "uppercase", "upper-case", "hex", "decimal", "ascii", "e.g.", "for example")
+	reStatedForm = guard(`\bonly\b[^\n]{1,80}?\b(are|is)\s+(supported|allowed|accepted|permitted|valid)\b|\b(is not|isn't|must be|should be|needs to be)\s+(an?\s+)?(absolute|relative)\b|\b(must|should) (start|begin|end) with\b|\b(supported|allowed|accepted|valid) (file )?(types|extensions|formats)\b|\b(must|should|needs to) be (an? )?(numeric|alphanumeric|positive|non-negative|nonnegative|negative|whole|non-empty|nonempty|lowercase|lower-case|uppercase|upper-case|hexadecimal|hex|decimal|ascii)\b|(\be\.g\.|\bfor example)\s*[:,]?\s*["'`+"`"+`]\S|\bexample\s*:\s*\S|\b(must|should) (be|come) from\b`, "example", "be from", "come from", "only", "absolute", "relative", "start with", "begin with", "end with", "types", "extensions", "formats", "numeric", "positive", "negative", "whole", "empty", "lowercase", "lower-case", "uppercase", "upper-case", "hex", "decimal", "ascii", "e.g.", "for example")
 	reNameList   = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b|\b(available|valid|known|supported|allowed|accepted) [a-z]+ (are|is) ?:|\bavailable ?:`, "available", "valid", "known", "supported", "existing", "allowed", "accepted")
 )
 
@@ -173,8 +173,12 @@ func valueStated(in *input) (string, bool) {
 	res := []guarded{reRecvType}
 	if missingKinds[in.r.Kind] {
 		// For a missing argument "required" states the received value:
-		// nothing.
+		// nothing, and so does "address=undefined" (JavaScript's
+		// rendering of an absent value, errors-v11).
 		res = append(res, reMissing)
+		if ev, ok := in.undefinedArg(); ok {
+			return ev, true
+		}
 	}
 	for _, re := range res {
 		if ev, ok := firstMatchOutside(in.text, re, reRuntimePanic); ok {
@@ -259,6 +263,27 @@ func firstMatchOutside(segs []segment, re, skip guarded) (string, bool) {
 		for _, loc := range re.re.FindAllStringIndex(seg.lower, -1) {
 			if !inRanges(loc, bad) {
 				return span(seg, loc[0], loc[1]), true
+			}
+		}
+	}
+	return "", false
+}
+
+// undefinedArg finds the missing argument rendered as absent next to its
+// name: "address=undefined" in an upstream URL, "address: undefined"
+// (JavaScript's rendering of a value never given; errors-v11).
+func (in *input) undefinedArg() (string, bool) {
+	names, _ := paramCandidates(in.r, in.c)
+	for _, seg := range in.text {
+		if !strings.Contains(seg.lower, "undefined") {
+			continue
+		}
+		for _, n := range names {
+			for _, sep := range []string{"=", ": ", ":"} {
+				pat := asciiLower(n) + sep + "undefined"
+				if i := findToken(seg.lower, pat, 0); i >= 0 {
+					return span(seg, i, i+len(pat)), true
+				}
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func TestHeldoutIssue25b(t *testing.T) {
 			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
 		}
 		if found[o] != total[o] {
-			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v10)", o, found[o], total[o])
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v11)", o, found[o], total[o])
 		}
 	}
 }
@@ -359,15 +359,15 @@ func TestHeldoutIssue25e(t *testing.T) {
 // background texts' payloads, labelled with hand scores by
 // testdata/errors/record/issue25f_label.py and committed (a051e49, merged
 // into main 74a6afb) before errors-v10 was tuned (on batch 7) and before
-// the grader ran on it. Measured once under errors-v10; never tuned on.
+// the grader ran on it. Measured once under errors-v10 (0.896); from
+// errors-v11 on it is a tuning set (TestIssue25fTuningMisses).
 const heldoutIssue25fFile = "../testdata/errors/heldout/issue25f.jsonl"
 
-// minIssue25fRho guards the Spearman correlation of batch 8's one
-// measurement, 0.896 over 48 responses (0.867 over the 43 real answers;
-// docs/rubric.md, "Issue 25: errors-v10 and an eighth held-out batch"):
-// the issue asks 0.95, not reached; nothing was tuned after it. A later
-// change that lowers it shows here.
-const minIssue25fRho = 0.89
+// minIssue25fRho guards the Spearman correlation on batch 8: 0.896 over 48
+// responses (0.867 over the 43 real answers) at its one held-out
+// measurement under errors-v10 (docs/rubric.md, "Issue 25: errors-v10 and
+// an eighth held-out batch"), 0.968 after errors-v11 was tuned on it.
+const minIssue25fRho = 0.96
 
 // TestHeldoutIssue25f grades the held-out batch 8, pins its confusion
 // counts and its rank correlation, and reports the recall on the responses
@@ -375,4 +375,28 @@ const minIssue25fRho = 0.89
 // matches.
 func TestHeldoutIssue25f(t *testing.T) {
 	realBatch(t, heldoutIssue25fFile, "heldout-issue25f", minIssue25fRho, 45, 40)
+}
+
+// heldoutIssue25gFile is issue 25's seventh batch (batch 9 of the corpus):
+// 43 real answers of eight npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25g.py, and 4 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25g_label.py and committed (0662e40, merged
+// into main 5ef06a3) before errors-v11 was tuned (on batch 8) and before
+// the grader ran on it. Measured once under errors-v11; never tuned on.
+const heldoutIssue25gFile = "../testdata/errors/heldout/issue25g.jsonl"
+
+// minIssue25gRho guards the Spearman correlation of batch 9's one
+// measurement, 0.933 over 47 responses (0.922 over the 43 real answers;
+// docs/rubric.md, "Issue 25: errors-v11 and a ninth held-out batch"): the
+// issue asks 0.95, not reached; nothing was tuned after it. A later change
+// that lowers it shows here.
+const minIssue25gRho = 0.93
+
+// TestHeldoutIssue25g grades the held-out batch 9, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25g(t *testing.T) {
+	realBatch(t, heldoutIssue25gFile, "heldout-issue25g", minIssue25gRho, 45, 40)
 }

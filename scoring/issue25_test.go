@@ -524,3 +524,64 @@ func TestIssue25eTuningMisses(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue25fTuningMisses pins the general rules errors-v11 adds for the
+// misses of batch 8 (testdata/errors/heldout/issue25f.jsonl, measured once
+// under errors-v10 at 0.896, a tuning set since). Every subtest fails on
+// errors-v10.
+func TestIssue25fTuningMisses(t *testing.T) {
+	t.Run("a short name written as an acronym, and a host or an example as the form", func(t *testing.T) {
+		c := Context{ToolNames: []string{"get_doc"}, ParamNames: []string{"url"}, Required: []string{"url"}}
+		g := Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "get_doc", Param: "url", Sent: raw(`"https://example.com/x"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Error: URL must be from docs.acme.dev\n\nSuggestions:\n• Example: https://docs.acme.dev/api/widget"}, c)
+		if !g.Pass(ElemParam) || !g.Pass(ElemValueOrForm) {
+			t.Errorf("param %v value_or_form %v: %s", g.Pass(ElemParam), g.Pass(ElemValueOrForm), g)
+		}
+	})
+	t.Run("a list introduced by two words offers matches", func(t *testing.T) {
+		c := Context{ToolNames: []string{"get_page"}, ParamNames: []string{"path", "page"}}
+		g := Grade(Response{Kind: KindUnknownID, Method: "tools/call", Tool: "get_page", Param: "page", Sent: raw(`"Detail"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: `Error: No page with name or id "Detail" found. Available page names: Overview`}, c)
+		if !g.Pass(ElemClosestMatches) {
+			t.Errorf("'Available page names:' offers no matches: %s", evidenceOf(g, ElemClosestMatches))
+		}
+	})
+	t.Run("make sure, and please with a tool of the server, are instructions", func(t *testing.T) {
+		c := Context{ToolNames: []string{"open_xml"}, ParamNames: []string{"content"}, Required: []string{"content"}}
+		g := Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: "open_xml", Param: "content", Sent: raw(`5`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Error: content parameter must be a string, but received number: 5\n\nMake sure the diagram content is passed directly as a string value."}, c)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("'Make sure the diagram content is passed ...' is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+		acc := Context{ToolNames: []string{"login", "select-account"}, ParamNames: []string{"account"}, Required: []string{"account"}}
+		r := Response{Kind: KindUnknownID, Method: "tools/call", Tool: "select-account", Param: "account", Sent: raw(`"nobody@acme.test"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: `{"error":"Failed to select account: No accounts found. Please login first."}`}
+		g = Grade(r, acc)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("'Please login first' with a login tool is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+		// The tool's own name in words is not its argument.
+		if g.Pass(ElemParam) {
+			t.Errorf("'select account' names the argument account: %s", evidenceOf(g, ElemParam))
+		}
+		// Please with no tool of that name is not a call.
+		r.Text = `{"error":"No accounts found. Please hurry."}`
+		if g := Grade(r, acc); g.Pass(ElemNextAction) {
+			t.Errorf("'Please hurry' is a next action: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
+	t.Run("a missing argument rendered as undefined is the received value", func(t *testing.T) {
+		c := Context{ToolNames: []string{"geocode"}, ParamNames: []string{"address"}, Required: []string{"address"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "geocode", Param: "address", Class: ClassToolError, ProtocolVersion: "2024-11-05",
+			Text: "Error: request to https://maps.example.com/geo?address=undefined&source=mcp failed, reason: getaddrinfo EAI_AGAIN maps.example.com"}
+		if g := Grade(r, c); !g.Pass(ElemValueOrForm) {
+			t.Errorf("address=undefined states no received value: %s", evidenceOf(g, ElemValueOrForm))
+		}
+		r.Text = "Command failed: spawnSync /bin/sh ENOENT\\nStderr: null"
+		if g := Grade(r, c); g.Pass(ElemValueOrForm) {
+			t.Errorf("another name's null states the value: %s", evidenceOf(g, ElemValueOrForm))
+		}
+	})
+}

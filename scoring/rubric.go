@@ -18,8 +18,11 @@ import "github.com/mcpvet/mcpvet/vocab"
 // errors-v10: the failure text of a success result found under a heading
 // or in its first sentence, "Available:" and "Supported X are:" lists, the
 // received value inside an array or a nested argument, a sole echoed
-// argument, a file name that is no code).
-const RubricVersion = "errors-v10"
+// argument, a file name that is no code; errors-v11: an acronym for a
+// short name, a host or "Example:" as the form, lists after two words,
+// "make sure" and "please <tool>" as instructions, an absent argument
+// rendered "=undefined", the tool's own name in words is not its argument).
+const RubricVersion = "errors-v11"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.
