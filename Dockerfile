@@ -12,9 +12,7 @@
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 # Module downloads get their own layer, reused until go.mod or go.sum change.
-# third_party holds a module go.mod replaces (third_party/README.md).
 COPY go.mod go.sum ./
-COPY third_party ./third_party
 RUN go mod download
 COPY . .
 ARG VERSION=dev

@@ -55,5 +55,3 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.0 // indirect
 )
-
-replace github.com/santhosh-tekuri/jsonschema/v5 => ./third_party/jsonschema-v5

@@ -8,14 +8,15 @@ import (
 	"testing"
 )
 
-// TestInitAllocatesLittle: the package initialisation of the probe and
-// of its JSON Schema library (third_party/jsonschema-v5) compiles nothing
+// TestInitAllocatesLittle: the package initialisation of the probe
+// compiles nothing
 // (issue 25, probe cost: every mcpvet process pays every package's init
 // before main, the sandbox's init helper and exec stage included). The
-// expressions (internal/lazyre) and the drafts' meta-schemas are compiled
-// on first use. It reads the allocations GODEBUG=inittrace=1 reports for
+// expressions (internal/lazyre) are compiled on first use. It reads the allocations GODEBUG=inittrace=1 reports for
 // this test binary started again: a count, not a time. Before: probe
-// 642 kB, jsonschema/v5 1,017 kB.
+// 642 kB. (jsonschema/v5's init still compiles its five draft
+// meta-schemas, about 1 MB and 8.5 ms a process: the library is one of
+// the modules the product design fixes, used as published.)
 func TestInitAllocatesLittle(t *testing.T) {
 	if os.Getenv("MCPVET_INIT_CHILD") != "" {
 		return
@@ -27,8 +28,7 @@ func TestInitAllocatesLittle(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	limits := map[string]int{
-		"github.com/mcpvet/mcpvet/probe":           200 << 10,
-		"github.com/santhosh-tekuri/jsonschema/v5": 64 << 10,
+		"github.com/mcpvet/mcpvet/probe": 200 << 10,
 	}
 	line := regexp.MustCompile(`(?m)^init (\S+) @.* ([0-9]+) bytes, [0-9]+ allocs$`)
 	seen := map[string]bool{}
