@@ -400,3 +400,27 @@ const minIssue25gRho = 0.95
 func TestHeldoutIssue25g(t *testing.T) {
 	realBatch(t, heldoutIssue25gFile, "heldout-issue25g", minIssue25gRho, 45, 40)
 }
+
+// heldoutIssue25hFile is issue 25's eighth batch (batch 10 of the corpus):
+// 42 real answers of nine npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25h.py, and 4 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25h_label.py and committed (e5bc985, merged
+// into main 571883a) before errors-v12 was tuned (on batch 9) and before
+// the grader ran on it. Measured once under errors-v12; never tuned on.
+const heldoutIssue25hFile = "../testdata/errors/heldout/issue25h.jsonl"
+
+// minIssue25hRho guards the Spearman correlation of batch 10's one
+// measurement, 0.919 over 46 responses (0.899 over the 42 real answers;
+// docs/rubric.md, "Issue 25: errors-v12 and a tenth held-out batch"): the
+// issue asks 0.95, not reached; nothing was tuned after it. A later change
+// that lowers it shows here.
+const minIssue25hRho = 0.91
+
+// TestHeldoutIssue25h grades the held-out batch 10, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25h(t *testing.T) {
+	realBatch(t, heldoutIssue25hFile, "heldout-issue25h", minIssue25hRho, 45, 40)
+}
