@@ -14,7 +14,7 @@ var (
 		"did you mean", "perhaps you meant", "instead", "make sure", "please")
 	// reHuman marks a sentence whose action the agent cannot execute: a
 	// terminal command, a person to contact, a settings page to open.
-	reHuman       = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	reHuman = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
 	// reSetEnv is an environment variable to set: the user's configuration,
 	// not a call ("Set GOOGLE_DRIVE_OAUTH_CREDENTIALS to the path ...",
 	// errors-v12).
