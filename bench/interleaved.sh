@@ -20,9 +20,20 @@ new="$out/mcpvet"
 target=npm:@modelcontextprotocol/server-everything@2026.1.26
 db=$(mktemp -d)
 trap 'rm -rf "$db"' EXIT
+# The older build gets a cache folder of its own (a copy of the installed
+# package): the sandbox saves one availability pass per backend, for the
+# binary that ran the check, so two binaries sharing a cache folder would
+# each find the other's pass and check again, a whole sandboxed launch, in
+# every round (the figures before 2026-12-02 00:30 with BASE= include it).
+basecache="$cache"
+if [ -n "${BASE:-}" ]; then
+  basecache="$db/basecache"
+  mkdir -p "$basecache/npm"
+  cp -a "$cache/npm/@modelcontextprotocol+server-everything@2026.1.26" "$cache/npm/.meta" "$basecache/npm/" 2>/dev/null || true
+fi
 # Warm the install cache and the sandbox's saved availability check.
 "$new" probe --quiet --cache-dir "$cache" --db "$db/warm.db" "$target" >/dev/null || true
-[ -n "${BASE:-}" ] && { "$BASE" probe --quiet --cache-dir "$cache" --db "$db/warm2.db" "$target" >/dev/null || true; }
+[ -n "${BASE:-}" ] && { "$BASE" probe --quiet --cache-dir "$basecache" --db "$db/warm2.db" "$target" >/dev/null || true; }
 server=$(readlink -f "$cache/npm/@modelcontextprotocol+server-everything@2026.1.26/node_modules/.bin/mcp-server-everything")
 echo "load before: $(uptime)"
 ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
@@ -31,7 +42,7 @@ for _ in $(seq "${N:-15}"); do
   echo "bare $(ms "$out/bare" -- node "$server")" >>"$out/interleaved.txt"
   echo "probe $(ms "$new" probe --quiet --cache-dir "$cache" --db "$db/p.db" "$target")" >>"$out/interleaved.txt"
   [ "${NONE:-1}" = 0 ] || echo "none $(ms "$new" probe --quiet --sandbox none --cache-dir "$cache" --db "$db/n.db" "$target")" >>"$out/interleaved.txt"
-  [ -n "${BASE:-}" ] && echo "base $(ms "$BASE" probe --quiet --cache-dir "$cache" --db "$db/b.db" "$target")" >>"$out/interleaved.txt"
+  [ -n "${BASE:-}" ] && echo "base $(ms "$BASE" probe --quiet --cache-dir "$basecache" --db "$db/b.db" "$target")" >>"$out/interleaved.txt"
 done
 echo "load after: $(uptime)"
 python3 - "$out/interleaved.txt" <<'PY'
