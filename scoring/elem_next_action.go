@@ -14,7 +14,11 @@ var (
 		"did you mean", "perhaps you meant", "instead", "make sure", "please")
 	// reHuman marks a sentence whose action the agent cannot execute: a
 	// terminal command, a person to contact, a settings page to open.
-	reHuman       = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	reHuman = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	// reSetEnv is an environment variable to set: the user's configuration,
+	// not a call ("Set GOOGLE_DRIVE_OAUTH_CREDENTIALS to the path ...",
+	// errors-v12).
+	reSetEnv      = regexp.MustCompile(`\b(?:[Ss]et|SET|[Ee]xport|[Dd]efine)\s+[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)
 	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]*?\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
 	// reListCall is a listing method named as the call to make: "Request
 	// tools/list without a cursor", "call prompts/list". Compiled on first
@@ -285,7 +289,7 @@ func gradeNextAction(in *input) (bool, string) {
 			if wait == nil && list == nil && !hasCueExcept(low, in.ownNames()) {
 				continue
 			}
-			if loc := reHuman.FindStringIndex(low); loc != nil {
+			if loc := reHuman.FindStringIndex(low); loc != nil || reSetEnv.MatchString(s) {
 				if rejected == "" {
 					rejected = fmt.Sprintf("; not executable by the agent: %s", span(seg, se[0], se[1]))
 				}
@@ -316,7 +320,15 @@ func gradeNextAction(in *input) (bool, string) {
 			if in.r.Param != "" && objectOfCue(low, in.r.Param) {
 				return true, span(seg, se[0], se[1])
 			}
-			if loc := reValueTarget.FindStringIndex(low); loc != nil {
+			for _, loc := range reValueTarget.FindAllStringIndex(low, 4) {
+				// "one of these methods", "one of the following": a
+				// reference, not a value (errors-v12).
+				if m := low[loc[0]:]; strings.Contains(m[:min(len(m), 16)], "one of") {
+					rest := strings.TrimLeft(low[loc[0]+strings.Index(m, "one of")+len("one of"):], " :")
+					if strings.HasPrefix(rest, "these") || strings.HasPrefix(rest, "those") || strings.HasPrefix(rest, "the following") || strings.HasPrefix(rest, "them") {
+						continue
+					}
+				}
 				return true, span(seg, se[0], se[1])
 			}
 		}

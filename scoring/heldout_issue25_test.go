@@ -54,7 +54,7 @@ func TestHeldoutIssue25b(t *testing.T) {
 			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
 		}
 		if found[o] != total[o] {
-			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v11)", o, found[o], total[o])
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v12)", o, found[o], total[o])
 		}
 	}
 }
@@ -383,15 +383,15 @@ func TestHeldoutIssue25f(t *testing.T) {
 // background texts' payloads, labelled with hand scores by
 // testdata/errors/record/issue25g_label.py and committed (0662e40, merged
 // into main 5ef06a3) before errors-v11 was tuned (on batch 8) and before
-// the grader ran on it. Measured once under errors-v11; never tuned on.
+// the grader ran on it. Measured once under errors-v11 (0.933); from
+// errors-v12 on it is a tuning set (TestIssue25gTuningMisses).
 const heldoutIssue25gFile = "../testdata/errors/heldout/issue25g.jsonl"
 
-// minIssue25gRho guards the Spearman correlation of batch 9's one
-// measurement, 0.933 over 47 responses (0.922 over the 43 real answers;
-// docs/rubric.md, "Issue 25: errors-v11 and a ninth held-out batch"): the
-// issue asks 0.95, not reached; nothing was tuned after it. A later change
-// that lowers it shows here.
-const minIssue25gRho = 0.93
+// minIssue25gRho guards the Spearman correlation on batch 9: 0.933 over 47
+// responses (0.922 over the 43 real answers) at its one held-out
+// measurement under errors-v11 (docs/rubric.md, "Issue 25: errors-v11 and
+// a ninth held-out batch"), 0.959 after errors-v12 was tuned on it.
+const minIssue25gRho = 0.95
 
 // TestHeldoutIssue25g grades the held-out batch 9, pins its confusion
 // counts and its rank correlation, and reports the recall on the responses
@@ -399,4 +399,28 @@ const minIssue25gRho = 0.93
 // matches.
 func TestHeldoutIssue25g(t *testing.T) {
 	realBatch(t, heldoutIssue25gFile, "heldout-issue25g", minIssue25gRho, 45, 40)
+}
+
+// heldoutIssue25hFile is issue 25's eighth batch (batch 10 of the corpus):
+// 42 real answers of nine npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25h.py, and 4 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25h_label.py and committed (e5bc985, merged
+// into main 571883a) before errors-v12 was tuned (on batch 9) and before
+// the grader ran on it. Measured once under errors-v12; never tuned on.
+const heldoutIssue25hFile = "../testdata/errors/heldout/issue25h.jsonl"
+
+// minIssue25hRho guards the Spearman correlation of batch 10's one
+// measurement, 0.919 over 46 responses (0.899 over the 42 real answers;
+// docs/rubric.md, "Issue 25: errors-v12 and a tenth held-out batch"): the
+// issue asks 0.95, not reached; nothing was tuned after it. A later change
+// that lowers it shows here.
+const minIssue25hRho = 0.91
+
+// TestHeldoutIssue25h grades the held-out batch 10, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25h(t *testing.T) {
+	realBatch(t, heldoutIssue25hFile, "heldout-issue25h", minIssue25hRho, 45, 40)
 }

@@ -585,3 +585,54 @@ func TestIssue25fTuningMisses(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue25gTuningMisses pins the general rules errors-v12 adds for the
+// misses of batch 9 (testdata/errors/heldout/issue25g.jsonl, measured once
+// under errors-v11 at 0.933, a tuning set since). Every subtest fails on
+// errors-v11.
+func TestIssue25gTuningMisses(t *testing.T) {
+	jira := Context{ToolNames: []string{"manage_sprint"}, ParamNames: []string{"operation", "sprintId", "startAt", "boardId", "name"}, Required: []string{"operation"}}
+	t.Run("a type stated as 'as a number' or 'a valid number'", func(t *testing.T) {
+		for _, text := range []string{
+			"Missing or invalid sprintId parameter. Please provide a valid sprint ID as a number for the get operation.",
+			"Invalid startAt parameter. Please provide a valid number.",
+		} {
+			g := Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: "manage_sprint", Param: "startAt", Sent: raw(`"x"`),
+				Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: text}, jira)
+			if !g.Pass(ElemValueOrForm) {
+				t.Errorf("%q states no form: %s", text, evidenceOf(g, ElemValueOrForm))
+			}
+		}
+	})
+	t.Run("required said of authentication or of another argument is not the received value", func(t *testing.T) {
+		tasks := Context{ToolNames: []string{"search"}, ParamNames: []string{"query", "taskListId"}, Required: []string{"query"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "search", Param: "query", Class: ClassToolError, ProtocolVersion: "2024-11-05",
+			Text: "Authentication required. Please configure Google Tasks credentials."}
+		if g := Grade(r, tasks); g.Pass(ElemValueOrForm) {
+			t.Errorf("'Authentication required' states the missing query: %s", evidenceOf(g, ElemValueOrForm))
+		}
+		r.Text = "Missing or invalid taskListId parameter."
+		if g := Grade(r, tasks); g.Pass(ElemValueOrForm) {
+			t.Errorf("another argument's 'missing' states the missing query: %s", evidenceOf(g, ElemValueOrForm))
+		}
+		r.Text = "Missing required arguments: taskListId and query"
+		if g := Grade(r, tasks); !g.Pass(ElemValueOrForm) {
+			t.Errorf("'missing' with query listed does not state it: %s", evidenceOf(g, ElemValueOrForm))
+		}
+	})
+	t.Run("setting an environment variable or 'one of these methods' is not the agent's call", func(t *testing.T) {
+		drive := Context{ToolNames: []string{"readFile", "search"}, ParamNames: []string{"fileId"}}
+		code := int64(codeInternalError)
+		g := Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "readFile", Class: ClassProtocolError, ProtocolVersion: "2025-11-25", ErrorCode: &code,
+			ErrorMessage: "Error loading OAuth keys: OAuth credentials not found. Please provide credentials using one of these methods:\n\n1. Place your keys file in the config directory\n\n2. Environment variable:\n   Set GOOGLE_DRIVE_OAUTH_CREDENTIALS to the path of your credentials file"}, drive)
+		if g.Pass(ElemNextAction) {
+			t.Errorf("a human's setup passes next_action: %s", evidenceOf(g, ElemNextAction))
+		}
+		// A value to use is still one: "Use one of: a, b".
+		g = Grade(Response{Kind: KindEnumViolation, Method: "tools/call", Tool: "search", Param: "fileId", Sent: raw(`"x"`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "Invalid fileId. Use one of: f1, f2."}, drive)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("'Use one of: f1, f2' is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
+}

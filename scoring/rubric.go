@@ -21,8 +21,12 @@ import "github.com/mcpvet/mcpvet/vocab"
 // argument, a file name that is no code; errors-v11: an acronym for a
 // short name, a host or "Example:" as the form, lists after two words,
 // "make sure" and "please <tool>" as instructions, an absent argument
-// rendered "=undefined", the tool's own name in words is not its argument).
-const RubricVersion = "errors-v11"
+// rendered "=undefined", the tool's own name in words is not its argument;
+// errors-v12: "as a number" and "a valid number" state a type, "required"
+// said of authentication or of another argument is not the received
+// value, an environment variable to set and "one of these methods" are not
+// the agent's call).
+const RubricVersion = "errors-v12"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.
