@@ -56,4 +56,10 @@ for k in ["bare", "probe", "none", "base"]:
     if k in d:
         m = statistics.median(d[k])
         print(f"{k:6} median {m:6.0f} ms ({m / mb:.2f}x)  min {min(d[k]):5d} ms ({min(d[k]) / nb:.2f}x)  rounds {len(d[k])}")
+# Each round's own ratio to that round's bare, median over the rounds:
+# steadier than the ratio of medians when the load drifts.
+for k in ["probe", "none", "base"]:
+    if k in d:
+        r = [v / b for v, b in zip(d[k], d["bare"])]
+        print(f"{k:6} per-round ratio to bare: median {statistics.median(r):.2f}")
 PY

@@ -14,12 +14,12 @@ through a shell except the fixed loopback wrapper below. None of these
 servers is in an earlier batch (responses, census, issue25, issue25b,
 issue25c, issue25d, issue25e, the tuned corpus), built and committed
 before errors-v10 was tuned on batch 7."""
-import json, os, shutil, sys
+import os, shutil, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import drive
+import recordkit
+from recordkit import tc
 
-C = os.environ.get("CACHE", ".cache/b8") + "/"
-WRAP = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"']
+C = recordkit.cache(".cache/b8")
 CAN = {"ATLASSIAN_API_TOKEN": "ATATT3xCANARY25f0000000000000000",
        "LUNCHMONEY_API_TOKEN": "lm-CANARY25f-00000000000000000000",
        "AMAP_MAPS_API_KEY": "amapCANARY25f000000000000000000",
@@ -36,19 +36,8 @@ with open(ROOT + "/proj/notes.txt", "w") as f:
 env = dict(os.environ)
 env.update(CAN)
 env.update({"HOME": ROOT + "/home", "ATLASSIAN_SITE_NAME": "acme", "ATLASSIAN_USER_EMAIL": "a@acme.test", "REDIS_URL": "redis://127.0.0.1:9"})
-
-
-def binp(pkg, ver, name):
-    d = (pkg + "_" + ver).replace("/", "_").replace("@", "_")
-    return C + d + "/node_modules/.bin/" + name
-
-
-def tc(name, args, kind, param=None):
-    return (kind, param, "tools/call", {"name": name, "arguments": args})
-
-
-def can(*names):
-    return {n: CAN[n] for n in names}
+binp = recordkit.binpath(C)
+can = recordkit.picker(CAN)
 
 
 S = {
@@ -126,19 +115,4 @@ S = {
     ]),
 }
 
-which = sys.argv[1:] or list(S)
-for key in which:
-    cmd, src, canaries, calls = S[key]
-    o = drive.run(WRAP + cmd, [(m, p) for (_, _, m, p) in calls], env=env)
-    init = o["init"].get("result", {}) if isinstance(o["init"], dict) else {}
-    tools = o["toolsRaw"]["result"]["tools"] if isinstance(o["toolsRaw"], dict) and "result" in o["toolsRaw"] else []
-    for i, ((kind, param, m, p), c) in enumerate(zip(calls, o["calls"])):
-        rec = {"id": f"issue25f-{key}-{i+1:02d}-{kind}", "source": "recorded:" + src, "kind": kind,
-               "request": {"jsonrpc": "2.0", "id": 100 + i, "method": m, "params": p}, "response": c["response"],
-               "protocolVersion": init.get("protocolVersion"), "capabilities": init.get("capabilities"), "tools": tools}
-        if param:
-            rec["param"] = param
-        if canaries:
-            rec["canaries"] = canaries
-        print(json.dumps(rec))
-    sys.stderr.write(f"{key}: {len(calls)} calls, init {'ok' if init else 'MISSING'}, {len(tools)} tools\n")
+recordkit.record("issue25f", S, env, sys.argv[1:])

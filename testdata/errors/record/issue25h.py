@@ -14,12 +14,12 @@ through a shell except the fixed loopback wrapper below. None of these
 servers is in an earlier batch (responses, census, issue25, issue25b,
 issue25c to issue25g, the tuned corpus), built and committed before
 errors-v12 was tuned on batch 9."""
-import json, os, shutil, sys
+import os, shutil, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import drive
+import recordkit
+from recordkit import tc
 
-C = os.environ.get("CACHE", ".cache/b10") + "/"
-WRAP = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"']
+C = recordkit.cache(".cache/b10")
 CAN = {"PINECONE_API_KEY": "pcsk_CANARY25h_000000000000000000",
        "ASANA_ACCESS_TOKEN": "2/CANARY25h/0000000000000000",
        "SHORTCUT_API_TOKEN": "scCANARY25h-0000-0000-0000",
@@ -33,19 +33,8 @@ with open(ROOT + "/proj/notes.txt", "w") as f:
 env = dict(os.environ)
 env.update(CAN)
 env.update({"HOME": ROOT + "/home", "LARA_ACCESS_KEY_ID": "laraCANARY25h"})
-
-
-def binp(pkg, ver, name):
-    d = (pkg + "_" + ver).replace("/", "_").replace("@", "_")
-    return C + d + "/node_modules/.bin/" + name
-
-
-def tc(name, args, kind, param=None):
-    return (kind, param, "tools/call", {"name": name, "arguments": args})
-
-
-def can(*names):
-    return {n: CAN[n] for n in names}
+binp = recordkit.binpath(C)
+can = recordkit.picker(CAN)
 
 
 S = {
@@ -116,19 +105,4 @@ S = {
     ]),
 }
 
-which = sys.argv[1:] or list(S)
-for key in which:
-    cmd, src, canaries, calls = S[key]
-    o = drive.run(WRAP + cmd, [(m, p) for (_, _, m, p) in calls], env=env)
-    init = o["init"].get("result", {}) if isinstance(o["init"], dict) else {}
-    tools = o["toolsRaw"]["result"]["tools"] if isinstance(o["toolsRaw"], dict) and "result" in o["toolsRaw"] else []
-    for i, ((kind, param, m, p), c) in enumerate(zip(calls, o["calls"])):
-        rec = {"id": f"issue25h-{key}-{i+1:02d}-{kind}", "source": "recorded:" + src, "kind": kind,
-               "request": {"jsonrpc": "2.0", "id": 100 + i, "method": m, "params": p}, "response": c["response"],
-               "protocolVersion": init.get("protocolVersion"), "capabilities": init.get("capabilities"), "tools": tools}
-        if param:
-            rec["param"] = param
-        if canaries:
-            rec["canaries"] = canaries
-        print(json.dumps(rec))
-    sys.stderr.write(f"{key}: {len(calls)} calls, init {'ok' if init else 'MISSING'}, {len(tools)} tools\n")
+recordkit.record("issue25h", S, env, sys.argv[1:])
