@@ -8,6 +8,7 @@
 #
 #   bench/interleaved.sh                     # this checkout's build, 15 rounds
 #   N=30 BASE=/path/to/old/mcpvet bench/interleaved.sh
+#   NONE=0 bench/interleaved.sh              # without the --sandbox none variant
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
@@ -19,9 +20,20 @@ new="$out/mcpvet"
 target=npm:@modelcontextprotocol/server-everything@2026.1.26
 db=$(mktemp -d)
 trap 'rm -rf "$db"' EXIT
+# The older build gets a cache folder of its own (a copy of the installed
+# package): the sandbox saves one availability pass per backend, for the
+# binary that ran the check, so two binaries sharing a cache folder would
+# each find the other's pass and check again, a whole sandboxed launch, in
+# every round (the figures before 2026-12-02 00:30 with BASE= include it).
+basecache="$cache"
+if [ -n "${BASE:-}" ]; then
+  basecache="$db/basecache"
+  mkdir -p "$basecache/npm"
+  cp -a "$cache/npm/@modelcontextprotocol+server-everything@2026.1.26" "$cache/npm/.meta" "$basecache/npm/" 2>/dev/null || true
+fi
 # Warm the install cache and the sandbox's saved availability check.
 "$new" probe --quiet --cache-dir "$cache" --db "$db/warm.db" "$target" >/dev/null || true
-[ -n "${BASE:-}" ] && { "$BASE" probe --quiet --cache-dir "$cache" --db "$db/warm2.db" "$target" >/dev/null || true; }
+[ -n "${BASE:-}" ] && { "$BASE" probe --quiet --cache-dir "$basecache" --db "$db/warm2.db" "$target" >/dev/null || true; }
 server=$(readlink -f "$cache/npm/@modelcontextprotocol+server-everything@2026.1.26/node_modules/.bin/mcp-server-everything")
 echo "load before: $(uptime)"
 ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
@@ -29,8 +41,8 @@ ms() { local s e; s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N)
 for _ in $(seq "${N:-15}"); do
   echo "bare $(ms "$out/bare" -- node "$server")" >>"$out/interleaved.txt"
   echo "probe $(ms "$new" probe --quiet --cache-dir "$cache" --db "$db/p.db" "$target")" >>"$out/interleaved.txt"
-  echo "none $(ms "$new" probe --quiet --sandbox none --cache-dir "$cache" --db "$db/n.db" "$target")" >>"$out/interleaved.txt"
-  [ -n "${BASE:-}" ] && echo "base $(ms "$BASE" probe --quiet --cache-dir "$cache" --db "$db/b.db" "$target")" >>"$out/interleaved.txt"
+  [ "${NONE:-1}" = 0 ] || echo "none $(ms "$new" probe --quiet --sandbox none --cache-dir "$cache" --db "$db/n.db" "$target")" >>"$out/interleaved.txt"
+  [ -n "${BASE:-}" ] && echo "base $(ms "$BASE" probe --quiet --cache-dir "$basecache" --db "$db/b.db" "$target")" >>"$out/interleaved.txt"
 done
 echo "load after: $(uptime)"
 python3 - "$out/interleaved.txt" <<'PY'
@@ -44,4 +56,10 @@ for k in ["bare", "probe", "none", "base"]:
     if k in d:
         m = statistics.median(d[k])
         print(f"{k:6} median {m:6.0f} ms ({m / mb:.2f}x)  min {min(d[k]):5d} ms ({min(d[k]) / nb:.2f}x)  rounds {len(d[k])}")
+# Each round's own ratio to that round's bare, median over the rounds:
+# steadier than the ratio of medians when the load drifts.
+for k in ["probe", "none", "base"]:
+    if k in d:
+        r = [v / b for v, b in zip(d[k], d["bare"])]
+        print(f"{k:6} per-round ratio to bare: median {statistics.median(r):.2f}")
 PY

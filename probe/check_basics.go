@@ -5,13 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
@@ -68,8 +68,15 @@ type basics struct {
 
 // runBasics calls the capability-gated basics on the probe's session.
 func runBasics(ctx context.Context, s *session, res *Result, o Options) {
+	res.Findings = append(res.Findings, basicsFindings(ctx, s, res, o)...)
+}
+
+// basicsFindings runs the basic calls and returns their findings; it
+// changes nothing in res, so it may run beside the injection's batch
+// (inject_batch.go), which keeps them only when the batch is kept.
+func basicsFindings(ctx context.Context, s *session, res *Result, o Options) []Finding {
 	if o.SkipBasics || s == nil || s.rec == nil || !res.Liveness.HandshakeCompleted || ctx.Err() != nil {
-		return
+		return nil
 	}
 	caps := map[string]json.RawMessage{}
 	_ = json.Unmarshal(res.Liveness.Capabilities, &caps)
@@ -87,9 +94,11 @@ func runBasics(ctx context.Context, s *session, res *Result, o Options) {
 		wg.Go(func() { f(b, ctx) })
 	}
 	wg.Wait()
+	var out []Finding
 	for _, b := range runs {
-		res.Findings = append(res.Findings, b.out...)
+		out = append(out, b.out...)
 	}
+	return out
 }
 
 func (b *basics) add(f Finding) {
@@ -176,7 +185,7 @@ func (b *basics) logging(ctx context.Context) {
 	}
 }
 
-var templateVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+var templateVar = lazyre.New(`\{([A-Za-z0-9_]+)\}`)
 
 func (b *basics) completion(ctx context.Context) {
 	var params map[string]any

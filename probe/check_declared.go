@@ -3,10 +3,10 @@ package probe
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
@@ -255,9 +255,9 @@ func normalVersion(v string) string {
 var (
 	// envVarName matches an environment variable name with at least one
 	// underscore (GITHUB_TOKEN, OPENAI_API_KEY).
-	envVarName = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+	envVarName = lazyre.New(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
 	// envAsking matches the words of a line that asks for a variable.
-	envAsking = regexp.MustCompile(`(?i)\b(?:env|environment|variable|var|not set|missing|required|requires|must be (?:set|provided|specified|supplied|given)|please (?:set|provide)|export|undefined|is empty|not (?:provided|configured|found))\b|process\.env|os\.environ|getenv`)
+	envAsking = lazyre.New(`(?i)\b(?:env|environment|variable|var|not set|missing|required|requires|must be (?:set|provided|specified|supplied|given)|please (?:set|provide)|export|undefined|is empty|not (?:provided|configured|found))\b|process\.env|os\.environ|getenv`)
 )
 
 // askedEnvVars returns, in order of first appearance, the environment

@@ -3,10 +3,10 @@ package probe
 import (
 	"encoding/json"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
@@ -173,7 +173,7 @@ func uriProblem(s string) string {
 }
 
 // uriSchemeRE matches the scheme of an absolute URI at the start of a string.
-var uriSchemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
+var uriSchemeRE = lazyre.New(`^[A-Za-z][A-Za-z0-9+.\-]*:`)
 
 // checkTemplates checks resource templates against RFC 6570 and that they
 // expand to absolute URIs.

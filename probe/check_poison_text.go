@@ -2,11 +2,11 @@ package probe
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
@@ -23,13 +23,13 @@ type directiveMatch struct {
 // capital), and a condition on it must be about a call ("is invoked",
 // "is called"), or name it a tool: "when `application_sid` is present" is
 // about a field.
-var otherToolRules = []*regexp.Regexp{
-	regexp.MustCompile("(?i)\\b(?:call|use|invoke|run|execute|trigger)\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+(?:tool\\s+)?(?:first|before)\\b"),
-	regexp.MustCompile("(?i)\\b(?:when|whenever|if|before|after)\\s+(?:the\\s+)?(?:\\([\\w\\-]+\\)\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+(?:tool\\s+)?is\\s+(?:invoked|called|used|run|executed)\\b"),
-	regexp.MustCompile("(?i)\\b(?:when|whenever|if)\\s+(?:the\\s+)?(?:[\\w\\-]+\\s+){0,2}?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\s+is\\s+(?:available|present|enabled|installed)\\b"),
-	regexp.MustCompile("(?i)\\b(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\s+(?:must|should|has\\s+to|needs\\s+to|shall)\\s+(?:always\\s+)?(?:send|forward|include|add|use|be\\s+called|redirect|cc|bcc|copy)\\b"),
-	regexp.MustCompile("(?i)\\binstead\\s+of\\s+(?:using|calling|invoking)\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?"),
-	regexp.MustCompile("(?i)\\binstead\\s+of\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\b"),
+var otherToolRules = []*lazyre.RE{
+	lazyre.New("(?i)\\b(?:call|use|invoke|run|execute|trigger)\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+(?:tool\\s+)?(?:first|before)\\b"),
+	lazyre.New("(?i)\\b(?:when|whenever|if|before|after)\\s+(?:the\\s+)?(?:\\([\\w\\-]+\\)\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+(?:tool\\s+)?is\\s+(?:invoked|called|used|run|executed)\\b"),
+	lazyre.New("(?i)\\b(?:when|whenever|if)\\s+(?:the\\s+)?(?:[\\w\\-]+\\s+){0,2}?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\s+is\\s+(?:available|present|enabled|installed)\\b"),
+	lazyre.New("(?i)\\b(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\s+(?:must|should|has\\s+to|needs\\s+to|shall)\\s+(?:always\\s+)?(?:send|forward|include|add|use|be\\s+called|redirect|cc|bcc|copy)\\b"),
+	lazyre.New("(?i)\\binstead\\s+of\\s+(?:using|calling|invoking)\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?"),
+	lazyre.New("(?i)\\binstead\\s+of\\s+(?:the\\s+)?[`'\"]?([A-Za-z][\\w.\\-]*[_.\\-][\\w.\\-]*)[`'\"]?\\s+tool\\b"),
 }
 
 // otherToolKeys are the prefilter words of otherToolRules, by index.
@@ -44,7 +44,7 @@ func init() {
 // pseudoTag: markup that imitates system or priority text. Tags that
 // structure a description (<instructions>, <use_case>, <workflow>) are
 // honest and not matched.
-var pseudoTag = regexp.MustCompile(`(?i)<\s*/?\s*(?:important|system|system[-_]?prompt|system[-_]?reminder|secret|hidden|admin|critical|override|ai[-_]?instructions?|note[-_]?to[-_]?(?:ai|assistant|model)|sudo)\s*>|\[/?(?:SYSTEM|INST|SYS|HIDDEN)\b[^\]]{0,2}|<<SYS>>|<\|im_start\|>|<\|system\|>`)
+var pseudoTag = lazyre.New(`(?i)<\s*/?\s*(?:important|system|system[-_]?prompt|system[-_]?reminder|secret|hidden|admin|critical|override|ai[-_]?instructions?|note[-_]?to[-_]?(?:ai|assistant|model)|sudo)\s*>|\[/?(?:SYSTEM|INST|SYS|HIDDEN)\b[^\]]{0,2}|<<SYS>>|<\|im_start\|>|<\|system\|>`)
 
 // hasAny reports whether lower contains one of keys.
 func hasAny(lower string, keys []string) bool {
@@ -95,7 +95,7 @@ func ownSuffix(own map[string]bool, name string) bool {
 
 func quoteName(s string) string { return `"` + s + `"` }
 
-var htmlComment = regexp.MustCompile(`(?s)<!--(.*?)(?:-->|$)`)
+var htmlComment = lazyre.New(`(?s)<!--(.*?)(?:-->|$)`)
 
 func matchHTMLComments(s string) []directiveMatch {
 	if !strings.Contains(s, "<!--") {
@@ -114,7 +114,7 @@ func matchHTMLComments(s string) []directiveMatch {
 	return out
 }
 
-var base64Run = regexp.MustCompile(`[A-Za-z0-9+/_-]{40,}={0,2}`)
+var base64Run = lazyre.New(`[A-Za-z0-9+/_-]{40,}={0,2}`)
 
 // matchBase64 reports runs of base64 that decode to mostly printable
 // text. Hex digests, identifiers and binary payloads (an embedded PNG)
@@ -165,7 +165,7 @@ func isHexOrIdent(s string) bool {
 	return hex || lowerIdent
 }
 
-var urlPattern = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\x60)\]]+`)
+var urlPattern = lazyre.New(`(?i)\bhttps?://[^\s<>"'\x60)\]]+`)
 
 // captureHosts are request-capture and tunnelling services: a URL to them
 // in tool metadata has no use but receiving data.
@@ -178,7 +178,7 @@ var captureHosts = []string{
 
 // dataPlaceholder matches a placeholder in a URL that stands for data the
 // model should fill in from the conversation or from secrets.
-var dataPlaceholder = regexp.MustCompile(`(?i)(?:\{\{?|<|\[|\$\{?|%7B)\s*(?:the\s+|your\s+|user_?)?(?:data|content|contents|secret|secrets|token|api_?key|key|password|passwd|credentials?|conversation|history|chat|context|messages?|env|environment|ssh|file_?contents?|summary|prompt|system_?prompt)\s*(?:\}\}?|>|\]|%7D)?`)
+var dataPlaceholder = lazyre.New(`(?i)(?:\{\{?|<|\[|\$\{?|%7B)\s*(?:the\s+|your\s+|user_?)?(?:data|content|contents|secret|secrets|token|api_?key|key|password|passwd|credentials?|conversation|history|chat|context|messages?|env|environment|ssh|file_?contents?|summary|prompt|system_?prompt)\s*(?:\}\}?|>|\]|%7D)?`)
 
 func matchExfilURLs(s string) []directiveMatch {
 	if !strings.Contains(s, "://") {
@@ -217,7 +217,7 @@ func matchExfilURLs(s string) []directiveMatch {
 }
 
 // Padding that pushes the rest of a text out of view.
-var paddingRun = regexp.MustCompile(`(?:[ \t\x{00A0}\x{3000}]*\n){8,}|[ \t\x{00A0}\x{2000}-\x{200A}\x{3000}]{80,}`)
+var paddingRun = lazyre.New(`(?:[ \t\x{00A0}\x{3000}]*\n){8,}|[ \t\x{00A0}\x{2000}-\x{200A}\x{3000}]{80,}`)
 
 // checkHiddenTail reports a text that continues with at least a sentence
 // after a long run of blank lines or spaces.

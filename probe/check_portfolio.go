@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/internal/safe"
 )
 
@@ -266,7 +267,7 @@ func mentionPattern(name string) *regexp.Regexp {
 
 // referenceMarker: words that make a line about another tool an order or
 // a sequencing rule rather than a list of names that happen to match.
-var referenceMarker = regexp.MustCompile(`(?i)\b(?:tool|tools|call|calling|called|use|using|invoke|invoked|run|after|before|instead|when|whenever|then|first|must|should|always|never|send|forward)\b`)
+var referenceMarker = lazyre.New(`(?i)\b(?:tool|tools|call|calling|called|use|using|invoke|invoked|run|after|before|instead|when|whenever|then|first|must|should|always|never|send|forward)\b`)
 
 // directedMention returns the first mention of a tool in text whose line
 // also reads as an order or a sequencing rule about it ("run it after
@@ -291,7 +292,7 @@ func directedMention(re *regexp.Regexp, text string) []int {
 
 // identToken: a token of prose that may be an identifier (letters,
 // digits and the separators of names).
-var identToken = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}_.\-]*[\p{L}\p{N}]`)
+var identToken = lazyre.New(`[\p{L}\p{N}][\p{L}\p{N}_.\-]*[\p{L}\p{N}]`)
 
 // toolWords are the lower-case words of a tool name split as an
 // identifier: send_email, sendEmail and SEND-EMAIL are all "send email".

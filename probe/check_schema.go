@@ -13,6 +13,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -698,7 +699,7 @@ type portablePattern struct {
 }
 
 // ecmaOnly matches the ECMA-262 regular expression features RE2 lacks.
-var ecmaOnly = regexp.MustCompile(`\(\?[=!]|\(\?<[=!]|\\[1-9]|\\k<`)
+var ecmaOnly = lazyre.New(`\(\?[=!]|\(\?<[=!]|\\[1-9]|\\k<`)
 
 // withoutNonRE2Patterns returns doc with every "pattern" and
 // "patternProperties" key that Go's RE2 cannot compile but that looks like

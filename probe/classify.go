@@ -8,13 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -295,8 +295,8 @@ func httpBodyStatus(code int, contentType, answered, ev, msg string) (vocab.Stat
 // credentialWord matches the names of credentials in prose and in
 // environment variable names (GITHUB_TOKEN, OPENAI_API_KEY, ...).
 var (
-	credentialWord = regexp.MustCompile(`(?i)\b(?:[A-Z0-9]+_)*(?:API[_ -]?KEY|APIKEY|ACCESS[_ -]?KEY|SECRET(?:[_ -]?KEY)?|TOKEN|PASSWORD|CREDENTIALS?|CLIENT[_ -]?(?:ID|SECRET)|AUTH(?:ORIZATION)?|BEARER|PAT)\b`)
-	missingWord    = regexp.MustCompile(`(?i)\b(?:missing|required|requires|not set|not provided|must (?:be )?(?:set|provided?|specif(?:y|ied)|supplied|given)|no .{0,40}(?:found|provided|configured|set)|undefined|is empty|not configured|unauthori[sz]ed|invalid|please (?:set|provide)|need(?:s|ed)? (?:to be set|an?))\b`)
+	credentialWord = lazyre.New(`(?i)\b(?:[A-Z0-9]+_)*(?:API[_ -]?KEY|APIKEY|ACCESS[_ -]?KEY|SECRET(?:[_ -]?KEY)?|TOKEN|PASSWORD|CREDENTIALS?|CLIENT[_ -]?(?:ID|SECRET)|AUTH(?:ORIZATION)?|BEARER|PAT)\b`)
+	missingWord    = lazyre.New(`(?i)\b(?:missing|required|requires|not set|not provided|must (?:be )?(?:set|provided?|specif(?:y|ied)|supplied|given)|no .{0,40}(?:found|provided|configured|set)|undefined|is empty|not configured|unauthori[sz]ed|invalid|please (?:set|provide)|need(?:s|ed)? (?:to be set|an?))\b`)
 )
 
 // credentialEvidence returns the first line of the texts that names a
@@ -331,7 +331,7 @@ func keyLine(s string) string {
 	return strings.TrimSpace(lastLine(s))
 }
 
-var errorLine = regexp.MustCompile(`(?i)\b(?:error|panic|fatal|exception|traceback|cannot|can't|failed|not found|denied|refused)\b`)
+var errorLine = lazyre.New(`(?i)\b(?:error|panic|fatal|exception|traceback|cannot|can't|failed|not found|denied|refused)\b`)
 
 func lastLine(s string) string {
 	s = strings.TrimRight(s, "\r\n\t ")
@@ -366,7 +366,7 @@ func httpStatusIn(msg string, codes ...int) bool {
 	return false
 }
 
-var statusNumber = regexp.MustCompile(`\b[1-5][0-9][0-9]\b`)
+var statusNumber = lazyre.New(`\b[1-5][0-9][0-9]\b`)
 
 // specVersionNegotiation is the rule a server answering an unpublished
 // revision breaks.

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -119,6 +120,11 @@ type InjectOptions struct {
 	// call of a read-only, closed-world tool, one corrected call derived
 	// from the response alone is sent ([Retry]).
 	NoRetry bool
+	// Sequential sends every probe alone, each followed by a liveness
+	// ping, rather than first trying them all at once (see
+	// inject_batch.go); the batch falls back to this run by itself when
+	// anything goes wrong in it.
+	Sequential bool
 	// RetryUnsafe also retries calls of destructive, open-world and
 	// unannotated tools (a corrected call is a valid call: it runs).
 	RetryUnsafe bool
@@ -166,6 +172,9 @@ const maxProbeResponse = 64 << 10
 func injectFailures(ctx context.Context, s *session, res *Result, o Options) *session {
 	cfg := o.Inject.withDefaults()
 	if cfg.Disabled || s == nil || s.rec == nil || !res.Liveness.HandshakeCompleted || ctx.Err() != nil {
+		if o.basicsPending {
+			runBasics(ctx, s, res, o)
+		}
 		return s
 	}
 	in := &injector{
@@ -174,7 +183,11 @@ func injectFailures(ctx context.Context, s *session, res *Result, o Options) *se
 		start:   time.Now(),
 		first:   len(res.Probes),
 	}
+	in.basics = o.basicsPending
 	if c := s.rec.currentConn(); c == nil || c.isDead() {
+		// The basic calls meet the dead server, as they would have
+		// before the injection.
+		in.runBasics(ctx)
 		// The server died after the handshake (the listing said why): no
 		// request goes to a dead process. Relaunch it where the plan
 		// allows, and say so.
@@ -186,6 +199,7 @@ func injectFailures(ctx context.Context, s *session, res *Result, o Options) *se
 			"the server died before failure injection; the probes ran on a relaunched copy")
 	}
 	in.run(ctx)
+	timeline.Mark("injected")
 	in.retryPass(ctx)
 	in.findings()
 	in.closing.Wait()
@@ -216,6 +230,18 @@ type injector struct {
 	seenOutput map[string]bool
 	// closing tracks the sessions of killed servers being shut down.
 	closing sync.WaitGroup
+	// basics: the basic calls (check_basics.go) are still to run.
+	basics bool
+}
+
+// runBasics runs the basic calls if they are still to run.
+func (in *injector) runBasics(ctx context.Context) {
+	if in.basics {
+		in.basics = false
+		opts := in.opts
+		opts.basicsPending = false
+		runBasics(ctx, in.s, in.res, opts)
+	}
 }
 
 // probeNote is what the injector knows about a probe beyond its ProbeCall.
@@ -236,6 +262,10 @@ func (in *injector) stopped(ctx context.Context) bool {
 func (in *injector) run(ctx context.Context) {
 	in.notes = map[int]probeNote{}
 	in.seenOutput = map[string]bool{}
+	if in.batchable() && in.batch(ctx) {
+		return
+	}
+	in.runBasics(ctx)
 	for _, p := range serverProbes(in.res) {
 		if in.stopped(ctx) {
 			return
@@ -310,16 +340,8 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 	case err != nil:
 		p.Class = ClassCrash
 		note.killed = true
-	case werr != nil:
-		p.Class = ClassProtocolError
-		code := werr.Code
-		note.code = &code
-		b, _ := json.Marshal(werr)
-		p.Response = capJSON(b)
-		p.Text = safe.Truncate(werr.Message, maxProbeResponse, safe.Ellipsis)
 	default:
-		p.Class, p.Text = classifyResult(p.Method, result)
-		p.Response = capJSON(result)
+		note = answered(&p, result, werr)
 	}
 	if note.httpStatus != 0 && ctx.Err() == nil {
 		// The go-sdk client spends its connection on a plain 4xx
@@ -375,6 +397,24 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 		in.stop = true
 	}
 	return &in.res.Probes[idx]
+}
+
+// answered classifies a probe the server answered, with a result or a
+// JSON-RPC error.
+func answered(p *ProbeCall, result json.RawMessage, werr *jsonrpc.Error) probeNote {
+	var note probeNote
+	if werr != nil {
+		p.Class = ClassProtocolError
+		code := werr.Code
+		note.code = &code
+		b, _ := json.Marshal(werr)
+		p.Response = capJSON(b)
+		p.Text = safe.Truncate(werr.Message, maxProbeResponse, safe.Ellipsis)
+		return note
+	}
+	p.Class, p.Text = classifyResult(p.Method, result)
+	p.Response = capJSON(result)
+	return note
 }
 
 // alive reports whether the server still answers: any response to a ping,

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -194,7 +195,7 @@ func unknownResourceURI(res *Result) string {
 	return unknownURI
 }
 
-var templateExpr = regexp.MustCompile(`\{[^}]*\}`)
+var templateExpr = lazyre.New(`\{[^}]*\}`)
 
 // matchesTemplate reports whether uri could be an expansion of one of the
 // templates (each {expression} standing for any text).

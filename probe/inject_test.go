@@ -290,56 +290,67 @@ func TestInjectCrash(t *testing.T) {
 	launch := func(ctx context.Context) (mcp.Transport, error) {
 		return crashTransport{inner: serve(t, newToolServer(tools)), kill: "boom", crashes: &crashes}, nil
 	}
-	t.Run("relaunch", func(t *testing.T) {
-		crashes.Store(0)
-		var relaunches atomic.Int32
-		first, _ := launch(context.Background())
-		res := Run(context.Background(), first, &Options{
-			ProtocolVersion: "2025-11-25",
-			Relaunch: func(ctx context.Context) (mcp.Transport, error) {
-				relaunches.Add(1)
-				return launch(ctx)
-			},
+	// The batch (inject_batch.go) sees the crash, throws its answers away
+	// and replays the injection one request at a time on a fresh copy:
+	// the probes recorded are the same as the sequential run's, with one
+	// launch and one crash more.
+	for _, mode := range []struct {
+		name       string
+		sequential bool
+		launches   int32
+	}{{"relaunch", true, 1}, {"relaunch batched", false, 2}} {
+		t.Run(mode.name, func(t *testing.T) {
+			crashes.Store(0)
+			var relaunches atomic.Int32
+			first, _ := launch(context.Background())
+			res := Run(context.Background(), first, &Options{
+				ProtocolVersion: "2025-11-25",
+				Relaunch: func(ctx context.Context) (mcp.Transport, error) {
+					relaunches.Add(1)
+					return launch(ctx)
+				},
+				Inject: &InjectOptions{Sequential: mode.sequential},
+			})
+			var got []string
+			for _, p := range res.Probes {
+				if !serverKinds[p.Kind] {
+					got = append(got, p.Tool+" "+p.Kind+" "+p.Class)
+				}
+			}
+			want := []string{
+				"alpha missing_required tool_error",
+				"alpha wrong_type tool_error",
+				"alpha absent_arguments tool_error",
+				"alpha enum_violation tool_error",
+				// The first probe of boom kills the server: it is recorded,
+				// boom is not probed further, and omega is probed on the
+				// relaunched server.
+				"boom missing_required crash",
+				"omega missing_required tool_error",
+				"omega wrong_type tool_error",
+				"omega absent_arguments tool_error",
+				"omega enum_violation tool_error",
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("probes (-want +got):\n%s", diff)
+			}
+			if relaunches.Load() != mode.launches || crashes.Load() != mode.launches {
+				t.Errorf("relaunches = %d, crashes = %d; want %d and %d", relaunches.Load(), crashes.Load(), mode.launches, mode.launches)
+			}
+			if diff := cmp.Diff([]string{"tool:boom " + CodeCrashOnInvalidInput}, codesOf(res.Findings, "errors/")); diff != "" {
+				t.Errorf("errors/ findings (-want +got):\n%s", diff)
+			}
+			handshakes := 0
+			for _, c := range res.Calls {
+				if c.Method == "initialize" {
+					handshakes++
+				}
+			}
+			if handshakes != int(mode.launches)+1 {
+				t.Errorf("initialize calls = %d, want %d (launch and relaunches)", handshakes, mode.launches+1)
+			}
 		})
-		var got []string
-		for _, p := range res.Probes {
-			if !serverKinds[p.Kind] {
-				got = append(got, p.Tool+" "+p.Kind+" "+p.Class)
-			}
-		}
-		want := []string{
-			"alpha missing_required tool_error",
-			"alpha wrong_type tool_error",
-			"alpha absent_arguments tool_error",
-			"alpha enum_violation tool_error",
-			// The first probe of boom kills the server: it is recorded,
-			// boom is not probed further, and omega is probed on the
-			// relaunched server.
-			"boom missing_required crash",
-			"omega missing_required tool_error",
-			"omega wrong_type tool_error",
-			"omega absent_arguments tool_error",
-			"omega enum_violation tool_error",
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("probes (-want +got):\n%s", diff)
-		}
-		if relaunches.Load() != 1 || crashes.Load() != 1 {
-			t.Errorf("relaunches = %d, crashes = %d; want 1 and 1", relaunches.Load(), crashes.Load())
-		}
-		if diff := cmp.Diff([]string{"tool:boom " + CodeCrashOnInvalidInput}, codesOf(res.Findings, "errors/")); diff != "" {
-			t.Errorf("errors/ findings (-want +got):\n%s", diff)
-		}
-		handshakes := 0
-		for _, c := range res.Calls {
-			if c.Method == "initialize" {
-				handshakes++
-			}
-		}
-		if handshakes != 2 {
-			t.Errorf("initialize calls = %d, want 2 (launch and relaunch)", handshakes)
-		}
-	})
+	}
 	t.Run("no relaunch", func(t *testing.T) {
 		first, _ := launch(context.Background())
 		res := Run(context.Background(), first, &Options{ProtocolVersion: "2025-11-25"})
@@ -389,8 +400,9 @@ func TestInjectCrashProcess(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("probes (-want +got):\n%s", diff)
 	}
-	if launches != 2 {
-		t.Errorf("launches = %d, want 2", launches)
+	// The first launch, the batch's replay, the relaunch after the crash.
+	if launches != 3 {
+		t.Errorf("launches = %d, want 3", launches)
 	}
 	if diff := cmp.Diff([]string{"tool:fragile " + CodeCrashOnInvalidInput}, codesOf(res.Findings, "errors/")); diff != "" {
 		t.Errorf("errors/ findings (-want +got):\n%s", diff)

@@ -23,43 +23,55 @@ func TestLimitKillAfterRelaunchIsNoAnswer(t *testing.T) {
 		{name: "omega", schema: modeSchema, handler: validating(modeSchema)},
 		{name: "zeta", schema: searchSchema, handler: validating(searchSchema)},
 	}
-	var launches, crashes, limits atomic.Int32
-	launch := func(ctx context.Context) (mcp.Transport, error) {
-		n := launches.Add(1)
-		kill := "crash" // the first server dies on its own (a real crash)
-		counter := &crashes
-		if n > 1 {
-			kill = "zeta" // the relaunched one is killed by the sandbox's limit
-			counter = &limits
-		}
-		return crashTransport{inner: serve(t, newToolServer(tools)), kill: kill, crashes: counter}, nil
-	}
-	first, _ := launch(context.Background())
-	res := Run(context.Background(), first, &Options{
-		ProtocolVersion: "2025-11-25",
-		Relaunch:        launch,
-		Process: func(time.Duration) ProcessInfo {
-			if launches.Load() > 1 && limits.Load() > 0 {
-				return ProcessInfo{Exited: true, LimitExceeded: "memory", LimitValue: "1 GiB"}
+	// The fixture's copies differ by launch: the ones before limited die on
+	// "crash" by themselves, the later ones are killed by the limit on
+	// "zeta". A batched injection (inject_batch.go) replays on a fresh
+	// copy after the first crash, so its limited copy is the third.
+	for _, mode := range []struct {
+		name       string
+		sequential bool
+		limited    int32
+	}{{"sequential", true, 2}, {"batched", false, 3}} {
+		t.Run(mode.name, func(t *testing.T) {
+			var launches, crashes, limits atomic.Int32
+			launch := func(ctx context.Context) (mcp.Transport, error) {
+				n := launches.Add(1)
+				kill := "crash" // a real crash
+				counter := &crashes
+				if n >= mode.limited {
+					kill = "zeta" // killed by the sandbox's limit
+					counter = &limits
+				}
+				return crashTransport{inner: serve(t, newToolServer(tools)), kill: kill, crashes: counter}, nil
 			}
-			return ProcessInfo{Exited: crashes.Load() > 0 && launches.Load() == 1}
-		},
-		Inject: &InjectOptions{MaxRelaunches: 2},
-	})
-	var got []string
-	for _, p := range res.Probes {
-		if p.Tool == "zeta" {
-			got = append(got, p.Tool+" "+p.Kind+" "+p.Class)
-		}
-	}
-	if len(got) != 0 {
-		t.Errorf("the call the limit ended is recorded as a probe: %v", got)
-	}
-	if diff := cmp.Diff([]string{"tool:crash " + CodeCrashOnInvalidInput}, codesOf(res.Findings, "errors/")); diff != "" {
-		t.Errorf("errors/ findings (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"server " + CodeLimitExceeded}, codesOf(res.Findings, "sandbox/")); diff != "" {
-		t.Errorf("sandbox/ findings (-want +got):\n%s", diff)
+			first, _ := launch(context.Background())
+			res := Run(context.Background(), first, &Options{
+				ProtocolVersion: "2025-11-25",
+				Relaunch:        launch,
+				Process: func(time.Duration) ProcessInfo {
+					if launches.Load() >= mode.limited && limits.Load() > 0 {
+						return ProcessInfo{Exited: true, LimitExceeded: "memory", LimitValue: "1 GiB"}
+					}
+					return ProcessInfo{Exited: crashes.Load() > 0 && launches.Load() < mode.limited}
+				},
+				Inject: &InjectOptions{MaxRelaunches: 2, Sequential: mode.sequential},
+			})
+			var got []string
+			for _, p := range res.Probes {
+				if p.Tool == "zeta" {
+					got = append(got, p.Tool+" "+p.Kind+" "+p.Class)
+				}
+			}
+			if len(got) != 0 {
+				t.Errorf("the call the limit ended is recorded as a probe: %v", got)
+			}
+			if diff := cmp.Diff([]string{"tool:crash " + CodeCrashOnInvalidInput}, codesOf(res.Findings, "errors/")); diff != "" {
+				t.Errorf("errors/ findings (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"server " + CodeLimitExceeded}, codesOf(res.Findings, "sandbox/")); diff != "" {
+				t.Errorf("sandbox/ findings (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

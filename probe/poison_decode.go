@@ -4,12 +4,12 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/url"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/mcpvet/mcpvet/internal/canary"
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 )
 
 // The encodings a text can hide an instruction in. Each decoded run that
@@ -17,15 +17,15 @@ import (
 // there is reported on the encoded run, with the encoding named.
 
 // base64Lines: base64 characters, possibly wrapped over lines.
-var base64Lines = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{4,}={0,2})*`)
+var base64Lines = lazyre.New(`[A-Za-z0-9+/_-]{16,}={0,2}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/_-]{4,}={0,2})*`)
 
-var hexRun = regexp.MustCompile(`(?:[0-9a-fA-F]{2}){16,}`)
+var hexRun = lazyre.New(`(?:[0-9a-fA-F]{2}){16,}`)
 
-var percentRun = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+-]){12,}`)
+var percentRun = lazyre.New(`(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~+-]){12,}`)
 
 // rot13Hint: a text that says it is ROT13, or uses the ROT13 forms of the
 // commonest English words.
-var rot13Hint = regexp.MustCompile(`(?i)\brot-?13\b|\b(?:gur|naq|lbh|vf|gb|bs|gung|guvf)\b`)
+var rot13Hint = lazyre.New(`(?i)\brot-?13\b|\b(?:gur|naq|lbh|vf|gb|bs|gung|guvf)\b`)
 
 // maxDecodeDepth bounds layers of encoding (base64 of hex, ...).
 const maxDecodeDepth = 2

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"regexp"
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,8 +18,8 @@ import (
 // conversation) together with a word that makes it an errand: reading,
 // contents, appending, the current user's.
 var (
-	identSecret = regexp.MustCompile(`(?i)\b(?:ssh|id rsa|id ed25519|private keys?|credentials?|dotenv|env secrets?|secrets|system prompt|chat history|conversation history|conversation|api keys|session token|auth token|access token|passwords?|netrc|env file)\b`)
-	identErrand = regexp.MustCompile(`(?i)\b(?:read|reading|contents?|paste|append|copy|dump|entire|full|verbatim|current user|here|first|required|for audit)\b`)
+	identSecret = lazyre.New(`(?i)\b(?:ssh|id rsa|id ed25519|private keys?|credentials?|dotenv|env secrets?|secrets|system prompt|chat history|conversation history|conversation|api keys|session token|auth token|access token|passwords?|netrc|env file)\b`)
+	identErrand = lazyre.New(`(?i)\b(?:read|reading|contents?|paste|append|copy|dump|entire|full|verbatim|current user|here|first|required|for audit)\b`)
 )
 
 // matchIdentifier reads a split identifier (words separated by spaces).

@@ -171,7 +171,8 @@ type Timings struct {
 	StartMs float64 `json:"startMs"`
 	// HandshakeMs is from launch to the end of the handshake.
 	HandshakeMs float64 `json:"handshakeMs"`
-	// ListMs covers all list calls.
+	// ListMs covers all list calls (and the basic calls, unless they ran
+	// beside the injection's batch).
 	ListMs float64 `json:"listMs"`
 	// ProbeMs covers failure injection.
 	ProbeMs float64 `json:"probeMs"`

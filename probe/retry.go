@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -215,10 +215,10 @@ type correction struct {
 }
 
 var (
-	reDidYouMean = regexp.MustCompile(`(?i)did you mean:?\s*["'` + "`" + `]?([A-Za-z0-9_.:/\-]+)`)
-	reOneOf      = regexp.MustCompile(`(?i)(?:one of|valid values(?: are)?|allowed values(?: are)?|use one of)\s*:?\s*\[?\s*["'` + "`" + `]?([A-Za-z0-9_.:/\-]+)`)
-	reExpected   = regexp.MustCompile(`(?i)expected\s+["'` + "`" + `]([^"'` + "`" + `]+)["'` + "`" + `]\s*(?:\||,|or)`)
-	reParenNote  = regexp.MustCompile(`\s*\(.*\)$`)
+	reDidYouMean = lazyre.New(`(?i)did you mean:?\s*["'` + "`" + `]?([A-Za-z0-9_.:/\-]+)`)
+	reOneOf      = lazyre.New(`(?i)(?:one of|valid values(?: are)?|allowed values(?: are)?|use one of)\s*:?\s*\[?\s*["'` + "`" + `]?([A-Za-z0-9_.:/\-]+)`)
+	reExpected   = lazyre.New(`(?i)expected\s+["'` + "`" + `]([^"'` + "`" + `]+)["'` + "`" + `]\s*(?:\||,|or)`)
+	reParenNote  = lazyre.New(`\s*\(.*\)$`)
 )
 
 // deriveCorrection reads the response of p for one corrected call.

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/internal/tokens"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -86,6 +87,9 @@ type Options struct {
 
 	// client is the run's log of server-to-client requests.
 	client *clientLog
+	// basicsPending: the basic calls have not run; the injection runs
+	// them, beside its batch or before its one-at-a-time run.
+	basicsPending bool
 }
 
 // ProcessInfo is what the launcher knows about the server process.
@@ -192,6 +196,7 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	go tokens.Warm()
 	go warmSpec(cmp.Or(o.ProtocolVersion, vocab.Protocol20251125))
 	s, err := connect(ctx, rec.transport(t), o)
+	timeline.Mark("handshake done")
 	res.Liveness.Timings.HandshakeMs = Ms(time.Since(start))
 	if err != nil {
 		rec.abandon(abandonOutcome(ctx, err))
@@ -216,8 +221,16 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 
 	listStart := time.Now()
 	pages = append(pages, listAll(ctx, s, res, o)...)
-	runBasics(ctx, s, res, o)
-	runExercise(ctx, s, res, o)
+	timeline.Mark("listed")
+	// The basic calls run beside the injection's batch when there is one
+	// (inject_batch.go); otherwise before it, as they always did.
+	o.basicsPending = !o.SkipBasics && !o.Exercise && o.batchesInjection()
+	if !o.basicsPending {
+		runBasics(ctx, s, res, o)
+		timeline.Mark("basics done")
+		runExercise(ctx, s, res, o)
+		timeline.Mark("exercise done")
+	}
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
 	// The listings are final: count their tokens while the failures are
@@ -227,7 +240,9 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	probeStart := time.Now()
 	s = injectFailures(ctx, s, res, o)
 	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
+	timeline.Mark("injection and retries done")
 	res.Context = <-measured
+	timeline.Mark("context cost counted")
 
 	rec.awaitLate(lateGrace)
 	// Shut the server down while the conformance checks run: a server that
@@ -252,9 +267,12 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	// The poison checks read the answers received so far (tool results,
 	// errors, prompts/get, resources/read); the final list is taken below.
 	res.Received, res.ReceivedDropped = rec.messages()
+	timeline.Mark("checks start")
 	res.Findings = append(res.Findings, checker.Check(res, pages)...)
 	httpDone()
+	timeline.Mark("checks done")
 	<-closed
+	timeline.Mark("session closed")
 	res.Findings = append(res.Findings, rec.lateFindings()...)
 	rec.abandon("closed")
 	if first := rec.firstByte(); !first.IsZero() {

@@ -60,12 +60,32 @@ func (t *Tally) clustered(p *Proportion, k, n func(*entryCounts) int) {
 		}
 	}
 	p.Low, p.High = ClusteredCI(ks, ns)
-	if p.High-p.Low < 1e-9 && len(ks) > 0 {
-		// Every entry at 0 (or all at 1): the linearised variance is 0,
-		// which claims certainty; state the Wilson interval of the
-		// entries instead, as if each were one trial.
+	if len(ks) >= 2 && sameRate(ks, ns) {
+		// Every entry at the rate of the whole (all at 0, or all at 1):
+		// the linearised variance is 0, which claims certainty; state the
+		// Wilson interval of the entries instead, as if each were one
+		// trial.
 		p.Low, p.High = Wilson(int(math.Round(p.Rate*float64(len(ks)))), len(ks), Z95)
 	}
+}
+
+// sameRate reports whether every cluster has the rate of the whole,
+// k_i/n_i = sum(k)/sum(n), compared in integers: exactly the clusters
+// whose linearised variance is 0. (In floating point that variance can
+// come out a rounding error above 0, and a real interval of a very large
+// sample can be narrower than any tolerance.)
+func sameRate(k, n []int) bool {
+	var sk, sn int
+	for i := range k {
+		sk += k[i]
+		sn += n[i]
+	}
+	for i := range k {
+		if k[i]*sn != sk*n[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // sampleIntervals replaces the Wilson intervals of the plan-level figures

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -87,13 +88,16 @@ func (s *Store) Close() error {
 		// removes the -wal and -shm files.
 		var errs []error
 		errs = append(errs, s.st.close(), s.r.Close())
+		timeline.Mark("db: statements and reader closed")
 		if s.w != nil {
 			errs = append(errs, s.w.Close())
 		}
+		timeline.Mark("db: writer closed (checkpoint)")
 		s.cerr = errors.Join(errs...)
 		if s.cerr == nil && s.abs != "" {
 			recordChecked(s.abs)
 		}
+		timeline.Mark("db: check record written")
 	})
 	return s.cerr
 }

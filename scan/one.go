@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scoring"
@@ -98,11 +99,12 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 	if res, done, err := installStep(ctx, plan, &o); done {
 		return res, err
 	}
+	timeline.Mark("install check done")
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
 	ls := &launches{plan: plan, opts: o.Sandbox}
-	defer ls.close()
+	defer func() { ls.close(); timeline.Mark("sandbox closed") }()
 	t, err := ls.launch(ctx)
 	if err != nil {
 		var le *sandbox.LaunchError
@@ -111,6 +113,7 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 		}
 		return nil, err
 	}
+	timeline.Mark("sandbox launched")
 	first := ls.latest()
 	info := first.Info(0)
 	target.Sandbox = info.Backend
@@ -127,6 +130,7 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 		po.HTTPClient = c
 	}
 	res := probe.Run(ctx, t, &po)
+	timeline.Mark("probe run done")
 	if recheck && first.Info(0).SpawnError != "" && sandbox.Recheck(first) {
 		// The sandbox may no longer build here (the pass was saved
 		// before): launch again after a real check, which reports a
@@ -143,6 +147,7 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 	mask, detect := configuredSecrets(plan, o.Sandbox)
 	maps.Copy(canaries, detect)
 	// The sandbox searched all of stderr; the grader sees only its tail.
+	defer timeline.Mark("graded")
 	return maskResult(grade(res, &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}, policy), mask), nil
 }
 

@@ -31,6 +31,7 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/scoring"
@@ -150,29 +151,65 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	sum := Summary{Counts: map[vocab.Status]int{}}
 	start := time.Now()
 
-	scanID, pending, err := o.pending(ctx)
-	if err != nil {
-		return sum, err
-	}
-	sum.ScanID = scanID
-	scanRow, err := st.Scan(ctx, scanID)
-	if err != nil {
-		return sum, err
-	}
-	sum.Total = scanRow.Targets
-	sum.Skipped = scanRow.Targets - len(pending)
-
 	// The workers' context ends on interrupt or on a fatal error. The
 	// single writer stores each result; the two pools (installs, which
 	// are network-bound, feed probes) return only fatal infrastructure
 	// errors, each cancelling the whole scan, and keep the first.
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+
+	// The scan row and its targets are stored before any result. A probe
+	// (RunOne: one new target, given whole) does not wait for them: its
+	// install check and launch go on while they are written (issue 25,
+	// probe cost: the first commit after opening syncs the WAL header),
+	// and its writer waits for them. A scan learns its targets from them.
+	var scanID int64
+	var stored, pending []vocab.Plan
+	var setupErr error
+	setup := make(chan struct{})
+	prepare := func() {
+		defer close(setup)
+		if scanID, stored, setupErr = o.pending(ctx); setupErr != nil {
+			return
+		}
+		sum.ScanID = scanID
+		scanRow, err := st.Scan(ctx, scanID)
+		if err != nil {
+			setupErr = err
+			return
+		}
+		sum.Total = scanRow.Targets
+		sum.Skipped = scanRow.Targets - len(stored)
+	}
+	early := o.saved != nil && o.Resume == 0 && len(o.Plans) == 1 && o.Plans[0].Key != ""
+	if early {
+		// What pending would return for a new scan: the given plan,
+		// secrets included.
+		pending = o.Plans
+		go func() {
+			prepare()
+			if setupErr != nil {
+				cancel(setupErr)
+			}
+		}()
+	} else {
+		prepare()
+		if setupErr != nil {
+			return sum, setupErr
+		}
+		pending = stored
+	}
 	out := make(chan done, o.Concurrency)
 	var writeErr error
 	cut := 0 // results stored with KeepPartial after ctx ended
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		<-setup
+		if setupErr != nil {
+			for range out { // drain; nothing can be stored
+			}
+			return
+		}
 		cut, writeErr = o.write(ctx, st, scanID, out, &sum, start, cancel)
 	})
 
@@ -224,6 +261,9 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	close(out)
 	wg.Wait()
 	sum.Elapsed = time.Since(start)
+	if setupErr != nil {
+		return sum, setupErr
+	}
 
 	status := results.ScanDone
 	var retErr error
@@ -236,6 +276,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		status, retErr = results.ScanInterrupted, ErrInterrupted
 		sum.Interrupted = true
 	}
+	timeline.Mark("finishing the scan row")
 	if err := st.FinishScan(context.WithoutCancel(ctx), scanID, status); err != nil && retErr == nil {
 		retErr = err
 	}
@@ -253,6 +294,7 @@ func (o *Options) pending(ctx context.Context) (int64, []vocab.Plan, error) {
 			return 0, nil, err
 		}
 		scanID = id
+		timeline.Mark("scan row stored")
 		if _, err := st.AddTargets(ctx, scanID, o.Plans); err != nil {
 			return 0, nil, err
 		}
@@ -303,6 +345,7 @@ func (o *Options) write(ctx context.Context, st *results.Store, scanID int64, ou
 		if writeErr != nil {
 			continue // drain; the scan is stopping
 		}
+		timeline.Mark("storing the result")
 		if _, err := st.SaveRun(context.WithoutCancel(ctx), scanID, d.plan.Key, d.res); err != nil {
 			writeErr = err
 			cancel(err)

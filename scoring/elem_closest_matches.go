@@ -9,7 +9,7 @@ import (
 
 var (
 	matchKeys  = []string{"closestmatches", "closest", "suggestions", "suggestion", "didyoumean", "similar", "similarnames", "candidates", "alternatives", "availabletools", "available", "nearest", "matches"}
-	reSuggests = guard(`\b(did you mean|perhaps you meant|similar|closest|nearest match|available (tools|prompts|resources|methods|names|ids|projects)|valid (tools|names|ids|options|prompts)|known (tools|names|ids|prompts)|(supported|available|valid|known|allowed|existing) [a-z]+ ?:)\s*[:\-]?\s*["'`+"`"+`\[]?\w`, "did you mean", "perhaps you meant", "similar", "closest", "nearest match", "available", "valid", "known", "supported", "allowed", "existing")
+	reSuggests = guard(`\b(did you mean|perhaps you meant|similar|closest|nearest match|available (tools|prompts|resources|methods|names|ids|projects)|valid (tools|names|ids|options|prompts)|known (tools|names|ids|prompts)|(supported|available|valid|known|allowed|existing) [a-z]+( [a-z]+)? ?:|available ?:|(supported|available|valid|known|allowed|existing) [a-z]+ (are|is|in "?[\w./-]+"?) ?:|(might|may) be relevant\b[^:\n]{0,40}:)\s*[:\-]?\s*["'`+"`"+`\[]?\w`, "did you mean", "perhaps you meant", "similar", "closest", "nearest match", "available", "valid", "known", "supported", "allowed", "existing", "relevant")
 )
 
 // isMatchKey reports whether a JSON key carries alternatives to an unknown

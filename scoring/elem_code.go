@@ -157,7 +157,8 @@ func (in *input) findCodeToken(seg segment) (int, int, bool) {
 		}
 		switch {
 		case isUpperSnake(tok):
-			if !in.isName(tok) && !hasEnvSuffix(tok) {
+			// A file's name is not a code: "SOURCE_MAP.json" (errors-v10).
+			if !in.isName(tok) && !hasEnvSuffix(tok) && !inFileName(s, j) {
 				return start, j, true
 			}
 		case isLowerSnake(low[start:j]):
@@ -327,4 +328,18 @@ func (in *input) isName(tok string) bool {
 	}
 	_, ok := in.c.Canaries[tok]
 	return ok
+}
+
+// inFileName reports whether the token that ends at s[j] is followed by a
+// file extension: '.', then one to five lower-case letters or digits, then
+// the end of the token ("SOURCE_MAP.json", "README_FIRST.md").
+func inFileName(s string, j int) bool {
+	if j >= len(s) || s[j] != '.' {
+		return false
+	}
+	k := j + 1
+	for k < len(s) && k-j <= 6 && (s[k] >= 'a' && s[k] <= 'z' || s[k] >= '0' && s[k] <= '9') {
+		k++
+	}
+	return k > j+1 && k-j <= 6 && (k == len(s) || !isSnakeByte(s[k]))
 }

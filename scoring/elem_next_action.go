@@ -9,12 +9,16 @@ import (
 // Rubric element 4, next action (docs/rubric.md).
 
 var (
-	reCue = guard(`\b(call|calling|use|using|try|invoke|retry|re-run|rerun|repeat|pass|provide|supply|specify|set|change|include|add|remove|omit|drop|rename|replace|choose|pick|select|send|resend|did you mean|perhaps you meant|instead)\b`, "call", "use", "using", "try", "invoke", "retry", "re-run", "rerun", "repeat", "pass", "provide", "supply",
+	reCue = guard(`\b(call|calling|use|using|try|invoke|retry|re-run|rerun|repeat|pass|provide|supply|specify|set|change|include|add|remove|omit|drop|rename|replace|choose|pick|select|send|resend|did you mean|perhaps you meant|instead|make sure|please)\b`, "call", "use", "using", "try", "invoke", "retry", "re-run", "rerun", "repeat", "pass", "provide", "supply",
 		"specify", "set", "change", "include", "add", "remove", "omit", "drop", "rename", "replace", "choose", "pick", "select", "send",
-		"did you mean", "perhaps you meant", "instead")
+		"did you mean", "perhaps you meant", "instead", "make sure", "please")
 	// reHuman marks a sentence whose action the agent cannot execute: a
 	// terminal command, a person to contact, a settings page to open.
-	reHuman       = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	reHuman = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	// reSetEnv is an environment variable to set: the user's configuration,
+	// not a call ("Set GOOGLE_DRIVE_OAUTH_CREDENTIALS to the path ...",
+	// errors-v12).
+	reSetEnv      = regexp.MustCompile(`\b(?:[Ss]et|SET|[Ee]xport|[Dd]efine)\s+[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)
 	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]*?\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
 	// reListCall is a listing method named as the call to make: "Request
 	// tools/list without a cursor", "call prompts/list". Compiled on first
@@ -92,7 +96,7 @@ func hasCueExcept(low string, names map[string]bool) bool {
 		// pick", "a retry".
 		// After a subordinator it opens a condition, not an instruction:
 		// "When using projectSlug, a branch must also be specified".
-		cue := cueWords[w] && !determiners[prev1] && !subordinators[prev1] && !names[w] || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
+		cue := cueWords[w] && !determiners[prev1] && !subordinators[prev1] && !names[w] || w == "sure" && prev1 == "make" || w == "mean" && prev1 == "you" && prev2 == "did" || w == "meant" && prev1 == "you" && prev2 == "perhaps"
 		if cue && !negatedAt(low, i) {
 			return true
 		}
@@ -133,6 +137,10 @@ func objectOfCue(low, name string) bool {
 			}
 		}
 		if cueWords[w] && w != "instead" && !negatedAt(low, at-len(w)-1) && !subordinators[prevWord(low, at-len(w)-1)] {
+			return true
+		}
+		// "Make sure the content is passed as a string" (errors-v11).
+		if w == "sure" && prevWord(low, at-len(w)-1) == "make" {
 			return true
 		}
 	}
@@ -273,10 +281,15 @@ func gradeNextAction(in *input) (bool, string) {
 				}
 			}
 			list := in.listCall(low)
+			if t := in.pleaseTool(low); t != "" {
+				// "Please login first." with a login tool: the call to
+				// make (errors-v11).
+				return true, span(seg, se[0], se[1])
+			}
 			if wait == nil && list == nil && !hasCueExcept(low, in.ownNames()) {
 				continue
 			}
-			if loc := reHuman.FindStringIndex(low); loc != nil {
+			if loc := reHuman.FindStringIndex(low); loc != nil || reSetEnv.MatchString(s) {
 				if rejected == "" {
 					rejected = fmt.Sprintf("; not executable by the agent: %s", span(seg, se[0], se[1]))
 				}
@@ -307,10 +320,48 @@ func gradeNextAction(in *input) (bool, string) {
 			if in.r.Param != "" && objectOfCue(low, in.r.Param) {
 				return true, span(seg, se[0], se[1])
 			}
-			if loc := reValueTarget.FindStringIndex(low); loc != nil {
+			for _, loc := range reValueTarget.FindAllStringIndex(low, 4) {
+				// "one of these methods", "one of the following": a
+				// reference, not a value (errors-v12).
+				if m := low[loc[0]:]; strings.Contains(m[:min(len(m), 16)], "one of") {
+					rest := strings.TrimLeft(low[loc[0]+strings.Index(m, "one of")+len("one of"):], " :")
+					if strings.HasPrefix(rest, "these") || strings.HasPrefix(rest, "those") || strings.HasPrefix(rest, "the following") || strings.HasPrefix(rest, "them") {
+						continue
+					}
+				}
 				return true, span(seg, se[0], se[1])
 			}
 		}
 	}
 	return false, "no executable next action (a tool of this server, an argument to change, a value to use)" + rejected
+}
+
+// pleaseTool returns the tool of this server (other than the one called)
+// named as the verb of a request in the sentence low: "Please login first"
+// when the server has a login tool. It returns "" otherwise.
+func (in *input) pleaseTool(low string) string {
+	for from := 0; ; {
+		i := findToken(low, "please", from)
+		if i < 0 {
+			return ""
+		}
+		from = i + 1
+		j := i + len("please")
+		for j < len(low) && low[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(low) && (isIdent(low[k])) {
+			k++
+		}
+		w := low[j:k]
+		if len(w) < 3 || negatedAt(low, i) {
+			continue
+		}
+		for _, t := range in.c.ToolNames {
+			if t != in.r.Tool && asciiLower(t) == w {
+				return t
+			}
+		}
+	}
 }

@@ -50,10 +50,23 @@ func gradeParam(in *input, names []string) (bool, string) {
 			}
 		}
 	}
+	// An echo of the arguments that holds the parameter alone names it:
+	// "Provided arguments: {\"paths\": []}" (errors-v10).
+	if ev, ok := in.soleEchoedKey(names); ok {
+		return true, ev
+	}
+	toolWords := nameWords(in.r.Tool)
 	for _, seg := range in.text {
 		for _, n := range names {
-			if i, j, ok := findName(seg.s, n); ok {
+			if i, j, ok := findNameOutside(seg, n, toolWords); ok {
 				return true, span(seg, i, j)
+			}
+			// A short name written as an acronym: "URL must be from ..."
+			// for url (errors-v11).
+			if up := strings.ToUpper(n); len(n) <= 4 && n == strings.ToLower(n) && up != n {
+				if i, j, ok := findName(seg.s, up); ok {
+					return true, span(seg, i, j)
+				}
 			}
 			// A common word counts next to the value it received:
 			// "path ... /etc/passwd".
@@ -178,6 +191,11 @@ func findSent(in *input) (string, bool) {
 		if ok {
 			return span(seg, i, j), true
 		}
+		for _, it := range in.sentItems {
+			if i, j, ok := quotedValue(seg.s, it); ok {
+				return span(seg, i, j), true
+			}
+		}
 	}
 	return "", false
 }
@@ -261,4 +279,73 @@ func (in *input) listedWithParam(s, name string) int {
 			}
 		}
 	}
+}
+
+// soleEchoedKey finds one of names as the only member of a JSON object in
+// the response: an echo of the call's arguments that holds the parameter
+// alone identifies it ("Provided arguments: {\"paths\": []}"); an object
+// of several members does not say which one is at fault.
+func (in *input) soleEchoedKey(names []string) (string, bool) {
+	for _, f := range in.fields {
+		if f.val != -1 {
+			continue
+		}
+		var only *field
+		n := 0
+		prefix := f.path + "."
+		for k := range in.fields {
+			g := &in.fields[k]
+			if rest, ok := strings.CutPrefix(g.path, prefix); ok && !strings.ContainsAny(rest, ".[") {
+				n++
+				only = g
+			}
+		}
+		if n != 1 {
+			continue
+		}
+		for _, name := range names {
+			if only.key == normKey(name) {
+				return only.path + " (the only member of the object)", true
+			}
+		}
+	}
+	return "", false
+}
+
+// inToolWords reports whether low[i:j] lies inside the called tool's name
+// spelled in words (tw, from [nameWords]): "Failed to select account" for
+// the tool select-account names the tool, not its argument account
+// (errors-v11).
+func inToolWords(low string, i, j int, tw string) bool {
+	if tw == "" {
+		return false
+	}
+	for from := 0; ; {
+		k := strings.Index(low[from:], tw)
+		if k < 0 {
+			return false
+		}
+		k += from
+		if k <= i && j <= k+len(tw) {
+			return true
+		}
+		from = k + 1
+	}
+}
+
+// findNameOutside is findName skipping mentions inside the called tool's
+// name spelled in words (tw).
+func findNameOutside(seg segment, n, tw string) (int, int, bool) {
+	for from := 0; from < len(seg.s); {
+		i, j, ok := findName(seg.s[from:], n)
+		if !ok {
+			return 0, 0, false
+		}
+		i, j = i+from, j+from
+		if !inToolWords(seg.lower, i, j, tw) {
+			return i, j, true
+		}
+		from = j
+	}
+	return 0, 0, false
 }

@@ -2,13 +2,14 @@ package scoring
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
 // Rubric element 3, value or form (docs/rubric.md).
 
 var (
-	reTypeForm  = guard(`\b(expected|expecting|expects|must be|should be|needs to be|has to be|want|wants|required to be|not a valid|is not an?|invalid)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|int|float|boolean|bool|array|list|object|null|uri|url|date|datetime|date-time|email|uuid|json)\b`, "expect", "must be", "should be", "needs to be", "has to be", "want", "required to be", "not a valid", "is not a", "invalid")
+	reTypeForm  = guard(`\b(expected|expecting|expects|must be|should be|needs to be|has to be|want|wants|required to be|not a valid|is not an?|invalid|as an?|a valid)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|int|float|boolean|bool|array|list|object|null|uri|url|date|datetime|date-time|email|uuid|json)\b`, "expect", "must be", "should be", "needs to be", "has to be", "want", "required to be", "not a valid", "is not a", "invalid", "as a", "a valid")
 	reRecvType  = guard(`\b(received|got|given|found|has type|is of type)\s+(an?\s+)?["'`+"`"+`]?(string|number|integer|boolean|array|object|null|undefined|float|int|bool|list)\b`, "received", "got", "given", "found", "has type", "is of type")
 	reEnumForm  = guard(`\b(one of|any of|must be either|valid values|allowed values|possible values|valid options|allowed options|supported values|accepted values|permitted values)\b|expected\s+['"`+"`"+`][^'"`+"`"+`]+?['"`+"`"+`]\s*(\||,|or)`, "one of", "any of", "either", "valid values", "allowed values", "possible values", "valid options", "allowed options", "supported values", "accepted values", "permitted values", "expected")
 	reRange     = guard(`\b(less than|greater than|more than|fewer than|at least|at most|no more than|no less than|not exceed|exceeds?|between -?\d+(\.\d+)? and|maximum|minimum|up to -?\d|too (large|small|big|long|short|many|few)|out of range)\b|[<>]=\s*-?\d`, "less than", "greater than", "more than", "fewer than", "at least", "at most", "no more than", "no less than", "exceed", "between", "maximum", "minimum", "up to", "too ", "out of range", ">=", "<=")
@@ -22,8 +23,8 @@ var (
 	// enum, range or pattern: "Only .drawio and .xml files are supported",
 	// "Path '12345' is not absolute", "must start with /" (issue 25 item 3),
 	// "must be a numeric identifier", a quoted example ("e.g. \"13054692\"").
-	reStatedForm = guard(`\bonly\b[^\n]{1,80}?\b(are|is)\s+(supported|allowed|accepted|permitted|valid)\b|\b(is not|isn't|must be|should be|needs to be)\s+(an?\s+)?(absolute|relative)\b|\b(must|should) (start|begin|end) with\b|\b(supported|allowed|accepted|valid) (file )?(types|extensions|formats)\b|\b(must|should|needs to) be (an? )?(numeric|alphanumeric|positive|non-negative|nonnegative|negative|whole|non-empty|nonempty|lowercase|lower-case|uppercase|upper-case|hexadecimal|hex|decimal|ascii)\b|(\be\.g\.|\bfor example)\s*[:,]?\s*["'`+"`"+`]\S`, "only", "absolute", "relative", "start with", "begin with", "end with", "types", "extensions", "formats", "numeric", "positive", "negative", "whole", "empty", "lowercase", "lower-case", "uppercase", "upper-case", "hex", "decimal", "ascii", "e.g.", "for example")
-	reNameList   = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b`, "available", "valid", "known", "supported", "existing")
+	reStatedForm = guard(`\bonly\b[^\n]{1,80}?\b(are|is)\s+(supported|allowed|accepted|permitted|valid)\b|\b(is not|isn't|must be|should be|needs to be)\s+(an?\s+)?(absolute|relative)\b|\b(must|should) (start|begin|end) with\b|\b(supported|allowed|accepted|valid) (file )?(types|extensions|formats)\b|\b(must|should|needs to) be (an? )?(numeric|alphanumeric|positive|non-negative|nonnegative|negative|whole|non-empty|nonempty|lowercase|lower-case|uppercase|upper-case|hexadecimal|hex|decimal|ascii)\b|(\be\.g\.|\bfor example)\s*[:,]?\s*["'`+"`"+`]\S|\bexample\s*:\s*\S|\b(must|should) (be|come) from\b`, "example", "be from", "come from", "only", "absolute", "relative", "start with", "begin with", "end with", "types", "extensions", "formats", "numeric", "positive", "negative", "whole", "empty", "lowercase", "lower-case", "uppercase", "upper-case", "hex", "decimal", "ascii", "e.g.", "for example")
+	reNameList   = guard(`\b(available|valid|known|supported|existing) (tools|prompts|resources|methods|names|ids|values|uris)\b|\b(available|valid|known|supported|allowed|accepted) [a-z]+ (are|is) ?:|\bavailable ?:`, "available", "valid", "known", "supported", "existing", "allowed", "accepted")
 )
 
 // phrases are lowercase phrases that count only as whole words.
@@ -170,18 +171,79 @@ func valueStated(in *input) (string, bool) {
 	if ev, ok := findSentPart(in); ok {
 		return ev, true
 	}
-	res := []guarded{reRecvType}
+	if ev, ok := firstMatchOutside(in.text, reRecvType, reRuntimePanic); ok {
+		return ev, true
+	}
 	if missingKinds[in.r.Kind] {
 		// For a missing argument "required" states the received value:
-		// nothing.
-		res = append(res, reMissing)
-	}
-	for _, re := range res {
-		if ev, ok := firstMatchOutside(in.text, re, reRuntimePanic); ok {
+		// nothing, and so does "address=undefined" (JavaScript's
+		// rendering of an absent value, errors-v11).
+		if ev, ok := in.undefinedArg(); ok {
+			return ev, true
+		}
+		if ev, ok := in.missingStated(); ok {
 			return ev, true
 		}
 	}
 	return "", false
+}
+
+// notArgRequired precede "required" or "missing" when what is missing is
+// not an argument: "Authentication required", "credentials missing".
+var notArgRequired = map[string]bool{
+	"authentication": true, "authorization": true, "login": true, "credentials": true, "credential": true,
+	"permission": true, "permissions": true, "subscription": true, "payment": true, "token": true, "key": true, "scope": true,
+}
+
+// missingStated finds "required" or "missing" said of the argument the
+// call left out (errors-v12): not of authentication ("Authentication
+// required"), and not in a sentence that names another argument of the
+// tool and none of the missing ones ("Missing or invalid boardId" to a
+// call that left out name).
+func (in *input) missingStated() (string, bool) {
+	names, _ := paramCandidates(in.r, in.c)
+	for _, seg := range in.text {
+		if !reMissing.hit(seg.lower, seg.hints) || reRuntimePanic.hit(seg.lower, seg.hints) {
+			continue
+		}
+		for _, se := range sentences(seg.s) {
+			low := seg.lower[se[0]:se[1]]
+			loc := reMissing.re.FindStringIndex(low)
+			if loc == nil {
+				continue
+			}
+			if w := prevWord(low, loc[0]); notArgRequired[w] {
+				continue
+			}
+			if in.namesOtherParam(seg.s[se[0]:se[1]], names) {
+				continue
+			}
+			return span(seg, se[0]+loc[0], se[0]+loc[1]), true
+		}
+	}
+	return "", false
+}
+
+// namesOtherParam reports whether the sentence s names an argument of the
+// tool other than names, and none of names.
+func (in *input) namesOtherParam(s string, names []string) bool {
+	for _, n := range names {
+		if _, _, ok := findName(s, n); ok {
+			return false
+		}
+		if in.listedWithParam(s, n) >= 0 {
+			return false
+		}
+	}
+	for _, p := range in.c.ParamNames {
+		if slices.Contains(names, p) || len(p) < 3 {
+			continue
+		}
+		if _, _, ok := findName(s, p); ok && distinctive(p) {
+			return true
+		}
+	}
+	return false
 }
 
 func formStated(in *input) (string, bool) {
@@ -259,6 +321,27 @@ func firstMatchOutside(segs []segment, re, skip guarded) (string, bool) {
 		for _, loc := range re.re.FindAllStringIndex(seg.lower, -1) {
 			if !inRanges(loc, bad) {
 				return span(seg, loc[0], loc[1]), true
+			}
+		}
+	}
+	return "", false
+}
+
+// undefinedArg finds the missing argument rendered as absent next to its
+// name: "address=undefined" in an upstream URL, "address: undefined"
+// (JavaScript's rendering of a value never given; errors-v11).
+func (in *input) undefinedArg() (string, bool) {
+	names, _ := paramCandidates(in.r, in.c)
+	for _, seg := range in.text {
+		if !strings.Contains(seg.lower, "undefined") {
+			continue
+		}
+		for _, n := range names {
+			for _, sep := range []string{"=", ": ", ":"} {
+				pat := asciiLower(n) + sep + "undefined"
+				if i := findToken(seg.lower, pat, 0); i >= 0 {
+					return span(seg, i, i+len(pat)), true
+				}
 			}
 		}
 	}

@@ -27,8 +27,15 @@ var failureStatus = lazy(`^(error|errors|failed|failure|fail|not_found|notfound)
 
 // failureHead matches the head of a plain text that reports a failure:
 // "Error: ...", "Failed to ...", "Unknown tool: x", "Missing required
-// arguments: ...", "Invalid arguments ...", "Command failed: ...".
-var failureHead = lazy(`^(?:[#*>\s]*)(?:(?:mcp )?error\b|failed\b|failure\b|command failed\b|unknown (?:tool|prompt|resource|method|argument|parameter)s?\b|missing required\b|invalid (?:arguments?|parameters?|input|value|request|params)\b|could not\b|cannot\b|unable to\b)`)
+// arguments: ...", "Invalid primitives: ...", "Command failed: ...",
+// "No SOURCE_MAP.json found for ..." (errors-v10: any "Invalid X", and "No
+// X found").
+var failureHead = lazy(`^(?:[*>\s]*)(?:(?:mcp )?error\b|failed\b|failure\b|command failed\b|unknown (?:tool|prompt|resource|method|argument|parameter)s?\b|missing required\b|invalid [a-z]|could not\b|cannot\b|unable to\b|no [^\n]{1,60}?\b(?:found|exists?)\b)`)
+
+// failureSentence matches a first sentence that reports a failure
+// anywhere in it (errors-v10): 'Path "docs/x" not found', 'Migration "v9"
+// does not exist', "You need to register for the course first".
+var failureSentence = lazy(`\b(?:not found|does not exist|do not exist|no such)\b|\b(?:you need to|you must|please)\b[^.\n]{0,80}\bfirst\b`)
 
 // reportsFailure reports whether r, a success result, says in its text that
 // the call failed: a JSON object with a non-empty "error" (or "errors"), a
@@ -49,8 +56,30 @@ func reportsFailure(r *Response) bool {
 		}
 		return failureObject(obj)
 	}
-	line, _, _ := strings.Cut(t, "\n")
-	return failureHead.get().MatchString(asciiLower(line))
+	line := firstContentLine(t)
+	low := asciiLower(line)
+	if failureHead.get().MatchString(low) {
+		return true
+	}
+	sentence, _, _ := strings.Cut(low, ". ")
+	return failureSentence.get().MatchString(sentence)
+}
+
+// firstContentLine is the first line of t that is neither blank nor a
+// Markdown heading: a server that answers in Markdown puts the name of
+// what was asked for in a heading and the failure under it ("## docs/x",
+// then 'Path "docs/x" not found.').
+func firstContentLine(t string) string {
+	for rest := t; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		return line
+	}
+	return ""
 }
 
 // failureObject reports whether a JSON object's own members report a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func TestHeldoutIssue25b(t *testing.T) {
 			t.Errorf("%d responses offer %s, want at least 5", total[o], o)
 		}
 		if found[o] != total[o] {
-			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v9)", o, found[o], total[o])
+			t.Errorf("recall on responses offering %s: %d/%d, want all (errors-v7 to errors-v12)", o, found[o], total[o])
 		}
 	}
 }
@@ -126,8 +127,23 @@ func realBatch(t *testing.T, file, name string, minRho float64, minCases, minRec
 		}
 	}
 	// The fixtures are modelled on the background texts' payloads; the
-	// figure over the real answers alone is reported beside the whole one.
+	// figures over the real answers alone are reported beside the whole.
 	t.Logf("Spearman rho over the %d real answers only = %.3f", recorded, spearman(hand, got))
+	offers := offered(t, file)
+	elem := map[string]string{"next_action": ElemNextAction, "retry": ElemRetryable, "closest_matches": ElemClosestMatches}
+	for _, o := range []string{"next_action", "retry", "closest_matches"} {
+		found, n := 0, 0
+		for i, c := range cases {
+			if !strings.HasPrefix(c.Source, "recorded:") || !slices.Contains(offers[i], o) || !gs[i].Applies(elem[o]) {
+				continue
+			}
+			n++
+			if gs[i].Pass(elem[o]) {
+				found++
+			}
+		}
+		t.Logf("recall on real answers offering %s: %d/%d", o, found, n)
+	}
 	if recorded < minRecorded || len(cases) < minCases {
 		t.Errorf("%d responses, %d recorded from real servers; want at least %d and %d", len(cases), recorded, minCases, minRecorded)
 	}
@@ -311,4 +327,100 @@ func TestSpearman(t *testing.T) {
 			t.Errorf("spearman(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// heldoutIssue25eFile is issue 25's fifth batch (batch 7 of the corpus):
+// 55 real answers of ten npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25e.py, and 6 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25e_label.py and committed (4aa7a69, merged
+// into main 58cd027) before errors-v9 was measured on it and before the
+// grader ran on it. Measured once under errors-v9 (0.789); from errors-v10
+// on it is a tuning set (TestIssue25eTuningMisses).
+const heldoutIssue25eFile = "../testdata/errors/heldout/issue25e.jsonl"
+
+// minIssue25eRho guards the Spearman correlation on batch 7: 0.789 over
+// 61 responses (0.711 over the 55 real answers) at its one held-out
+// measurement under errors-v9 (docs/rubric.md, "Issue 25: errors-v9 and a
+// seventh held-out batch"), 0.933 after errors-v10 was tuned on it.
+const minIssue25eRho = 0.93
+
+// TestHeldoutIssue25e grades the held-out batch 7, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25e(t *testing.T) {
+	realBatch(t, heldoutIssue25eFile, "heldout-issue25e", minIssue25eRho, 60, 55)
+}
+
+// heldoutIssue25fFile is issue 25's sixth batch (batch 8 of the corpus):
+// 43 real answers of nine npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25f.py, and 5 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25f_label.py and committed (a051e49, merged
+// into main 74a6afb) before errors-v10 was tuned (on batch 7) and before
+// the grader ran on it. Measured once under errors-v10 (0.896); from
+// errors-v11 on it is a tuning set (TestIssue25fTuningMisses).
+const heldoutIssue25fFile = "../testdata/errors/heldout/issue25f.jsonl"
+
+// minIssue25fRho guards the Spearman correlation on batch 8: 0.896 over 48
+// responses (0.867 over the 43 real answers) at its one held-out
+// measurement under errors-v10 (docs/rubric.md, "Issue 25: errors-v10 and
+// an eighth held-out batch"), 0.968 after errors-v11 was tuned on it.
+const minIssue25fRho = 0.96
+
+// TestHeldoutIssue25f grades the held-out batch 8, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25f(t *testing.T) {
+	realBatch(t, heldoutIssue25fFile, "heldout-issue25f", minIssue25fRho, 45, 40)
+}
+
+// heldoutIssue25gFile is issue 25's seventh batch (batch 9 of the corpus):
+// 43 real answers of eight npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25g.py, and 4 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25g_label.py and committed (0662e40, merged
+// into main 5ef06a3) before errors-v11 was tuned (on batch 8) and before
+// the grader ran on it. Measured once under errors-v11 (0.933); from
+// errors-v12 on it is a tuning set (TestIssue25gTuningMisses).
+const heldoutIssue25gFile = "../testdata/errors/heldout/issue25g.jsonl"
+
+// minIssue25gRho guards the Spearman correlation on batch 9: 0.933 over 47
+// responses (0.922 over the 43 real answers) at its one held-out
+// measurement under errors-v11 (docs/rubric.md, "Issue 25: errors-v11 and
+// a ninth held-out batch"), 0.959 after errors-v12 was tuned on it.
+const minIssue25gRho = 0.95
+
+// TestHeldoutIssue25g grades the held-out batch 9, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25g(t *testing.T) {
+	realBatch(t, heldoutIssue25gFile, "heldout-issue25g", minIssue25gRho, 45, 40)
+}
+
+// heldoutIssue25hFile is issue 25's eighth batch (batch 10 of the corpus):
+// 42 real answers of nine npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25h.py, and 4 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25h_label.py and committed (e5bc985, merged
+// into main 571883a) before errors-v12 was tuned (on batch 9) and before
+// the grader ran on it. Measured once under errors-v12; never tuned on.
+const heldoutIssue25hFile = "../testdata/errors/heldout/issue25h.jsonl"
+
+// minIssue25hRho guards the Spearman correlation of batch 10's one
+// measurement, 0.919 over 46 responses (0.899 over the 42 real answers;
+// docs/rubric.md, "Issue 25: errors-v12 and a tenth held-out batch"): the
+// issue asks 0.95, not reached; nothing was tuned after it. A later change
+// that lowers it shows here.
+const minIssue25hRho = 0.91
+
+// TestHeldoutIssue25h grades the held-out batch 10, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25h(t *testing.T) {
+	realBatch(t, heldoutIssue25hFile, "heldout-issue25h", minIssue25hRho, 45, 40)
 }

@@ -67,6 +67,11 @@ type input struct {
 	// (object or array), or 0 when nothing was sent.
 	sent     string
 	sentType byte
+	// sentItems are the string items (three characters or more) of an
+	// array sent as the invalid value: each one echoed is the received
+	// value (errors-v10: "No files matching '/tmp/x.js' were found" for
+	// filePaths ["/tmp/x.js"]).
+	sentItems []string
 	// maxArray is the longest JSON array in any payload.
 	maxArray int
 	// rawJSON marks the raw segments that held a JSON payload: their lines
@@ -259,6 +264,14 @@ func (in *input) decodeSent() {
 		}
 	case '{', '[':
 		in.sent, in.sentType = string(raw), 'o'
+		var items []any
+		if raw[0] == '[' && json.Unmarshal(raw, &items) == nil {
+			for _, it := range items {
+				if s, ok := it.(string); ok && len(s) >= 3 && len(in.sentItems) < 8 {
+					in.sentItems = append(in.sentItems, s)
+				}
+			}
+		}
 	case 't', 'f':
 		in.sent, in.sentType = string(raw), 'b'
 	default:

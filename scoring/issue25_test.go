@@ -429,3 +429,210 @@ func TestIssue25dTuningMisses(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue25eTuningMisses pins the general rules errors-v10 adds for the
+// misses of batch 7 (testdata/errors/heldout/issue25e.jsonl, measured once
+// under errors-v9 at 0.789, a tuning set since). Every subtest fails on
+// errors-v9.
+func TestIssue25eTuningMisses(t *testing.T) {
+	docs := Context{ToolNames: []string{"get_doc", "start_course"}, ParamNames: []string{"paths"}, Required: []string{"paths"}}
+	unknown := func(text string) Response {
+		return Response{Kind: KindUnknownID, Method: "tools/call", Tool: "get_doc", Param: "paths", Sent: raw(`["docs/agentz"]`),
+			Class: ClassAccepted, ProtocolVersion: "2025-11-25", Text: text}
+	}
+	t.Run("a success result reports its failure under a heading, in its first sentence, or as no X found", func(t *testing.T) {
+		for _, text := range []string{
+			"## docs/agentz\n\nPath \"docs/agentz\" not found.\nHere are the available paths:\n- docs/agents/",
+			"Primitive \"agentz\" not found. Available primitives: agents, avatar",
+			"No SOURCE_MAP.json found for @acme/nope.",
+			"You need to register for the course first. Please use the `start_course` tool to register.",
+			"Invalid primitives: agentz. Available: agents, avatar",
+			"Migration \"v9\" does not exist.",
+		} {
+			if g := Grade(unknown(text), docs); g.Score == 0 || g.Pass(ElemChannel) {
+				t.Errorf("%q: score %.1f channel %v, want it read on the wrong channel", text, g.Score, g.Pass(ElemChannel))
+			}
+		}
+		for _, text := range []string{"# Results\n\nFound 3 documents.", "Echo: hi", "Primitive accordion: an expandable panel."} {
+			if g := Grade(unknown(text), docs); g.Score != 0 {
+				t.Errorf("%q: score %.1f, want 0 (accepted)", text, g.Score)
+			}
+		}
+	})
+	t.Run("lists introduced by available, supported or relevant are matches and forms", func(t *testing.T) {
+		for _, text := range []string{
+			"Invalid primitives: agentz. Available: agents, avatar",
+			"Path \"docs/agentz\" not found.\nHere are the available paths in \"docs\":\n\n- docs/agents/\n- docs/auth/",
+			"Path \"docs/agentz\" not found.\nHere are some paths that might be relevant based on your query:\n\n- docs/agents/overview.md",
+		} {
+			r := unknown(text)
+			r.Class = ClassToolError
+			if g := Grade(r, docs); !g.Pass(ElemClosestMatches) {
+				t.Errorf("%q offers no matches: %s", text, evidenceOf(g, ElemClosestMatches))
+			}
+		}
+		icons := Context{ToolNames: []string{"get_platform_usage"}, ParamNames: []string{"platform"}, Required: []string{"platform"}}
+		g := Grade(Response{Kind: KindEnumViolation, Method: "tools/call", Tool: "get_platform_usage", Param: "platform", Sent: raw(`"qwik"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "Invalid platform. Supported platforms are: react, vue, angular"}, icons)
+		if !g.Pass(ElemValueOrForm) {
+			t.Errorf("'Supported platforms are: ...' states no form: %s", evidenceOf(g, ElemValueOrForm))
+		}
+	})
+	t.Run("an item of an array sent is the received value", func(t *testing.T) {
+		lint := Context{ToolNames: []string{"lint-files"}, ParamNames: []string{"filePaths"}, Required: []string{"filePaths"}}
+		g := Grade(Response{Kind: KindUnknownID, Method: "tools/call", Tool: "lint-files", Param: "filePaths", Sent: raw(`["/work/app/missing.js"]`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: "No files matching '/work/app/missing.js' were found."}, lint)
+		if !g.Pass(ElemParam) || !g.Pass(ElemValueOrForm) {
+			t.Errorf("param %v value_or_form %v, want both from the echoed item: %s", g.Pass(ElemParam), g.Pass(ElemValueOrForm), g)
+		}
+	})
+	t.Run("an echo of the arguments with one member names it", func(t *testing.T) {
+		c := Context{ToolNames: []string{"get_doc"}, ParamNames: []string{"paths", "depth"}, Required: []string{"paths"}}
+		r := Response{Kind: KindOutOfRange, Method: "tools/call", Tool: "get_doc", Param: "paths", Sent: raw(`[]`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "Tool validation failed:\nToo small: expected array to have >=1 items\n\nProvided arguments: {\n  \"paths\": []\n}"}
+		if g := Grade(r, c); !g.Pass(ElemParam) {
+			t.Errorf("the sole echoed argument is not named: %s", evidenceOf(g, ElemParam))
+		}
+		r.Text = "Tool validation failed:\nToo small: expected array to have >=1 items\n\nProvided arguments: {\n  \"paths\": [],\n  \"depth\": 2\n}"
+		if g := Grade(r, c); g.Pass(ElemParam) {
+			t.Errorf("one of two echoed arguments names the parameter: %s", evidenceOf(g, ElemParam))
+		}
+	})
+	t.Run("a file name is not a code", func(t *testing.T) {
+		r := unknown("No SOURCE_MAP.json found for @acme/nope.")
+		r.Class = ClassToolError
+		if g := Grade(r, docs); g.Pass(ElemCode) {
+			t.Errorf("SOURCE_MAP.json is a code: %s", evidenceOf(g, ElemCode))
+		}
+		r.Text = "E_RATE_LIMIT: slow down."
+		if g := Grade(r, docs); !g.Pass(ElemCode) {
+			t.Errorf("E_RATE_LIMIT is no code: %s", evidenceOf(g, ElemCode))
+		}
+	})
+	t.Run("the received value of a nested argument is found", func(t *testing.T) {
+		pc := probe.ProbeCall{Kind: KindEnumViolation, Method: "tools/call", Tool: "ask", Param: "messages[0].role", Class: ClassToolError,
+			Sent:     json.RawMessage(`{"name":"ask","arguments":{"messages":[{"role":"robot","content":"hi"}]}}`),
+			Response: json.RawMessage(`{"content":[{"type":"text","text":"Invalid enum value. Expected 'system' | 'user', received 'robot' at messages[0].role"}],"isError":true}`)}
+		r := FromProbeCall(pc, "2025-11-25")
+		if string(r.Sent) != `"robot"` {
+			t.Errorf("sent %s, want \"robot\"", r.Sent)
+		}
+		pc.Param = "workflowId"
+		pc.Sent = json.RawMessage(`{"name":"rerun","arguments":{"params":{"workflowId":"not-a-uuid"}}}`)
+		if r := FromProbeCall(pc, "2025-11-25"); string(r.Sent) != `"not-a-uuid"` {
+			t.Errorf("sent %s, want the value under params", r.Sent)
+		}
+	})
+}
+
+// TestIssue25fTuningMisses pins the general rules errors-v11 adds for the
+// misses of batch 8 (testdata/errors/heldout/issue25f.jsonl, measured once
+// under errors-v10 at 0.896, a tuning set since). Every subtest fails on
+// errors-v10.
+func TestIssue25fTuningMisses(t *testing.T) {
+	t.Run("a short name written as an acronym, and a host or an example as the form", func(t *testing.T) {
+		c := Context{ToolNames: []string{"get_doc"}, ParamNames: []string{"url"}, Required: []string{"url"}}
+		g := Grade(Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "get_doc", Param: "url", Sent: raw(`"https://example.com/x"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Error: URL must be from docs.acme.dev\n\nSuggestions:\n• Example: https://docs.acme.dev/api/widget"}, c)
+		if !g.Pass(ElemParam) || !g.Pass(ElemValueOrForm) {
+			t.Errorf("param %v value_or_form %v: %s", g.Pass(ElemParam), g.Pass(ElemValueOrForm), g)
+		}
+	})
+	t.Run("a list introduced by two words offers matches", func(t *testing.T) {
+		c := Context{ToolNames: []string{"get_page"}, ParamNames: []string{"path", "page"}}
+		g := Grade(Response{Kind: KindUnknownID, Method: "tools/call", Tool: "get_page", Param: "page", Sent: raw(`"Detail"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: `Error: No page with name or id "Detail" found. Available page names: Overview`}, c)
+		if !g.Pass(ElemClosestMatches) {
+			t.Errorf("'Available page names:' offers no matches: %s", evidenceOf(g, ElemClosestMatches))
+		}
+	})
+	t.Run("make sure, and please with a tool of the server, are instructions", func(t *testing.T) {
+		c := Context{ToolNames: []string{"open_xml"}, ParamNames: []string{"content"}, Required: []string{"content"}}
+		g := Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: "open_xml", Param: "content", Sent: raw(`5`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25",
+			Text: "Error: content parameter must be a string, but received number: 5\n\nMake sure the diagram content is passed directly as a string value."}, c)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("'Make sure the diagram content is passed ...' is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+		acc := Context{ToolNames: []string{"login", "select-account"}, ParamNames: []string{"account"}, Required: []string{"account"}}
+		r := Response{Kind: KindUnknownID, Method: "tools/call", Tool: "select-account", Param: "account", Sent: raw(`"nobody@acme.test"`),
+			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: `{"error":"Failed to select account: No accounts found. Please login first."}`}
+		g = Grade(r, acc)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("'Please login first' with a login tool is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+		// The tool's own name in words is not its argument.
+		if g.Pass(ElemParam) {
+			t.Errorf("'select account' names the argument account: %s", evidenceOf(g, ElemParam))
+		}
+		// Please with no tool of that name is not a call.
+		r.Text = `{"error":"No accounts found. Please hurry."}`
+		if g := Grade(r, acc); g.Pass(ElemNextAction) {
+			t.Errorf("'Please hurry' is a next action: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
+	t.Run("a missing argument rendered as undefined is the received value", func(t *testing.T) {
+		c := Context{ToolNames: []string{"geocode"}, ParamNames: []string{"address"}, Required: []string{"address"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "geocode", Param: "address", Class: ClassToolError, ProtocolVersion: "2024-11-05",
+			Text: "Error: request to https://maps.example.com/geo?address=undefined&source=mcp failed, reason: getaddrinfo EAI_AGAIN maps.example.com"}
+		if g := Grade(r, c); !g.Pass(ElemValueOrForm) {
+			t.Errorf("address=undefined states no received value: %s", evidenceOf(g, ElemValueOrForm))
+		}
+		r.Text = "Command failed: spawnSync /bin/sh ENOENT\\nStderr: null"
+		if g := Grade(r, c); g.Pass(ElemValueOrForm) {
+			t.Errorf("another name's null states the value: %s", evidenceOf(g, ElemValueOrForm))
+		}
+	})
+}
+
+// TestIssue25gTuningMisses pins the general rules errors-v12 adds for the
+// misses of batch 9 (testdata/errors/heldout/issue25g.jsonl, measured once
+// under errors-v11 at 0.933, a tuning set since). Every subtest fails on
+// errors-v11.
+func TestIssue25gTuningMisses(t *testing.T) {
+	jira := Context{ToolNames: []string{"manage_sprint"}, ParamNames: []string{"operation", "sprintId", "startAt", "boardId", "name"}, Required: []string{"operation"}}
+	t.Run("a type stated as 'as a number' or 'a valid number'", func(t *testing.T) {
+		for _, text := range []string{
+			"Missing or invalid sprintId parameter. Please provide a valid sprint ID as a number for the get operation.",
+			"Invalid startAt parameter. Please provide a valid number.",
+		} {
+			g := Grade(Response{Kind: KindWrongType, Method: "tools/call", Tool: "manage_sprint", Param: "startAt", Sent: raw(`"x"`),
+				Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: text}, jira)
+			if !g.Pass(ElemValueOrForm) {
+				t.Errorf("%q states no form: %s", text, evidenceOf(g, ElemValueOrForm))
+			}
+		}
+	})
+	t.Run("required said of authentication or of another argument is not the received value", func(t *testing.T) {
+		tasks := Context{ToolNames: []string{"search"}, ParamNames: []string{"query", "taskListId"}, Required: []string{"query"}}
+		r := Response{Kind: KindMissingRequired, Method: "tools/call", Tool: "search", Param: "query", Class: ClassToolError, ProtocolVersion: "2024-11-05",
+			Text: "Authentication required. Please configure Google Tasks credentials."}
+		if g := Grade(r, tasks); g.Pass(ElemValueOrForm) {
+			t.Errorf("'Authentication required' states the missing query: %s", evidenceOf(g, ElemValueOrForm))
+		}
+		r.Text = "Missing or invalid taskListId parameter."
+		if g := Grade(r, tasks); g.Pass(ElemValueOrForm) {
+			t.Errorf("another argument's 'missing' states the missing query: %s", evidenceOf(g, ElemValueOrForm))
+		}
+		r.Text = "Missing required arguments: taskListId and query"
+		if g := Grade(r, tasks); !g.Pass(ElemValueOrForm) {
+			t.Errorf("'missing' with query listed does not state it: %s", evidenceOf(g, ElemValueOrForm))
+		}
+	})
+	t.Run("setting an environment variable or 'one of these methods' is not the agent's call", func(t *testing.T) {
+		drive := Context{ToolNames: []string{"readFile", "search"}, ParamNames: []string{"fileId"}}
+		code := int64(codeInternalError)
+		g := Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "readFile", Class: ClassProtocolError, ProtocolVersion: "2025-11-25", ErrorCode: &code,
+			ErrorMessage: "Error loading OAuth keys: OAuth credentials not found. Please provide credentials using one of these methods:\n\n1. Place your keys file in the config directory\n\n2. Environment variable:\n   Set GOOGLE_DRIVE_OAUTH_CREDENTIALS to the path of your credentials file"}, drive)
+		if g.Pass(ElemNextAction) {
+			t.Errorf("a human's setup passes next_action: %s", evidenceOf(g, ElemNextAction))
+		}
+		// A value to use is still one: "Use one of: a, b".
+		g = Grade(Response{Kind: KindEnumViolation, Method: "tools/call", Tool: "search", Param: "fileId", Sent: raw(`"x"`), Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: "Invalid fileId. Use one of: f1, f2."}, drive)
+		if !g.Pass(ElemNextAction) {
+			t.Errorf("'Use one of: f1, f2' is no next action: %s", evidenceOf(g, ElemNextAction))
+		}
+	})
+}

@@ -3,6 +3,9 @@ package scoring
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpvet/mcpvet/probe"
@@ -271,7 +274,69 @@ func sentValue(pc probe.ProbeCall) json.RawMessage {
 	if json.Unmarshal(params["arguments"], &args) != nil {
 		return nil
 	}
-	return args[pc.Param]
+	if v, ok := args[pc.Param]; ok {
+		return v
+	}
+	// A nested path ("messages[0].role", "/entities/0/name"), or an
+	// argument nested under an object argument (CircleCI's
+	// {"params": {"workflowId": ...}} for workflowId): errors-v10.
+	return nestedValue(params["arguments"], pc.Param)
+}
+
+// nestedValue resolves path (dotted, bracketed or a JSON pointer) in the
+// arguments v; failing that, it returns the value of the first member
+// named like the path's last segment, looked for breadth-first in nested
+// objects and arrays (at most four levels).
+func nestedValue(v json.RawMessage, path string) json.RawMessage {
+	segs := strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '/' || r == '[' || r == ']' })
+	cur := v
+	for _, seg := range segs {
+		seg = strings.Trim(seg, `"'`)
+		var obj map[string]json.RawMessage
+		var arr []json.RawMessage
+		switch {
+		case json.Unmarshal(cur, &obj) == nil && obj != nil:
+			cur = obj[seg]
+		case json.Unmarshal(cur, &arr) == nil && isAllDigits(seg):
+			i, _ := strconv.Atoi(seg)
+			if i >= len(arr) {
+				cur = nil
+			} else {
+				cur = arr[i]
+			}
+		default:
+			cur = nil
+		}
+		if cur == nil {
+			break
+		}
+	}
+	if cur != nil {
+		return cur
+	}
+	leaf := leafName(path)
+	level := []json.RawMessage{v}
+	for depth := 0; depth < 4 && len(level) > 0; depth++ {
+		var next []json.RawMessage
+		for _, x := range level {
+			var obj map[string]json.RawMessage
+			var arr []json.RawMessage
+			if json.Unmarshal(x, &obj) == nil && obj != nil {
+				if depth > 0 {
+					if w, ok := obj[leaf]; ok {
+						return w
+					}
+				}
+				for _, k := range slices.Sorted(maps.Keys(obj)) {
+					next = append(next, obj[k])
+				}
+			} else if json.Unmarshal(x, &arr) == nil {
+				next = append(next, arr...)
+			}
+		}
+		level = next
+	}
+	return nil
 }
 
 // leafName returns the last name segment of a dotted, bracketed or

@@ -14,8 +14,19 @@ import "github.com/mcpvet/mcpvet/vocab"
 // errors-v8: four detections, one of them a half credit for closest_matches;
 // errors-v9: a success result whose text reports the failure is read on the
 // wrong channel, nested arguments are arguments, a prompt's invalid
-// arguments are judged by the prompt rule, and two detections).
-const RubricVersion = "errors-v9"
+// arguments are judged by the prompt rule, and two detections;
+// errors-v10: the failure text of a success result found under a heading
+// or in its first sentence, "Available:" and "Supported X are:" lists, the
+// received value inside an array or a nested argument, a sole echoed
+// argument, a file name that is no code; errors-v11: an acronym for a
+// short name, a host or "Example:" as the form, lists after two words,
+// "make sure" and "please <tool>" as instructions, an absent argument
+// rendered "=undefined", the tool's own name in words is not its argument;
+// errors-v12: "as a number" and "a valid number" state a type, "required"
+// said of authentication or of another argument is not the received
+// value, an environment variable to set and "one of these methods" are not
+// the agent's call).
+const RubricVersion = "errors-v12"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/scan"
 )
 
@@ -17,6 +18,7 @@ func main() {
 	// The built-in sandbox re-executes this binary as the init process of
 	// a server's namespaces; that path never returns.
 	scan.MaybeRunInit()
+	timeline.Mark("main")
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

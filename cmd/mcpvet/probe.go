@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpvet/mcpvet/internal/safe"
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/scan"
@@ -359,16 +360,20 @@ type probeOutput struct {
 func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, out probeOutput, gate *gateFlags, stdout, stderr io.Writer) error {
 	// Open the database first: an unusable --db is reported before any
 	// server is launched.
+	timeline.Mark("probe command starts")
 	st, err := results.Open(ctx, out.db, nil)
 	if err != nil {
 		return err
 	}
+	timeline.Mark("database open")
+	defer func() { timeline.Mark("database closed") }()
 	defer st.Close()
 	// The sandbox's availability check overlaps with the install check
 	// and run conditions before the launch (issue 25: probe cost).
 	scan.Prewarm(opts)
 	res, err := scan.RunOne(ctx, plan, &scan.Options{Store: st, Probe: *opts,
 		Info: results.ScanInfo{Kind: results.KindProbe, Source: plan.Source}})
+	timeline.Mark("scan done (result stored)")
 	interrupted := errors.Is(err, scan.ErrInterrupted)
 	if err != nil && (!interrupted || res == nil) {
 		return err

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
@@ -134,7 +135,12 @@ var htmlFuncs = template.FuncMap{
 	"hasText":   func(s string) bool { return strings.TrimSpace(textBlock(s, maxShownText)) != "" },
 }
 
-var htmlTmpl = template.Must(template.New("report").Funcs(htmlFuncs).Parse(htmlTemplate))
+// htmlTmpl is parsed on first use: every process (the sandbox's init
+// helper and exec stage included) pays each package's init before main,
+// and only the html writer needs it (issue 25: probe cost).
+var htmlTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(htmlFuncs).Parse(htmlTemplate))
+})
 
 // htmlHead is the data of the part of the page before the server sections.
 type htmlHead struct {
@@ -293,7 +299,7 @@ func (HTMLReporter) Write(ctx context.Context, w io.Writer, r *results.Report) e
 		h.Breakdown = append(h.Breakdown, hb)
 	}
 
-	if err := htmlTmpl.ExecuteTemplate(w, "head", h); err != nil {
+	if err := htmlTmpl().ExecuteTemplate(w, "head", h); err != nil {
 		return err
 	}
 	err := renderSections(ctx, w, r, r.Sections, func(buf *bytes.Buffer, i int, row *results.ServerRow, res *probe.Result) error {
@@ -311,12 +317,12 @@ func (HTMLReporter) Write(ctx context.Context, w io.Writer, r *results.Report) e
 		s.Tools = s.Tools[:min(len(s.Tools), maxShownItems)]
 		s.Findings = s.Findings[:min(len(s.Findings), maxShownItems)]
 		s.Probes = s.Probes[:min(len(s.Probes), maxShownItems)]
-		return htmlTmpl.ExecuteTemplate(buf, "server", s)
+		return htmlTmpl().ExecuteTemplate(buf, "server", s)
 	})
 	if err != nil {
 		return err
 	}
-	return htmlTmpl.ExecuteTemplate(w, "foot", template.JS(htmlScript))
+	return htmlTmpl().ExecuteTemplate(w, "foot", template.JS(htmlScript))
 }
 
 // chartItem is one bar: a label and a proportion.

@@ -9,27 +9,19 @@ upstream fails. The raw JSON-RPC answers are written in `mcpvet grade`
 input form, without any grade; labels and hand scores are added by hand
 afterwards. Nothing is passed through a shell except the fixed loopback
 wrapper below."""
-import json, os, sys
+import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import drive
+import recordkit
+from recordkit import tc
 
-C = os.environ.get("CACHE", ".cache/b5") + "/"
-WRAP = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"']
+C = recordkit.cache(".cache/b5")
 CAN = {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_CANARY25c0000000000000000000000000000",
        "NOTION_TOKEN": "ntn_CANARY25c000000000000000000000000000000000000"}
 env = dict(os.environ)
 env.update(CAN)
 env.update({"HOME": "/tmp/rec25c/home", "PLAYWRIGHT_BROWSERS_PATH": "/tmp/rec25c/nobrowsers"})
 os.makedirs("/tmp/rec25c/home", exist_ok=True)
-
-
-def binp(pkg, ver, name):
-    d = (pkg + "_" + ver).replace("/", "_").replace("@", "_")
-    return C + d + "/node_modules/.bin/" + name
-
-
-def tc(name, args, kind, param=None):
-    return (kind, param, "tools/call", {"name": name, "arguments": args})
+binp = recordkit.binpath(C)
 
 
 def tcabs(name, kind):
@@ -103,18 +95,4 @@ S = {
     ]),
 }
 
-which = sys.argv[1:] or list(S)
-for key in which:
-    cmd, src, canaries, calls = S[key]
-    o = drive.run(WRAP + cmd, [(m, p) for (_, _, m, p) in calls], env=env)
-    init = (o["init"] or {}).get("result", {}) if isinstance(o["init"], dict) else {}
-    tools = o["toolsRaw"]["result"]["tools"] if isinstance(o["toolsRaw"], dict) and "result" in o["toolsRaw"] else []
-    for i, ((kind, param, m, p), c) in enumerate(zip(calls, o["calls"])):
-        rec = {"id": f"issue25c-{key}-{i+1:02d}-{kind}", "source": "recorded:" + src, "kind": kind,
-               "request": {"jsonrpc": "2.0", "id": 100 + i, "method": m, "params": p}, "response": c["response"],
-               "protocolVersion": init.get("protocolVersion"), "capabilities": init.get("capabilities"), "tools": tools}
-        if param:
-            rec["param"] = param
-        if canaries:
-            rec["canaries"] = canaries
-        print(json.dumps(rec))
+recordkit.record("issue25c", S, env, sys.argv[1:])

@@ -11,12 +11,12 @@ scores are added by hand afterwards (issue25d_label.py). Nothing is passed
 through a shell except the fixed loopback wrapper below. None of these
 servers is in an earlier batch (responses, census, issue25, issue25b,
 issue25c)."""
-import json, os, shutil, sys
+import os, shutil, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import drive
+import recordkit
+from recordkit import tc
 
-C = os.environ.get("CACHE", ".cache/b6") + "/"
-WRAP = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"']
+C = recordkit.cache(".cache/b6")
 CAN = {"SLACK_BOT_TOKEN": "xoxb-CANARY25d-000000000000-0000000000000-aaaaaaaaaaaaaaaaaaaaaaaa",
        "GOOGLE_MAPS_API_KEY": "AIzaCANARY25d000000000000000000000000000",
        "TAVILY_API_KEY": "tvly-CANARY25d0000000000000000000000",
@@ -30,19 +30,8 @@ os.makedirs(ROOT + "/mb", exist_ok=True)
 env = dict(os.environ)
 env.update(CAN)
 env.update({"HOME": ROOT + "/home", "SLACK_TEAM_ID": "T0CANARY", "MEMORY_BANK_ROOT": ROOT + "/mb"})
-
-
-def binp(pkg, ver, name):
-    d = (pkg + "_" + ver).replace("/", "_").replace("@", "_")
-    return C + d + "/node_modules/.bin/" + name
-
-
-def tc(name, args, kind, param=None):
-    return (kind, param, "tools/call", {"name": name, "arguments": args})
-
-
-def can(*names):
-    return {n: CAN[n] for n in names}
+binp = recordkit.binpath(C)
+can = recordkit.picker(CAN)
 
 
 S = {
@@ -131,18 +120,4 @@ S = {
     ]),
 }
 
-which = sys.argv[1:] or list(S)
-for key in which:
-    cmd, src, canaries, calls = S[key]
-    o = drive.run(WRAP + cmd, [(m, p) for (_, _, m, p) in calls], env=env)
-    init = (o["init"] or {}).get("result", {}) if isinstance(o["init"], dict) else {}
-    tools = o["toolsRaw"]["result"]["tools"] if isinstance(o["toolsRaw"], dict) and "result" in o["toolsRaw"] else []
-    for i, ((kind, param, m, p), c) in enumerate(zip(calls, o["calls"])):
-        rec = {"id": f"issue25d-{key}-{i+1:02d}-{kind}", "source": "recorded:" + src, "kind": kind,
-               "request": {"jsonrpc": "2.0", "id": 100 + i, "method": m, "params": p}, "response": c["response"],
-               "protocolVersion": init.get("protocolVersion"), "capabilities": init.get("capabilities"), "tools": tools}
-        if param:
-            rec["param"] = param
-        if canaries:
-            rec["canaries"] = canaries
-        print(json.dumps(rec))
+recordkit.record("issue25d", S, env, sys.argv[1:])
