@@ -1,6 +1,8 @@
 package source
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -73,5 +75,34 @@ func TestCrawlerOptions(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(CrawlOptions{}, "OnPage", "OnRetry")); diff != "" {
 			t.Errorf("%s: options (-want +got):\n%s", tc.name, diff)
 		}
+	}
+}
+
+// TestCrawlPageCapResume: a crawl stopped by the page cap names the page
+// it did not fetch (MaxPages + 1, no attempt) and its cursor, and a crawl
+// resumed from that cursor yields exactly the rest (registry.go:366,
+// `page + 1` -> `page - 1`, lived: the cap tests checked only the error).
+func TestCrawlPageCapResume(t *testing.T) {
+	_, srv := newFakeRegistry(t)
+	opts := quickOptions(srv.URL + "/")
+	opts.Limit = 100
+	opts.MaxPages = 2
+	first, err := Fetch(context.Background(), opts)
+	var pe *PageError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrPageLimit) {
+		t.Fatalf("Fetch: %v, want a *PageError for the page cap", err)
+	}
+	if pe.Page != 3 || pe.Attempts != 0 || pe.Cursor == "" || len(first) != 200 {
+		t.Fatalf("stopped at page %d (%d attempts, cursor %q) with %d entries; want page 3, 0 attempts, a cursor, 200 entries",
+			pe.Page, pe.Attempts, pe.Cursor, len(first))
+	}
+	opts.MaxPages, opts.Cursor = 0, pe.Cursor
+	rest, err := Fetch(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("resumed Fetch: %v", err)
+	}
+	_, all := loadServers(t)
+	if diff := cmp.Diff(ids(all), ids(append(first, rest...))); diff != "" {
+		t.Errorf("capped crawl + resumed crawl (-want +got):\n%s", diff)
 	}
 }
