@@ -181,6 +181,15 @@ func TestCrawlEdges(t *testing.T) {
 		t.Errorf("sleep(20ms) = %v after %v, want nil after at least 20ms", err, time.Since(start))
 	}
 
+	// A page without a "servers" member is refused, one with
+	// "servers": null is an empty page (:565 `== nil` -> `!=`).
+	if _, err := decodePage([]byte(`{"metadata": {}}`)); err == nil || !strings.Contains(err.Error(), `no "servers" array`) {
+		t.Errorf(`decodePage without "servers" = %v, want refused`, err)
+	}
+	if res, err := decodePage([]byte(`{"servers": null}`)); err != nil || len(res.entries) != 0 {
+		t.Errorf(`decodePage("servers": null) = %v, %v; want an empty page`, res, err)
+	}
+
 	// PageError names the cursor when there is one and the attempts when
 	// there were several (:168, :173).
 	for _, tc := range []struct {
