@@ -464,3 +464,115 @@ func TestS6ClientSets(t *testing.T) {
 		t.Errorf("client without a file: sets %q, want one, VS Code", labels)
 	}
 }
+
+// TestS6ReportWithoutStore: a report built without a store says so
+// instead of reading through a nil store.
+func TestS6ReportWithoutStore(t *testing.T) {
+	r := &Report{Rows: []ServerRow{{RunID: 1}}}
+	if _, err := r.Result(context.Background(), 0); err == nil {
+		t.Error("Result without a store: no error")
+	}
+	if _, err := r.ResultJSON(context.Background(), 0); err == nil {
+		t.Error("ResultJSON without a store: no error")
+	}
+}
+
+// TestS6RowOf: the summary row counts findings by severity and the graded
+// probes, and names the launch by command, else by URL.
+func TestS6RowOf(t *testing.T) {
+	res := &probe.Result{
+		Target: probe.Target{Name: "a", Command: []string{"npx", "-y", "pkg"}, URL: "https://x.example/mcp"},
+		Findings: []probe.Finding{
+			{Code: "a", Severity: probe.SeverityFatal},
+			{Code: "b", Severity: probe.SeverityError}, {Code: "c", Severity: probe.SeverityError},
+			{Code: "d", Severity: probe.SeverityWarn}, {Code: "e", Severity: probe.SeverityWarn}, {Code: "f", Severity: probe.SeverityWarn},
+			{Code: "g", Severity: probe.SeverityInfo},
+		},
+		Probes: []probe.ProbeCall{{Kind: "x", Elements: []probe.Element{{Name: "channel", Pass: true}}}, {Kind: "y"}, {Kind: "z", Elements: []probe.Element{{Name: "code"}}}},
+	}
+	row := RowOf(Record{Result: res})
+	if row.Fatal != 1 || row.Errors != 2 || row.Warnings != 3 || row.Findings != 7 || row.Graded != 2 || row.Probes != 3 {
+		t.Errorf("RowOf counts: fatal %d, errors %d, warnings %d, findings %d, graded %d of %d; want 1, 2, 3, 7, 2 of 3",
+			row.Fatal, row.Errors, row.Warnings, row.Findings, row.Graded, row.Probes)
+	}
+	if row.Launch != "npx -y pkg" {
+		t.Errorf("launch of a command: %q", row.Launch)
+	}
+	res.Target.Command = nil
+	if row := RowOf(Record{Result: res}); row.Launch != "https://x.example/mcp" {
+		t.Errorf("launch of a remote: %q", row.Launch)
+	}
+	res.Target.URL = ""
+	if row := RowOf(Record{Result: res}); row.Launch != "" {
+		t.Errorf("launch of neither: %q", row.Launch)
+	}
+}
+
+// TestS6BuildReportOrderAndSections: rows are sorted by name, version and
+// key; Servers caps the sections only when it is positive and below the
+// row count.
+func TestS6BuildReportOrderAndSections(t *testing.T) {
+	ctx := context.Background()
+	st := s5Open(t)
+	id, err := st.NewScan(ctx, ScanInfo{Kind: KindScan, Source: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := []struct{ key, name, version string }{
+		{"k4", "b", "1.0.0"}, {"k3", "a", "2.0.0"}, {"k2", "a", "1.0.0"}, {"k1", "a", "1.0.0"},
+	}
+	var plans []vocab.Plan
+	for _, s := range servers {
+		plans = append(plans, vocab.Plan{Key: s.key, Name: s.name, Version: s.version, Source: "cli", Transport: vocab.TransportStdio, Command: "/bin/" + s.key})
+	}
+	if _, err := st.AddTargets(ctx, id, plans); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range servers {
+		res := &probe.Result{Target: probe.Target{Name: s.name, Version: s.version, Source: "cli"}, Liveness: probe.Liveness{HandshakeCompleted: true}}
+		if _, err := st.SaveRun(ctx, id, s.key, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ servers, sections int }{{0, 4}, {-1, 4}, {1, 1}, {3, 3}, {4, 4}, {9, 4}} {
+		r, err := BuildReport(ctx, st, id, &ReportOptions{Servers: c.servers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, row := range r.Rows {
+			got = append(got, row.Name+" "+row.Version+" "+row.Key)
+		}
+		if want := "a 1.0.0 k1|a 1.0.0 k2|a 2.0.0 k3|b 1.0.0 k4"; strings.Join(got, "|") != want {
+			t.Errorf("rows %q, want %q", strings.Join(got, "|"), want)
+		}
+		if r.Sections != c.sections {
+			t.Errorf("Servers %d: %d sections, want %d", c.servers, r.Sections, c.sections)
+		}
+	}
+}
+
+// TestS6PublicSource: a local snapshot or config keeps its file name and
+// the scan's note after it, whatever the path.
+func TestS6PublicSource(t *testing.T) {
+	for in, want := range map[string]string{
+		"snapshot:/home/u/reg.json (120 entries)": "snapshot:reg.json (120 entries)",
+		"config:/home/u/.cursor/mcp.json":         "config:mcp.json",
+		"snapshot: (no path)":                     "snapshot:. (no path)",
+		"registry:https://registry.example/v0":    "registry:https://registry.example/v0",
+	} {
+		if got := PublicSource(in); got != want {
+			t.Errorf("PublicSource(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestS6SameScanSeed: the seeds of two shards are named in the refusal,
+// "none" for a scan without one.
+func TestS6SameScanSeed(t *testing.T) {
+	five := int64(5)
+	err := sameScan(Scan{ScanInfo: ScanInfo{Kind: KindScan, Seed: &five}}, Scan{ScanInfo: ScanInfo{Kind: KindScan}})
+	if err == nil || err.Error() != "seed none vs 5" {
+		t.Errorf("sameScan error %v, want seed none vs 5", err)
+	}
+}
