@@ -29,10 +29,10 @@
 // '^(TestA|TestB)$' -test.short -test.failfast, in the package directory,
 // with GOFLAGS=-overlay=... in its environment so that a go build the
 // tests run sees the mutant too. KILLED if it fails, LIVED if it passes,
-// TIMED OUT past max(floor, coefficient x the covering tests' own time).
-// A mutant whose run overlapped a freeze window of the speed benchmarks
-// (FROZEN/THAWED lines in /tmp/mcpvet-quiet.log) and ended timed out or
-// killed is run again.
+// TIMED OUT past max(floor, coefficient x the covering tests' own time),
+// not counting the seconds a freeze window of the speed benchmarks
+// (FROZEN/THAWED lines in /tmp/mcpvet-quiet.log) held it. A mutant killed
+// during a freeze window is run again.
 //
 // The output is gremlins' JSON shape (files[].mutations[] with type,
 // status, line, column), which scripts/mutate.sh records in the ledger,
@@ -43,7 +43,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -935,20 +934,18 @@ func (r *runner) runTests(cm *CoverMap, bin, ovFile string, id int, m Mutant, te
 	}
 	pattern := "^(" + strings.Join(quoteAll(tests), "|") + ")$"
 	for attempt := 0; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		cmd := exec.CommandContext(ctx, bin, "-test.run", pattern, "-test.count=1", "-test.short", "-test.failfast",
-			"-test.timeout="+(timeout+2*time.Second).String())
+		// The test binary's own -test.timeout is a backstop well past
+		// ours: its clock runs on while a quiet window freezes it.
+		cmd := exec.Command(bin, "-test.run", pattern, "-test.count=1", "-test.short", "-test.failfast",
+			"-test.timeout="+(timeout+maxFrozen).String())
 		cmd.Dir = filepath.Join(r.root, cm.Dir)
 		cmd.Env = append(cleanGoflags(os.Environ()), "GOFLAGS=-overlay="+ovFile)
 		if id >= 0 {
 			cmd.Env = append(cmd.Env, "MUTANTRUN_ID="+strconv.Itoa(id))
 		}
-		cmd.WaitDelay = 5 * time.Second
 		start := time.Now()
-		err := cmd.Run()
+		timedOut, err := r.runFor(cmd, start, timeout)
 		end := time.Now()
-		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
-		cancel()
 		status := "LIVED"
 		switch {
 		case timedOut:
@@ -956,11 +953,56 @@ func (r *runner) runTests(cm *CoverMap, bin, ovFile string, id int, m Mutant, te
 		case err != nil:
 			status = "KILLED"
 		}
-		if status != "LIVED" && attempt < 3 && r.frozeDuring(start, end) {
+		// A kill during a freeze window may be a test that failed for its
+		// timing: run it again. A time-out is not run again: its deadline
+		// already moved by the seconds it was frozen.
+		if status == "KILLED" && attempt < 3 && r.frozeDuring(start, end) {
 			fmt.Fprintf(r.log, "%s:%d:%d %s during a freeze window: again\n", cm.Dir, m.Line, m.Column, status)
 			continue
 		}
 		return status
+	}
+}
+
+// maxFrozen bounds how long freeze windows may stretch one run.
+const maxFrozen = 15 * time.Minute
+
+// runFor runs cmd and kills it once it has run for timeout, not counting
+// the seconds a freeze window of the quiet log held it (each window is at
+// most 3 minutes; all of them together at most maxFrozen): a mutant that
+// loops forever times out after its own timeout however often it was
+// frozen, and one that was merely frozen is not cut off.
+func (r *runner) runFor(cmd *exec.Cmd, start time.Time, timeout time.Duration) (timedOut bool, err error) {
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := start.Add(timeout)
+	for {
+		t := time.NewTimer(time.Until(deadline))
+		select {
+		case err := <-done:
+			t.Stop()
+			return false, err
+		case <-t.C:
+		}
+		frozen, open := r.frozenFor(start, time.Now())
+		frozen = min(frozen, maxFrozen)
+		switch {
+		case open && frozen < maxFrozen:
+			deadline = time.Now().Add(5 * time.Second)
+			continue
+		case start.Add(timeout + frozen).After(time.Now()):
+			deadline = start.Add(timeout + frozen)
+			continue
+		}
+		_ = cmd.Process.Kill()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		return true, nil
 	}
 }
 
@@ -973,16 +1015,31 @@ func quoteAll(ss []string) []string {
 }
 
 // frozeDuring reports whether a freeze window of the quiet log overlaps
-// [start, end] (a window still open counts up to now).
+// [start, end] (a second of slack each side).
 func (r *runner) frozeDuring(start, end time.Time) bool {
+	frozen, open := r.frozenFor(start, end)
+	return frozen > 0 || open
+}
+
+// frozenFor returns how long the freeze windows of the quiet log overlap
+// [start, end], with a second of slack each side, and whether a window
+// was still open at end.
+func (r *runner) frozenFor(start, end time.Time) (time.Duration, bool) {
 	f, err := os.Open(r.quietLog)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	defer f.Close()
+	return frozenOverlap(f, start.Unix()-1, end.Unix()+1)
+}
+
+// frozenOverlap reads FROZEN/THAWED lines (unix seconds) and returns how
+// long the windows overlap [s, e] and whether the last one is still open
+// and began before e.
+func frozenOverlap(r io.Reader, s, e int64) (time.Duration, bool) {
 	var frozenAt int64 = -1
-	s, e := start.Unix()-1, end.Unix()+1
-	sc := bufio.NewScanner(f)
+	var total int64
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
 		if len(fs) != 2 {
@@ -996,11 +1053,19 @@ func (r *runner) frozeDuring(start, end time.Time) bool {
 		case "FROZEN":
 			frozenAt = t
 		case "THAWED":
-			if frozenAt >= 0 && frozenAt <= e && t >= s {
-				return true
+			if frozenAt >= 0 {
+				if lo, hi := max(frozenAt, s), min(t, e); hi > lo {
+					total += hi - lo
+				} else if hi == lo && frozenAt <= e && t >= s {
+					total++ // a window touching the run counts
+				}
 			}
 			frozenAt = -1
 		}
 	}
-	return frozenAt >= 0 && frozenAt <= e
+	open := frozenAt >= 0 && frozenAt <= e
+	if open {
+		total += e - max(frozenAt, s)
+	}
+	return time.Duration(total) * time.Second, open
 }

@@ -4,10 +4,12 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEnumerate pins gremlins v0.6.0's default mutants: which tokens, in
@@ -216,5 +218,48 @@ func TestSkipReason(t *testing.T) {
 	}
 	if got := skipReason("--- SKIP: TestB (0.00s)\nPASS\n", "TestB"); got != "skipped" {
 		t.Errorf("skipReason without a message = %q, want skipped", got)
+	}
+}
+
+// TestFrozenOverlap adds up the freeze windows of a quiet log that
+// overlap a run: whole, partial, touching, outside, and one still open.
+func TestFrozenOverlap(t *testing.T) {
+	log := "FROZEN 100\nTHAWED 130\nFROZEN 200\nTHAWED 260\nFROZEN 300\n"
+	for _, tc := range []struct {
+		s, e     int64
+		want     int64
+		wantOpen bool
+	}{
+		{90, 150, 30, false},  // the first window inside the run
+		{110, 120, 10, false}, // the run inside a window
+		{120, 210, 20, false}, // the end of one, the start of the next
+		{140, 190, 0, false},  // between windows
+		{130, 140, 1, false},  // touching a thaw
+		{250, 320, 30, true},  // 10 of the second, 20 of the open one
+		{280, 290, 0, false},  // before the open window began
+	} {
+		got, open := frozenOverlap(strings.NewReader(log), tc.s, tc.e)
+		if got != time.Duration(tc.want)*time.Second || open != tc.wantOpen {
+			t.Errorf("frozenOverlap [%d, %d] = %v, %v; want %ds, %v", tc.s, tc.e, got, open, tc.want, tc.wantOpen)
+		}
+	}
+}
+
+// TestRunFor: a run that ends is not timed out; one that outlives its
+// timeout (no freeze window in the log) is killed and timed out.
+func TestRunFor(t *testing.T) {
+	r := &runner{quietLog: filepath.Join(t.TempDir(), "none")}
+	if timedOut, err := r.runFor(exec.Command("true"), time.Now(), time.Minute); timedOut || err != nil {
+		t.Errorf("true: timed out %v, %v", timedOut, err)
+	}
+	if timedOut, err := r.runFor(exec.Command("false"), time.Now(), time.Minute); timedOut || err == nil {
+		t.Errorf("false: timed out %v, %v; want an error", timedOut, err)
+	}
+	cmd := exec.Command("sleep", "60")
+	if timedOut, _ := r.runFor(cmd, time.Now(), 50*time.Millisecond); !timedOut {
+		t.Errorf("sleep 60 with 50ms: not timed out")
+	}
+	if cmd.ProcessState == nil {
+		t.Errorf("sleep 60 left running")
 	}
 }
