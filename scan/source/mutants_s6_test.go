@@ -2,10 +2,13 @@ package source
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -208,3 +211,49 @@ func TestCrawlEdges(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestConfigEdges pins config.go at the edges its tests left open
+// (survivors of issue 26's shard 2): a config of exactly MaxBytes, a
+// detail without hints, the quoted-form hint for 0, 9 and nothing, the
+// runnable fields of a Zed entry with settings, an envFile value "".
+func TestConfigEdges(t *testing.T) {
+	doc := `{"mcpServers": {"s": {"command": "node"}}}`
+	if _, err := ReadConfig(strings.NewReader(doc), &ConfigOptions{MaxBytes: int64(len(doc))}); err != nil {
+		t.Errorf("a config of exactly MaxBytes: %v", err) // :94
+	}
+	if _, err := ReadConfig(strings.NewReader(doc), &ConfigOptions{MaxBytes: int64(len(doc)) - 1}); err == nil {
+		t.Errorf("a config one byte over MaxBytes was read")
+	}
+
+	missing := filepath.Join(t.TempDir(), "none.env")
+	plans, err := ReadConfig(strings.NewReader(`{"servers": {"s": {"type": "stdio", "command": "node", "envFile": "`+missing+`"}}}`), nil)
+	if err != nil || len(plans) != 1 {
+		t.Fatalf("ReadConfig: %v, %d plans", err, len(plans))
+	}
+	if want := "unresolved references: envFile " + missing + " (no such file or directory)"; plans[0].StatusDetail != want {
+		t.Errorf("detail %q, want %q (no hint to give)", plans[0].StatusDetail, want) // :722
+	}
+
+	for raw, want := range map[string]string{"": "use a string", "0": `write it as "0"`, "9": `write it as "9"`, "x": "use a string"} {
+		if got := asStringHint(json.RawMessage(raw)); got != want {
+			t.Errorf("asStringHint(%q) = %q, want %q", raw, got, want) // :852
+		}
+	}
+
+	for _, in := range []string{`{"settings": {}, "serverUrl": "http://127.0.0.1/mcp"}`, `{"settings": {}, "httpUrl": "http://127.0.0.1/mcp"}`} {
+		if why := skipServer(json.RawMessage(in)); why != "" {
+			t.Errorf("skipServer(%s) = %q, want runnable", in, why) // :918
+		}
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("E=\"\"\nF=''\nG=\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cr := &configReader{opts: &ConfigOptions{Dir: dir}, inputs: map[string]configInput{}}
+	var st planState
+	got, err := cr.envFile("p", json.RawMessage(`".env"`), &st)
+	if diff := cmp.Diff([]keyValue{{"E", ""}, {"F", ""}, {"G", `"`}}, got, cmp.AllowUnexported(keyValue{})); err != nil || diff != "" {
+		t.Errorf("envFile: %v (-want +got):\n%s", err, diff) // :968
+	}
+}
