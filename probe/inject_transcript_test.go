@@ -201,8 +201,19 @@ func TestInjectTranscripts(t *testing.T) {
 
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			res := Run(ctx, srv, &Options{ProtocolVersion: srv.Listing.ProtocolVersion, CallTimeout: time.Second, SkipBasics: true,
-				Inject: &InjectOptions{CallTimeout: 300 * time.Millisecond}})
+			// The injected calls' timeout is short only for a transcript
+			// with a hang, which it waits out; an answer of this
+			// in-process server never comes near 10 s, where 300 ms for
+			// every transcript made crash.txtar fail once at load 12-15
+			// under -race.
+			injectTimeout := 10 * time.Second
+			for _, a := range srv.Answers {
+				if a.Hang {
+					injectTimeout = time.Second
+				}
+			}
+			res := Run(ctx, srv, &Options{ProtocolVersion: srv.Listing.ProtocolVersion, CallTimeout: 10 * time.Second, SkipBasics: true,
+				Inject: &InjectOptions{CallTimeout: injectTimeout}})
 			if !res.Liveness.HandshakeCompleted || res.Liveness.ProtocolVersion != srv.Listing.ProtocolVersion {
 				t.Fatalf("handshake: %+v", res.Liveness)
 			}

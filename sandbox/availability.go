@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -112,16 +114,31 @@ func Recheck(s *Server) bool {
 	return a != nil && a.forget()
 }
 
-// availabilityRecord names the record of backend's pass in cacheDir.
-func availabilityRecord(cacheDir, backend string, allowNetwork bool) string {
-	if cacheDir == "" {
+// availabilityRecord names the record of backend's pass in cacheDir for
+// the mcpvet binary at exe. Each binary has a record of its own: the
+// record holds the binary's identity, so with one record for all, two
+// binaries that share a cache folder (a CI tool and a local install, two
+// builds side by side) each found the other's pass and checked again, a
+// whole sandboxed launch, in every process.
+func availabilityRecord(cacheDir, backend string, allowNetwork bool, exe string) string {
+	if cacheDir == "" || exe == "" {
 		return ""
 	}
 	name := "available-" + backend
 	if allowNetwork {
 		name += "-network"
 	}
-	return filepath.Join(cacheDir, "sandbox", name+".json")
+	sum := sha256.Sum256([]byte(exe))
+	return filepath.Join(cacheDir, "sandbox", name+"-"+hex.EncodeToString(sum[:6])+".json")
+}
+
+// thisBinary is the path of the running binary, "" when unknown.
+func thisBinary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 // Where checkState reads the boot and the kernel settings (variables for

@@ -22,7 +22,7 @@ func TestAvailabilitySaved(t *testing.T) {
 	old := bootIDFile
 	bootIDFile = boot
 	t.Cleanup(func() { bootIDFile = old })
-	file := availabilityRecord(filepath.Join(dir, "cache"), BackendBuiltin, false)
+	file := availabilityRecord(filepath.Join(dir, "cache"), BackendBuiltin, false, thisBinary())
 	runs := 0
 	pass := func() error { runs++; return nil }
 	fail := func() error { runs++; return errors.New("no namespaces") }
@@ -111,5 +111,43 @@ func TestRecheckOnlySavedPasses(t *testing.T) {
 	}
 	if Recheck(&Server{backend: builtinBackend{}}) {
 		t.Error("Recheck reported a pass twice")
+	}
+}
+
+// TestAvailabilityRecordPerBinary: two mcpvet binaries that share a cache
+// folder keep a record each, so neither overwrites the other's pass (with
+// one record, each found the other binary's and ran the check, a whole
+// sandboxed launch, in every process: the benchmark of issue 25 found it
+// with two builds side by side); the same binary, backend and network
+// setting always name the same record.
+func TestAvailabilityRecordPerBinary(t *testing.T) {
+	cache := t.TempDir()
+	a := availabilityRecord(cache, BackendBuiltin, false, "/usr/local/bin/mcpvet")
+	b := availabilityRecord(cache, BackendBuiltin, false, "/home/ci/go/bin/mcpvet")
+	if a == b {
+		t.Fatalf("two binaries share the record %s", a)
+	}
+	if again := availabilityRecord(cache, BackendBuiltin, false, "/usr/local/bin/mcpvet"); again != a {
+		t.Errorf("the same binary named %s, then %s", a, again)
+	}
+	others := []string{
+		availabilityRecord(cache, BackendBwrap, false, "/usr/local/bin/mcpvet"),
+		availabilityRecord(cache, BackendBuiltin, true, "/usr/local/bin/mcpvet"),
+	}
+	for _, o := range others {
+		if o == a || o == b {
+			t.Errorf("another backend or network setting shares the record %s", o)
+		}
+	}
+	for _, f := range append(others, a, b) {
+		if filepath.Dir(f) != filepath.Join(cache, "sandbox") {
+			t.Errorf("record %s is not in the cache's sandbox folder", f)
+		}
+	}
+	if f := availabilityRecord(cache, BackendBuiltin, false, ""); f != "" {
+		t.Errorf("a binary that cannot be named got the record %s", f)
+	}
+	if f := availabilityRecord("", BackendBuiltin, false, "/usr/local/bin/mcpvet"); f != "" {
+		t.Errorf("no cache folder got the record %s", f)
 	}
 }

@@ -14,8 +14,8 @@ import "os"
 // o.CacheDir (see availability.go); o is resolved, or the record is not
 // used.
 func isolatingBackends(o Options) []isolatingBackend {
-	builtin := builtinBackend{allowNetwork: o.AllowNetwork, record: availabilityRecord(o.CacheDir, BackendBuiltin, o.AllowNetwork)}
-	bwrap := bwrapBackend{allowNetwork: o.AllowNetwork, record: availabilityRecord(o.CacheDir, BackendBwrap, o.AllowNetwork)}
+	builtin := builtinBackend{allowNetwork: o.AllowNetwork, record: availabilityRecord(o.CacheDir, BackendBuiltin, o.AllowNetwork, thisBinary())}
+	bwrap := bwrapBackend{allowNetwork: o.AllowNetwork, record: availabilityRecord(o.CacheDir, BackendBwrap, o.AllowNetwork, thisBinary())}
 	if os.Geteuid() == 0 {
 		return []isolatingBackend{builtin, bwrap}
 	}

@@ -27,7 +27,8 @@ type Graded struct {
 	// Credits holds, for each of Elements, the share of its weight the
 	// response earned: 1 for a pass, 0 for a failure, and 0.5 for a
 	// value_or_form that states the received value or the permitted form
-	// but not both.
+	// but not both; a code or a parameter that passes with nothing else
+	// earns [CodeAloneCredit] or [ParamAloneCredit] (errors-v13).
 	Credits []float64 `json:"credits"`
 	// Tokens is the estimated token cost of the response.
 	Tokens int `json:"tokens"`
@@ -168,6 +169,7 @@ func Grade(r Response, c Context) Graded {
 	pass, ev = gradeBounded(tokens, enum)
 	add(ElemBounded, pass, ev)
 
+	got -= thinCredits(&g)
 	if !silent {
 		share := 0.0
 		if total > 0 {
@@ -189,6 +191,42 @@ func Grade(r Response, c Context) Graded {
 		g.Score = MaxLeakingScore
 	}
 	return g
+}
+
+// thinCredits applies the errors-v13 rules to the credits of g and returns
+// the weight they take away: a code that passes while no other content
+// element earns anything earns [CodeAloneCredit] of its credit ("getaddrinfo
+// EAI_AGAIN" alone says no more than "Something went wrong." to the agent),
+// and a parameter that passes while nothing says what is wrong with it or
+// what to do (value_or_form, next_action, retryable and closest_matches earn
+// nothing) earns [ParamAloneCredit] of its credit ("All PDF sources failed
+// to process: " with the parameter in its words). See docs/rubric.md,
+// "Issue 25: errors-v13".
+func thinCredits(g *Graded) (lost float64) {
+	earned := func(names ...string) bool {
+		for i, e := range g.Elements {
+			if g.Credits[i] > 0 && slices.Contains(names, e.Name) {
+				return true
+			}
+		}
+		return false
+	}
+	codeAlone := !earned(ElemParam, ElemValueOrForm, ElemNextAction, ElemRetryable, ElemClosestMatches)
+	paramAlone := !earned(ElemValueOrForm, ElemNextAction, ElemRetryable, ElemClosestMatches)
+	for i, e := range g.Elements {
+		keep := 1.0
+		switch {
+		case e.Name == ElemCode && codeAlone:
+			keep = CodeAloneCredit
+		case e.Name == ElemParam && paramAlone:
+			keep = ParamAloneCredit
+		}
+		if g.Credits[i] > 0 && keep < 1 {
+			lost += weightOf(e.Name) * g.Credits[i] * (1 - keep)
+			g.Credits[i] *= keep
+		}
+	}
+	return lost
 }
 
 // severeLeak reports whether leaks hold a secret, a credential or a

@@ -407,15 +407,18 @@ func TestHeldoutIssue25g(t *testing.T) {
 // background texts' payloads, labelled with hand scores by
 // testdata/errors/record/issue25h_label.py and committed (e5bc985, merged
 // into main 571883a) before errors-v12 was tuned (on batch 9) and before
-// the grader ran on it. Measured once under errors-v12; never tuned on.
+// the grader ran on it. Measured once under errors-v12 (0.919); the
+// errors-v13 refit of the score formula used it with batches 3 to 9
+// (0.936 after it, a tuning figure).
 const heldoutIssue25hFile = "../testdata/errors/heldout/issue25h.jsonl"
 
 // minIssue25hRho guards the Spearman correlation of batch 10's one
 // measurement, 0.919 over 46 responses (0.899 over the 42 real answers;
 // docs/rubric.md, "Issue 25: errors-v12 and a tenth held-out batch"): the
-// issue asks 0.95, not reached; nothing was tuned after it. A later change
-// that lowers it shows here.
-const minIssue25hRho = 0.91
+// issue asks 0.95, not reached. The errors-v13 refit of the score formula
+// used it with batches 3 to 9: 0.936 (0.920 real), a tuning figure. A later
+// change that lowers it shows here.
+const minIssue25hRho = 0.93
 
 // TestHeldoutIssue25h grades the held-out batch 10, pins its confusion
 // counts and its rank correlation, and reports the recall on the responses
@@ -423,4 +426,29 @@ const minIssue25hRho = 0.91
 // matches.
 func TestHeldoutIssue25h(t *testing.T) {
 	realBatch(t, heldoutIssue25hFile, "heldout-issue25h", minIssue25hRho, 45, 40)
+}
+
+// heldoutIssue25iFile is issue 25's ninth batch (batch 11 of the corpus):
+// 42 real answers of nine npm servers no earlier batch used, recorded by
+// testdata/errors/record/issue25i.py, and 4 fixtures modelled on the
+// background texts' payloads, labelled with hand scores by
+// testdata/errors/record/issue25i_label.py and committed (9510fcc, merged
+// into main 3f2b389) before errors-v13 refitted the score formula (on
+// batches 3 to 10) and before the grader ran on it. Measured once under
+// errors-v13; never tuned on.
+const heldoutIssue25iFile = "../testdata/errors/heldout/issue25i.jsonl"
+
+// minIssue25iRho guards the Spearman correlation of batch 11's one
+// measurement (docs/rubric.md, "Issue 25: errors-v13, the score formula
+// refitted"): 0.953 over 46 responses (0.939 over the 42 real answers);
+// errors-v12 gives 0.951 (0.937) on it, computed afterwards for comparison
+// only. A later change that lowers it shows here.
+const minIssue25iRho = 0.95
+
+// TestHeldoutIssue25i grades the held-out batch 11, pins its confusion
+// counts and its rank correlation, and reports the recall on the responses
+// (all, and real only) that offer a next action, retry guidance or closest
+// matches.
+func TestHeldoutIssue25i(t *testing.T) {
+	realBatch(t, heldoutIssue25iFile, "heldout-issue25i", minIssue25iRho, 45, 40)
 }

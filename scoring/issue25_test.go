@@ -636,3 +636,51 @@ func TestIssue25gTuningMisses(t *testing.T) {
 		}
 	})
 }
+
+// TestThinCredits pins errors-v13's two rules of the score refit on
+// batches 3 to 10 (docs/rubric.md, "Issue 25: errors-v13"): a code with no
+// other content earns nothing, so an errno alone scores what a content-free
+// answer scores; a parameter named with nothing about what is wrong or what
+// to do earns half its weight, and its full weight beside the received
+// value. Both fail on errors-v12 (the errno answer scored 31.4 against 20.0,
+// the parameter alone kept its whole credit).
+func TestThinCredits(t *testing.T) {
+	ctx := Context{ToolNames: []string{"get_dashboard"}, ParamNames: []string{"dashboardId"}}
+	runtime := func(text string) Graded {
+		return Grade(Response{Kind: KindRuntime, Method: "tools/call", Tool: "get_dashboard", Class: ClassToolError,
+			ProtocolVersion: "2025-11-25", Text: text}, ctx)
+	}
+	errno := runtime("request failed, reason: getaddrinfo EAI_AGAIN api.example.com")
+	bare := runtime("fetch failed")
+	if !errno.Pass(ElemCode) {
+		t.Fatalf("EAI_AGAIN is no code: %s", errno)
+	}
+	if errno.Score != bare.Score {
+		t.Errorf("errno alone scores %.1f, content-free %.1f; want equal", errno.Score, bare.Score)
+	}
+	credit := func(g Graded, name string) float64 {
+		for i, e := range g.Elements {
+			if e.Name == name {
+				return g.Credits[i]
+			}
+		}
+		t.Fatalf("%s not graded: %s", name, g)
+		return 0
+	}
+	if c := credit(errno, ElemCode); c != CodeAloneCredit {
+		t.Errorf("code alone keeps credit %.2f, want %.2f", c, CodeAloneCredit)
+	}
+	alone := Grade(ladderResponse("Invalid arguments: project_id"), ladderContext)
+	withValue := Grade(ladderResponse(`Invalid arguments: project_id "prj_8Fk2" does not exist`), ladderContext)
+	if c := credit(alone, ElemParam); c != ParamAloneCredit {
+		t.Errorf("parameter alone keeps credit %.2f, want %.2f: %s", c, ParamAloneCredit, alone)
+	}
+	if c := credit(withValue, ElemParam); c != 1 {
+		t.Errorf("parameter beside its value keeps credit %.2f, want 1: %s", c, withValue)
+	}
+	// With a code beside it, a code is content: the ladder's rung 5.
+	withCode := Grade(ladderResponse(`unknown_project: project_id "prj_8Fk2" does not exist`), ladderContext)
+	if c := credit(withCode, ElemCode); c != 1 {
+		t.Errorf("code beside other content keeps credit %.2f, want 1: %s", c, withCode)
+	}
+}

@@ -25,8 +25,9 @@ import "github.com/mcpvet/mcpvet/vocab"
 // errors-v12: "as a number" and "a valid number" state a type, "required"
 // said of authentication or of another argument is not the received
 // value, an environment variable to set and "one of these methods" are not
-// the agent's call).
-const RubricVersion = "errors-v12"
+// the agent's call; errors-v13: the score formula refitted on batches 3 to
+// 10: a code alone earns nothing, a parameter alone half its weight).
+const RubricVersion = "errors-v13"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.
@@ -56,7 +57,9 @@ type Weight struct {
 // plus the rest in proportion to the content weight it earns over the
 // content weight that applies; then times [WrongChannelFactor] on the
 // wrong channel, [UnboundedFactor] when it is not bounded, [LeakFactor]
-// when it leaks, and capped at [MaxLeakingScore] for a severe leak.
+// when it leaks, and capped at [MaxLeakingScore] for a severe leak. A code
+// or a parameter with nothing else earns [CodeAloneCredit] or
+// [ParamAloneCredit] of its credit (errors-v13).
 //
 // errors-v7 (issue 25): no_leak and bounded no longer earn points, since a
 // content-free "Something went wrong." earned 36.4 from them alone,
@@ -117,6 +120,21 @@ const (
 // failure leaking an API key scored 57.9, as much as a complete enum
 // error).
 const MaxLeakingScore = 5
+
+// CodeAloneCredit is the share of its credit a code keeps when no other
+// content element (param, value_or_form, next_action, retryable,
+// closest_matches) earns anything: none. An errno or a code with nothing
+// beside it tells the agent no more than "Something went wrong." (the
+// background texts' codes matter as keys for the recovery and for retry
+// policy, next to what to do). errors-v13, from the refit on batches 3 to
+// 10 (docs/rubric.md, "Issue 25: errors-v13").
+const CodeAloneCredit = 0.0
+
+// ParamAloneCredit is the share of its credit param keeps when nothing
+// says what is wrong with the parameter or what to do (value_or_form,
+// next_action, retryable and closest_matches earn nothing): half. The
+// name points the agent at the argument, but not at a fix. errors-v13.
+const ParamAloneCredit = 0.5
 
 // WrongChannelFactor scales the score of a response that signalled its
 // failure on the wrong channel (or with the wrong JSON-RPC code): the

@@ -5,8 +5,8 @@ Each server is installed pinned with `npm install --ignore-scripts --prefix
 CACHE/<name with / and @ as _> PKG@VERSION` and launched inside a fresh
 network namespace (`unshare -n`, loopback up), so no request leaves the
 machine: calls that need an upstream fail the way an offline or unreachable
-upstream fails. The raw JSON-RPC answers are written in `mcpvet grade`
-input form, without any grade; labels and hand scores are added by hand
+upstream fails. The raw JSON-RPC answers are written in `mcpvet grade` input
+form, without any grade; labels and hand scores are added by hand
 afterwards. Nothing is passed through a shell except the fixed loopback
 wrapper below."""
 import os, sys

@@ -8,7 +8,7 @@ machine: calls that need an upstream fail the way an offline or unreachable
 upstream fails. Credentials are canaries. The raw JSON-RPC answers are
 written in `mcpvet grade` input form, without any grade; labels and hand
 scores are added by hand afterwards (issue25d_label.py). Nothing is passed
-through a shell except the fixed loopback wrapper below. None of these
+through a shell except recordkit's fixed loopback wrapper. None of these
 servers is in an earlier batch (responses, census, issue25, issue25b,
 issue25c)."""
 import os, shutil, sys

@@ -1,19 +1,14 @@
 """Record held-out batch 8 of issue 25 (issue25f.jsonl) from real npm servers.
 
 Usage: CACHE=.cache/b8 python3 issue25f.py [KEY...] > raw.jsonl (before
-labelling). Each server is installed pinned with `npm install
---ignore-scripts --prefix CACHE/<name with / and @ as _> PKG@VERSION` and
-launched inside a fresh network namespace (`unshare -n`, loopback up), so no
-request leaves the machine: calls that need an upstream fail the way an
-offline or unreachable upstream fails. Credentials are canaries. The raw
-JSON-RPC answers are written in `mcpvet grade` input form, without any
-grade; labels and hand scores are added by hand afterwards
-(issue25f_label.py). Servers run one after another (in parallel on a loaded
-machine their handshakes missed drive.py's 10 s deadline). Nothing is passed
-through a shell except the fixed loopback wrapper below. None of these
-servers is in an earlier batch (responses, census, issue25, issue25b,
-issue25c, issue25d, issue25e, the tuned corpus), built and committed
-before errors-v10 was tuned on batch 7."""
+labelling). Recorded as recordkit.py says (pinned npm installs, no network,
+canary credentials, raw answers without a grade); labels and hand scores are
+added by hand afterwards (issue25f_label.py). Servers run one after another
+(in parallel on a loaded machine their handshakes missed drive.py's 10 s
+deadline). Nothing is passed through a shell except recordkit's fixed
+loopback wrapper. None of these servers is in an earlier batch (responses,
+census, issue25, issue25b, issue25c, issue25d, issue25e, the tuned corpus),
+built and committed before errors-v10 was tuned on batch 7."""
 import os, shutil, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recordkit

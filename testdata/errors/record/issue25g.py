@@ -1,19 +1,14 @@
 """Record held-out batch 9 of issue 25 (issue25g.jsonl) from real npm servers.
 
 Usage: CACHE=.cache/b9 python3 issue25g.py [KEY...] > raw.jsonl (before
-labelling). Each server is installed pinned with `npm install
---ignore-scripts --prefix CACHE/<name with / and @ as _> PKG@VERSION` and
-launched inside a fresh network namespace (`unshare -n`, loopback up), so no
-request leaves the machine: calls that need an upstream fail the way an
-offline or unreachable upstream fails. Credentials are canaries. The raw
-JSON-RPC answers are written in `mcpvet grade` input form, without any
-grade; labels and hand scores are added by hand afterwards
-(issue25g_label.py). Servers run one after another (in parallel on a loaded
-machine their handshakes missed drive.py's 10 s deadline). Nothing is passed
-through a shell except the fixed loopback wrapper below. None of these
-servers is in an earlier batch (responses, census, issue25, issue25b,
-issue25c to issue25f, the tuned corpus), built and committed before
-errors-v11 was tuned on batch 8."""
+labelling). Recorded as recordkit.py says (pinned npm installs, no network,
+canary credentials, raw answers without a grade); labels and hand scores are
+added by hand afterwards (issue25g_label.py). Servers run one after another
+(in parallel on a loaded machine their handshakes missed drive.py's 10 s
+deadline). Nothing is passed through a shell except recordkit's fixed
+loopback wrapper. None of these servers is in an earlier batch (responses,
+census, issue25, issue25b, issue25c to issue25f, the tuned corpus), built
+and committed before errors-v11 was tuned on batch 8."""
 import os, shutil, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import recordkit

@@ -1,25 +1,20 @@
 """Record held-out batch 11 of issue 25 (issue25i.jsonl) from real npm servers.
 
 Usage: CACHE=.cache/b11 python3 issue25i.py [KEY...] > raw.jsonl (before
-labelling). Each server is installed pinned with `npm install
---ignore-scripts --prefix CACHE/<name with / and @ as _> PKG@VERSION` and
-launched inside a fresh network namespace (`unshare -n`, loopback up), so no
-request leaves the machine: calls that need an upstream fail the way an
-offline or unreachable upstream fails. Credentials are canaries. The raw
-JSON-RPC answers are written in `mcpvet grade` input form, without any
-grade; labels and hand scores are added by hand afterwards
-(issue25i_label.py). Servers run one after another. Nothing is passed
-through a shell except the fixed loopback wrapper below. None of these
-servers is in an earlier batch (responses, census, issue25, issue25b,
-issue25c to issue25h, the tuned corpus); built and committed after
+labelling). Recorded as recordkit.py says (pinned npm installs, no network,
+canary credentials, raw answers without a grade); labels and hand scores are
+added by hand afterwards (issue25i_label.py). Servers run one after another.
+Nothing is passed through a shell except recordkit's fixed loopback wrapper.
+None of these servers is in an earlier batch (responses, census, issue25,
+issue25b, issue25c to issue25h, the tuned corpus); built and committed after
 errors-v12 was measured on batch 10 and before errors-v13 (the score
 formula's refit) was made."""
-import json, os, shutil, sys
+import os, shutil, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import drive
+import recordkit
+from recordkit import tc
 
-C = os.environ.get("CACHE", ".cache/b11") + "/"
-WRAP = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"']
+C = recordkit.cache(".cache/b11")
 CAN = {"BRAVE_API_KEY": "BSA_CANARY25i_0000000000000000",
        "DD_API_KEY": "ddCANARY25i00000000000000000000",
        "DD_APP_KEY": "ddappCANARY25i0000000000000000000000",
@@ -35,18 +30,8 @@ env.update(CAN)
 env.update({"HOME": ROOT + "/home", "DATADOG_API_KEY": CAN["DD_API_KEY"], "DATADOG_APP_KEY": CAN["DD_APP_KEY"],
             "ES_URL": "http://127.0.0.1:9", "AWS_ACCESS_KEY_ID": "AKIACANARY25I0000000", "AWS_REGION": "us-east-1"})
 
-
-def binp(pkg, ver, name):
-    d = (pkg + "_" + ver).replace("/", "_").replace("@", "_")
-    return C + d + "/node_modules/.bin/" + name
-
-
-def tc(name, args, kind, param=None):
-    return (kind, param, "tools/call", {"name": name, "arguments": args})
-
-
-def can(*names):
-    return {n: CAN[n] for n in names}
+binp = recordkit.binpath(C)
+can = recordkit.picker(CAN)
 
 
 S = {
@@ -121,19 +106,4 @@ S = {
     ]),
 }
 
-which = sys.argv[1:] or list(S)
-for key in which:
-    cmd, src, canaries, calls = S[key]
-    o = drive.run(WRAP + cmd, [(m, p) for (_, _, m, p) in calls], env=env)
-    init = o["init"].get("result", {}) if isinstance(o["init"], dict) else {}
-    tools = o["toolsRaw"]["result"]["tools"] if isinstance(o["toolsRaw"], dict) and "result" in o["toolsRaw"] else []
-    for i, ((kind, param, m, p), c) in enumerate(zip(calls, o["calls"])):
-        rec = {"id": f"issue25i-{key}-{i+1:02d}-{kind}", "source": "recorded:" + src, "kind": kind,
-               "request": {"jsonrpc": "2.0", "id": 100 + i, "method": m, "params": p}, "response": c["response"],
-               "protocolVersion": init.get("protocolVersion"), "capabilities": init.get("capabilities"), "tools": tools}
-        if param:
-            rec["param"] = param
-        if canaries:
-            rec["canaries"] = canaries
-        print(json.dumps(rec))
-    sys.stderr.write(f"{key}: {len(calls)} calls, init {'ok' if init else 'MISSING'}, {len(tools)} tools\n")
+recordkit.record("issue25i", S, env, sys.argv[1:])
