@@ -576,3 +576,30 @@ func TestS6SameScanSeed(t *testing.T) {
 		t.Errorf("sameScan error %v, want seed none vs 5", err)
 	}
 }
+
+// TestS6WilsonAndProp: 0 of n has an interval from 0, n of n one up to
+// 1; a proportion
+// without a denominator has a NaN rate, whatever its count.
+func TestS6WilsonAndProp(t *testing.T) {
+	if lo, hi := Wilson(0, 10, Z95); lo != 0 || !(hi > 0.27 && hi < 0.28) {
+		t.Errorf("Wilson(0, 10) = [%v, %v], want [0, 0.2775]", lo, hi)
+	}
+	if lo, hi := Wilson(10, 10, Z95); hi != 1 || !(lo > 0.72 && lo < 0.73) {
+		t.Errorf("Wilson(10, 10) = [%v, %v], want [0.7225, 1]", lo, hi)
+	}
+	if p := Prop(3, 0); !math.IsNaN(p.Rate) || !math.IsNaN(p.Low) || !math.IsNaN(p.High) {
+		t.Errorf("Prop(3, 0): rate %v, interval [%v, %v], want NaN", p.Rate, p.Low, p.High)
+	}
+}
+
+// TestS6QuantileEnds: q at or below 0 is the smallest value itself, even
+// next to an infinite one (interpolating would give 0 * Inf = NaN).
+func TestS6QuantileEnds(t *testing.T) {
+	s := []float64{1, math.Inf(1)}
+	if got := Quantile(s, 0); got != 1 {
+		t.Errorf("Quantile(%v, 0) = %v, want 1", s, got)
+	}
+	if got := Quantile(s, 1); !math.IsInf(got, 1) {
+		t.Errorf("Quantile(%v, 1) = %v, want +Inf", s, got)
+	}
+}
