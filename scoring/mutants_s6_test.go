@@ -3,6 +3,7 @@ package scoring
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -17,5 +18,21 @@ func TestSchemaParamsDepth(t *testing.T) {
 	items := `{"items":{"items":{"items":{"items":{"properties":{"at4":{}},"items":{"properties":{"at5":{}}}}}}}}`
 	if p, _ := schemaParams(json.RawMessage(items)); !slices.Equal(p, []string{"at4"}) {
 		t.Errorf("nested items: %v, want at4 only", p)
+	}
+}
+
+// TestReportsFailureAtTheCap: a success result of exactly maxParseBytes is
+// still read for a failure, one byte more is not (failure_text.go:49
+// `len(t) > maxParseBytes` -> `>=` lived).
+func TestReportsFailureAtTheCap(t *testing.T) {
+	head := "Error: project not found\n"
+	text := head + strings.Repeat("x", maxParseBytes-len(head))
+	r := &Response{Class: ClassAccepted, Method: "tools/call", Text: text}
+	if !reportsFailure(r) {
+		t.Errorf("a failure of exactly %d bytes not read", len(text))
+	}
+	r.Text += "x"
+	if reportsFailure(r) {
+		t.Errorf("a text of %d bytes read past the cap", len(r.Text))
 	}
 }
