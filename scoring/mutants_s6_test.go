@@ -36,3 +36,23 @@ func TestReportsFailureAtTheCap(t *testing.T) {
 		t.Errorf("a text of %d bytes read past the cap", len(r.Text))
 	}
 }
+
+// TestSentItemsAndKeys: the string items of a sent array are kept from 3
+// characters, at most 8 (input.go:270 `>= 3` -> `>`, `< 8` -> `<=`), and a
+// key is normalised with A and Z lowered too (input.go:245 `>= 'A'` ->
+// `>`).
+func TestSentItemsAndKeys(t *testing.T) {
+	in := &input{r: &Response{Sent: json.RawMessage(`["abc", "ab", "i3", "i4", "i5", "i6", "i7", "i8", "i9x", "i10", "i11"]`)}}
+	in.decodeSent()
+	if want := []string{"abc", "i9x", "i10", "i11"}; !slices.Equal(in.sentItems, want) {
+		t.Errorf("sentItems = %q, want %q", in.sentItems, want)
+	}
+	in = &input{r: &Response{Sent: json.RawMessage(`["aaa", "bbb", "ccc", "ddd", "eee", "fff", "ggg", "hhh", "iii"]`)}}
+	in.decodeSent()
+	if len(in.sentItems) != 8 {
+		t.Errorf("%d sent items kept, want 8", len(in.sentItems))
+	}
+	if got := normKey("A_Z-m"); got != "azm" {
+		t.Errorf(`normKey("A_Z-m") = %q, want "azm"`, got)
+	}
+}
