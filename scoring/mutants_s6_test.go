@@ -56,3 +56,22 @@ func TestSentItemsAndKeys(t *testing.T) {
 		t.Errorf(`normKey("A_Z-m") = %q, want "azm"`, got)
 	}
 }
+
+// TestNestedValuePaths: nestedValue follows a path through objects and
+// array indexes before it searches for the leaf name, an index past the
+// end falls back to that search, which looks 4 levels deep and never at
+// the top level (response.go:298, :300, :302, :319, :325 lived).
+func TestNestedValuePaths(t *testing.T) {
+	for _, tc := range []struct{ v, path, want string }{
+		{`{"z":{"b":1},"a":{"q":{"b":2}}}`, "a.q.b", "2"},    // the path, not the first b found
+		{`{"a":[{"b":1},{"b":2}]}`, "a[1].b", "2"},           // an index
+		{`{"a":[{"b":1},{"b":2}]}`, "a[2].b", "1"},           // past the end: the search
+		{`{"a":{"b":{"c":{"leaf":3}}}}`, "x.leaf", "3"},      // found 3 levels down
+		{`{"a":{"b":{"c":{"d":{"leaf":4}}}}}`, "x.leaf", ""}, // 4 down: not searched
+		{`{"leaf":5,"x":{}}`, "x.leaf", ""},                  // the top level is not searched
+	} {
+		if got := string(nestedValue(json.RawMessage(tc.v), tc.path)); got != tc.want {
+			t.Errorf("nestedValue(%s, %q) = %q, want %q", tc.v, tc.path, got, tc.want)
+		}
+	}
+}
