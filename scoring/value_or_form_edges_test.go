@@ -92,3 +92,17 @@ func TestMissingOtherShortParam(t *testing.T) {
 		t.Errorf("a sentence about name does not state its absence: %s", evidenceOf(g, ElemValueOrForm))
 	}
 }
+
+// TestToolMentionAtTheStart: an unknown id answered with another tool of
+// the server earns the tool-mention credit when that tool's name opens the
+// text too (issue 26: the survivor elem_closest_matches.go:59
+// `i >= 0` -> `> 0`).
+func TestToolMentionAtTheStart(t *testing.T) {
+	c := Context{ToolNames: []string{"get_project", "list_projects"}, ParamNames: []string{"project_id"}}
+	r := Response{Kind: KindUnknownID, Method: "tools/call", Tool: "get_project", Param: "project_id", Class: ClassToolError,
+		ProtocolVersion: "2025-11-25", Text: "list_projects shows the ids you can use"}
+	g := Grade(r, c)
+	if !g.Pass(ElemClosestMatches) {
+		t.Fatalf("a tool named at byte 0 earned nothing: %s", evidenceOf(g, ElemClosestMatches))
+	}
+}
