@@ -25,10 +25,10 @@ func TestPhraseFinders(t *testing.T) {
 			}
 		}
 		i, j, ok := patternPhrases.find(low)
-		check("pattern", rePattern.re.get(), i, j, ok)
+		check("pattern", rePattern.re.Regexp(), i, j, ok)
 		i, j, ok = findEnumForm(low)
-		check("enum", reEnumForm.re.get(), i, j, ok)
+		check("enum", reEnumForm.re.Regexp(), i, j, ok)
 		i, j, ok = findRange(low)
-		check("range", reRange.re.get(), i, j, ok)
+		check("range", reRange.re.Regexp(), i, j, ok)
 	}
 }

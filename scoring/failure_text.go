@@ -58,11 +58,11 @@ func reportsFailure(r *Response) bool {
 	}
 	line := firstContentLine(t)
 	low := asciiLower(line)
-	if failureHead.get().MatchString(low) {
+	if failureHead.Regexp().MatchString(low) {
 		return true
 	}
 	sentence, _, _ := strings.Cut(low, ". ")
-	return failureSentence.get().MatchString(sentence)
+	return failureSentence.Regexp().MatchString(sentence)
 }
 
 // firstContentLine is the first line of t that is neither blank nor a
@@ -111,7 +111,7 @@ func failureObject(obj map[string]json.RawMessage) bool {
 				}
 			}
 		case "status", "state", "result":
-			if s, ok := v.(string); ok && failureStatus.get().MatchString(asciiLower(strings.TrimSpace(s))) {
+			if s, ok := v.(string); ok && failureStatus.Regexp().MatchString(asciiLower(strings.TrimSpace(s))) {
 				return true
 			}
 		case "success", "ok":
