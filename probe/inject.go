@@ -274,16 +274,24 @@ func (in *injector) run(ctx context.Context) {
 			return
 		}
 	}
-	perTool := in.o.MaxPerTool
-	if n := len(in.res.Tools); n > 0 && (in.o.MaxPerServer-in.sent)/n < perTool {
-		perTool = max(1, (in.o.MaxPerServer-in.sent)/n)
-	}
+	perTool := in.perTool(in.sent)
 	for _, t := range in.res.Tools {
 		if in.stopped(ctx) {
 			return
 		}
 		in.probeTool(ctx, t, perTool)
 	}
+}
+
+// perTool is each tool's share of the probes once used were sent: the
+// per-tool cap, or less so that every tool gets at least one within the
+// server's cap.
+func (in *injector) perTool(used int) int {
+	perTool := in.o.MaxPerTool
+	if n := len(in.res.Tools); n > 0 && (in.o.MaxPerServer-used)/n < perTool {
+		perTool = max(1, (in.o.MaxPerServer-used)/n)
+	}
+	return perTool
 }
 
 // probeTool sends the planned probes of one tool until its budget or cap

@@ -55,10 +55,7 @@ func (in *injector) plan() []ProbeCall {
 	if len(out) > in.o.MaxPerServer {
 		return out[:in.o.MaxPerServer]
 	}
-	perTool := in.o.MaxPerTool
-	if n := len(in.res.Tools); n > 0 && (in.o.MaxPerServer-len(out))/n < perTool {
-		perTool = max(1, (in.o.MaxPerServer-len(out))/n)
-	}
+	perTool := in.perTool(len(out))
 	for _, t := range in.res.Tools {
 		for _, p := range toolProbes(t, perTool) {
 			if len(out) >= in.o.MaxPerServer {
