@@ -47,6 +47,9 @@
 #define STATUS_FD 4
 #define CONFIG_MAX (16 << 20)
 
+#ifndef SYS_close_range
+#define SYS_close_range 436 // the same on every architecture (Linux 5.9)
+#endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
