@@ -3,6 +3,7 @@ package main
 import (
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,17 +250,75 @@ func TestFrozenOverlap(t *testing.T) {
 // timeout (no freeze window in the log) is killed and timed out.
 func TestRunFor(t *testing.T) {
 	r := &runner{quietLog: filepath.Join(t.TempDir(), "none")}
-	if timedOut, err := r.runFor(exec.Command("true"), time.Now(), time.Minute); timedOut || err != nil {
+	if timedOut, err := r.runFor(exec.Command("true"), time.Now(), time.Minute, nil); timedOut || err != nil {
 		t.Errorf("true: timed out %v, %v", timedOut, err)
 	}
-	if timedOut, err := r.runFor(exec.Command("false"), time.Now(), time.Minute); timedOut || err == nil {
+	if timedOut, err := r.runFor(exec.Command("false"), time.Now(), time.Minute, nil); timedOut || err == nil {
 		t.Errorf("false: timed out %v, %v; want an error", timedOut, err)
 	}
 	cmd := exec.Command("sleep", "60")
-	if timedOut, _ := r.runFor(cmd, time.Now(), 50*time.Millisecond); !timedOut {
+	if timedOut, _ := r.runFor(cmd, time.Now(), 50*time.Millisecond, nil); !timedOut {
 		t.Errorf("sleep 60 with 50ms: not timed out")
 	}
 	if cmd.ProcessState == nil {
 		t.Errorf("sleep 60 left running")
+	}
+}
+
+// TestTestWatch: -test.v lines tell which top-level tests run since when;
+// one past its own limit is overdue, a subtest or a paused or finished
+// test is not, and a freeze window's seconds do not count. (A hang in a
+// 0.5 s test waited 20 x the time of every covering test before: 31
+// minutes for results/store.go.)
+func TestTestWatch(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	now := t0
+	w := newTestWatch()
+	w.now = func() time.Time { return now }
+	noFreeze := func(s, e time.Time) (time.Duration, bool) { return 0, false }
+	limits := map[string]time.Duration{"TestQuick": time.Minute, "TestSlow": 20 * time.Minute, "TestPar": time.Minute}
+	io.WriteString(w, "=== RUN   TestQuick\n=== RUN   TestQuick/sub\n    log line\n--- PASS: TestQuick/sub (0.00s)\n")
+	now = t0.Add(59 * time.Second)
+	if w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestQuick overdue after 59 s of its minute")
+	}
+	now = t0.Add(61 * time.Second)
+	if !w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestQuick not overdue after 61 s")
+	}
+	froze := func(s, e time.Time) (time.Duration, bool) { return 30 * time.Second, false }
+	if w.overdue(now, limits, froze) {
+		t.Errorf("TestQuick overdue though 30 s of its 61 were frozen")
+	}
+	io.WriteString(w, "--- PASS: TestQuick (61.00s)\n=== RUN   TestSlow\n")
+	now = t0.Add(10 * time.Minute)
+	if w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestSlow overdue within its own 20 minutes")
+	}
+	io.WriteString(w, "--- FAIL: TestSlow (539.00s)\n=== RUN   TestPar\n=== PAUSE TestPar\n")
+	now = t0.Add(30 * time.Minute)
+	if w.overdue(now, limits, noFreeze) {
+		t.Errorf("a paused test overdue")
+	}
+	io.WriteString(w, "=== CONT  TestPar\n=== RUN   TestUnknown\n")
+	now = now.Add(30 * time.Second)
+	if w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestPar overdue 30 s after CONT, or a test without a limit overdue")
+	}
+	now = now.Add(31 * time.Second)
+	if !w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestPar not overdue 61 s after CONT")
+	}
+}
+
+// TestRunForOverdue: a run whose overdue check fires is killed as timed
+// out long before its own timeout.
+func TestRunForOverdue(t *testing.T) {
+	r := &runner{quietLog: filepath.Join(t.TempDir(), "none")}
+	cmd := exec.Command("sleep", "60")
+	start := time.Now()
+	timedOut, _ := r.runFor(cmd, start, time.Minute, func(time.Time) bool { return true })
+	if !timedOut || time.Since(start) > 10*time.Second {
+		t.Errorf("timed out %v after %v, want true within seconds", timedOut, time.Since(start))
 	}
 }
