@@ -784,17 +784,33 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 				run = append(run, Mutant{Offset: -1})
 			}
 		}
-		ssrc, pkg, h, err := Schema(abs, src, run)
-		if err == nil && len(h) > 0 {
-			start := time.Now()
+		// A mutant whose helper does not compile there is dropped and
+		// the schema built again (each round drops what the compiler
+		// names; at most 8 rounds).
+		drop := map[int]bool{}
+		start := time.Now()
+		for round := 0; round < 8; round++ {
+			ssrc, pkg, h, sites, err := schema(abs, src, run, drop)
+			if err != nil || len(h) == 0 {
+				if err != nil {
+					fmt.Fprintf(r.log, "schema: not used: %v\n", err)
+				}
+				break
+			}
 			schemaBin, schemaOv, err = r.build(cm, "schema", map[string][]byte{abs: ssrc, filepath.Join(filepath.Dir(abs), "zz_mutantrun_schema.go"): schemaSupport(pkg)})
 			if err == nil {
 				held = h
-				fmt.Fprintf(r.log, "schema: %d comparison mutants in one binary (%.1fs)\n", len(h), time.Since(start).Seconds())
+				fmt.Fprintf(r.log, "schema: %d mutants in one binary (%d left to compile alone; %d rounds, %.1fs)\n", len(h), len(drop), round+1, time.Since(start).Seconds())
+				break
 			}
-		}
-		if err != nil {
-			fmt.Fprintf(r.log, "schema: not used: %v\n", err)
+			bad, ok := schemaErrors(err.Error(), filepath.Base(abs), ssrc, sites)
+			if !ok {
+				fmt.Fprintf(r.log, "schema: not used: %v\n", err)
+				break
+			}
+			for i := range bad {
+				drop[i] = true
+			}
 		}
 	}
 	counts := map[string]int{}
@@ -901,10 +917,10 @@ func (r *runner) runMutant(cm *CoverMap, abs string, src []byte, m Mutant, tests
 // or added (through an overlay; the tree is never touched).
 func (r *runner) build(cm *CoverMap, name string, files map[string][]byte) (bin, ovFile string, err error) {
 	replace := map[string]string{}
-	n := 0
 	for path, content := range files {
-		n++
-		f := filepath.Join(r.work, fmt.Sprintf("%s.%d.go", name, n))
+		// Named after the file it replaces: the compiler's messages name
+		// this file (schemaErrors reads them).
+		f := filepath.Join(r.work, name+"."+filepath.Base(path))
 		if err := os.WriteFile(f, content, 0o644); err != nil {
 			return "", "", err
 		}
