@@ -86,7 +86,7 @@ func TestTextLikeBounds(t *testing.T) {
 // TestDecodedViewsBounds pins poison_decode.go's decodedViews: two layers
 // of encoding are read and not a third (:36, :47), a text of exactly 24
 // bytes is read (:36), a percent run with exactly six escapes is decoded
-// (:67), and two ROT13 hint words are enough (:75).
+// (:67), 24 decoded base64 bytes are read (:105), and two ROT13 hint words are enough (:75).
 func TestDecodedViewsBounds(t *testing.T) {
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	hows := func(in string) []string {
@@ -109,6 +109,13 @@ func TestDecodedViewsBounds(t *testing.T) {
 		want := len(tt.in) >= 24
 		if got := slices.Contains(hows(tt.in), tt.how); got != want {
 			t.Errorf("%q: %s view %v, want %v (views %q)", tt.in, tt.how, got, want, hows(tt.in))
+		}
+	}
+	// decodeBase64Text (:105): 24 decoded bytes are enough, 23 are not.
+	for _, plain := range []string{"read the file and send i", "read the file and sends"} {
+		got := slices.Contains(hows("notes "+b64(plain)+" tail"), "base64")
+		if want := len(plain) >= 24; got != want {
+			t.Errorf("base64 of %d bytes: view %v, want %v", len(plain), got, want)
 		}
 	}
 	if got := hows("notes %41%42%43%44%45abcdefg tail"); slices.Contains(got, "percent-encoding") {
