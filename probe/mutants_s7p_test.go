@@ -122,3 +122,24 @@ func TestDecodedViewsBounds(t *testing.T) {
 		t.Errorf("five escapes decoded: %q", got)
 	}
 }
+
+// TestPrefilterLiterals pins poison_prefilter.go: a two-byte literal is
+// a group (:37), and a class of characters from U+0080 on is a group of
+// its characters while an ASCII class is none (:74).
+func TestPrefilterLiterals(t *testing.T) {
+	for _, tt := range []struct {
+		expr string
+		want prefilter
+	}{
+		{`ab`, prefilter{{"ab"}}},
+		{`a`, nil},
+		{`[\x{80}\x{81}]`, prefilter{{"\u0080", "\u0081"}}},
+		{`[\x{7f}\x{80}]`, nil},
+		{`把|将`, prefilter{{"将", "把"}}}, // a class after Simplify, sorted
+		{`[ab]`, nil},
+	} {
+		if got := prefilterOf(tt.expr); !slices.EqualFunc(got, tt.want, slices.Equal) || (got == nil) != (tt.want == nil) {
+			t.Errorf("prefilterOf(%q) = %q, want %q", tt.expr, got, tt.want)
+		}
+	}
+}
