@@ -125,8 +125,14 @@ func TestDecodedViewsBounds(t *testing.T) {
 
 // TestPrefilterLiterals pins poison_prefilter.go: a two-byte literal is
 // a group (:37), and a class of characters from U+0080 on is a group of
-// its characters while an ASCII class is none (:74).
+// its characters (at most 17 of them) while an ASCII class is none (:74).
 func TestPrefilterLiterals(t *testing.T) {
+	span := func(a, b rune) (g []string) {
+		for r := a; r <= b; r++ {
+			g = append(g, string(r))
+		}
+		return g
+	}
 	for _, tt := range []struct {
 		expr string
 		want prefilter
@@ -137,6 +143,8 @@ func TestPrefilterLiterals(t *testing.T) {
 		{`[\x{7f}\x{80}]`, nil},
 		{`把|将`, prefilter{{"将", "把"}}}, // a class after Simplify, sorted
 		{`[ab]`, nil},
+		{`[\x{4e00}-\x{4e10}]`, prefilter{span(0x4e00, 0x4e10)}}, // 17 characters
+		{`[\x{4e00}-\x{4e11}]`, nil},                             // 18
 	} {
 		if got := prefilterOf(tt.expr); !slices.EqualFunc(got, tt.want, slices.Equal) || (got == nil) != (tt.want == nil) {
 			t.Errorf("prefilterOf(%q) = %q, want %q", tt.expr, got, tt.want)
