@@ -151,3 +151,18 @@ func TestPrefilterLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterBest pins poison_prefilter.go:94: best is the group whose
+// shortest literal is longest, the first of equals.
+func TestPrefilterBest(t *testing.T) {
+	for _, tt := range []struct{ p, want prefilter }{
+		{prefilter{{"abc"}, {"de"}}, prefilter{{"abc"}}},
+		{prefilter{{"ab"}, {"cde"}}, prefilter{{"cde"}}},
+		{prefilter{{"ab"}, {"cd"}}, prefilter{{"ab"}}},
+		{prefilter{{"abcd", "x"}, {"ef"}}, prefilter{{"ef"}}},
+	} {
+		if got := tt.p.best(); !slices.Equal(got, tt.want[0]) {
+			t.Errorf("%q.best() = %q, want %q", tt.p, got, tt.want[0])
+		}
+	}
+}
