@@ -181,3 +181,37 @@ func TestRunOneOpenStoreFails(t *testing.T) {
 		t.Errorf("the server (pid %d) is still there after RunOne returned: kill 0 = %v", pid, err)
 	}
 }
+
+// TestRunOneStoresBeforeTheTeardown: the result is graded and stored while
+// the sandbox tears the server's launch down (issue 25, probe cost), and
+// RunOne returns only once the teardown is done. The teardown here waits
+// until the result is stored; before, it came first, so it waited in vain.
+func TestRunOneStoresBeforeTheTeardown(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := results.Open(ctx, filepath.Join(dir, "scan.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	plan := launchMarked(t, "teardown", filepath.Join(dir, "launched"))
+	stored := make(chan struct{})
+	storedFirst := false
+	beforeTeardown = func() {
+		select {
+		case <-stored:
+			storedFirst = true
+		case <-time.After(30 * time.Second): // bounds the failing case only
+		}
+	}
+	defer func() { beforeTeardown = nil }()
+	res, err := RunOne(ctx, &plan, &Options{Store: st, Probe: *fastOptions("none"),
+		Info:     results.ScanInfo{Kind: results.KindProbe, Source: "test"},
+		Progress: func(Progress) { close(stored) }})
+	if err != nil || res == nil || res.Liveness.Status != vocab.StatusOK {
+		t.Fatalf("RunOne = %v, %v; want a stored ok result", res, err)
+	}
+	if !storedFirst {
+		t.Error("the launch was torn down before the result was stored")
+	}
+}

@@ -280,7 +280,10 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 				return nil
 			}
 			p.Go(func(ctx context.Context) error {
-				res, err := Probe(ctx, plan, &o.Probe)
+				// The result is stored while the sandbox tears the
+				// server down; the slot is held until it has.
+				res, torn, err := probeOnce(ctx, plan, &o.Probe, true)
+				defer torn()
 				return finish(ctx, plan, res, err)
 			})
 			return nil
