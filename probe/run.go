@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -233,10 +234,24 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	}
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
-	// The listings are final: count their tokens while the failures are
-	// injected.
+	// The listings are final: count their tokens, and run the checks that
+	// read only them and the handshake, while the failures are injected
+	// (issue 25, probe cost). Neither writes to res; the injection does
+	// not change what they read.
 	measured := make(chan *ContextCost, 1)
 	go func() { measured <- MeasureContext(res) }()
+	checker := o.Checker
+	if checker == nil {
+		checker = NewChecker()
+	}
+	version := checkVersion(res, pages)
+	listingPages := slices.Clip(pages)
+	listed := make(chan listingChecks, 1)
+	go func() {
+		l := checker.checkListing(res, version, listingPages)
+		timeline.Mark("listing checks done")
+		listed <- l
+	}()
 	probeStart := time.Now()
 	s = injectFailures(ctx, s, res, o)
 	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
@@ -255,20 +270,17 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 			_ = s.cs.Close()
 		}
 	}()
-	checker := o.Checker
-	if checker == nil {
-		checker = NewChecker()
-	}
 	validated := map[string]bool{res.Liveness.Handshake: true}
 	for _, k := range listKinds {
 		validated[k.method] = true
 	}
-	pages = append(pages, rec.messagePages(validated)...)
+	more := rec.messagePages(validated)
 	// The poison checks read the answers received so far (tool results,
 	// errors, prompts/get, resources/read); the final list is taken below.
 	res.Received, res.ReceivedDropped = rec.messages()
 	timeline.Mark("checks start")
-	res.Findings = append(res.Findings, checker.Check(res, pages)...)
+	// What checker.Check(res, pages+more) returns.
+	res.Findings = append(res.Findings, checker.finishChecks(res, version, <-listed, more)...)
 	httpDone()
 	timeline.Mark("checks done")
 	<-closed
