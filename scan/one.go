@@ -153,6 +153,18 @@ func probeOnceTorn(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, re
 	if c := first.HTTPClient(); c != nil {
 		po.HTTPClient = c
 	}
+	// The answers are graded while the server shuts down: their grades
+	// read only the probes, the listings and the canaries, all final once
+	// the last request is answered (issue 25, probe cost). Should the
+	// canaries differ afterwards, the answers are graded again below.
+	var early struct {
+		canaries map[string]string
+		graded   []scoring.Graded
+	}
+	po.Closing = func(r *probe.Result) {
+		early.canaries = ls.canaries(plan)
+		early.graded = scoring.GradeProbes(r, &scoring.Options{Canaries: early.canaries})
+	}
 	res := probe.Run(ctx, t, &po)
 	timeline.Mark("probe run done")
 	if recheck && first.Info(0).SpawnError != "" && sandbox.Recheck(first) {
@@ -186,7 +198,20 @@ func probeOnceTorn(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, re
 	}()
 	// The sandbox searched all of stderr; the grader sees only its tail.
 	defer timeline.Mark("graded")
-	return maskResult(grade(res, &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}, policy), mask), torn, nil
+	gopts := &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}
+	if early.graded != nil && maps.Equal(early.canaries, canaries) {
+		return maskResult(gradeGraded(res, gopts, policy, early.graded), mask), torn, nil
+	}
+	return maskResult(grade(res, gopts, policy), mask), torn, nil
+}
+
+// canaries are the canaries of every launch so far and the user's own
+// secret values to detect, as the grader gets them.
+func (l *launches) canaries(plan *vocab.Plan) map[string]string {
+	canaries, _ := l.secrets()
+	_, detect := configuredSecrets(plan, l.opts)
+	maps.Copy(canaries, detect)
+	return canaries
 }
 
 // beforeTeardown, when set (by tests), runs before the background
@@ -302,7 +327,13 @@ func addLaunchFindings(res *probe.Result, plan *vocab.Plan, first, last *sandbox
 // findings, so they are sorted here, when all are in (probe.Run, the
 // checks Probe adds, the grader), and before the verdict lists them.
 func grade(res *probe.Result, so *scoring.Options, policy *scoring.Policy) *probe.Result {
-	scoring.ScoreResult(res, so)
+	return gradeGraded(res, so, policy, scoring.GradeProbes(res, so))
+}
+
+// gradeGraded is grade for answers already graded by
+// [scoring.GradeProbes] with so's canaries.
+func gradeGraded(res *probe.Result, so *scoring.Options, policy *scoring.Policy, graded []scoring.Graded) *probe.Result {
+	scoring.ScoreGraded(res, so, graded)
 	probe.SortFindings(res.Findings)
 	v := scoring.Decide(res, policy)
 	res.Verdict = &v
