@@ -76,8 +76,8 @@ func (builtinBackend) name() string { return BackendBuiltin }
 // and runs a program (or finds that check's pass saved, see
 // availability.go).
 func (b builtinBackend) available() error {
-	if !hooked.Load() {
-		return errors.New("the program did not call sandbox.Main at start (the builtin backend re-executes it as its init helper)")
+	if !helperLinked {
+		return errors.New("built without cgo: the builtin backend's init helper is C (build with CGO_ENABLED=1)")
 	}
 	return builtinAvailability.get(b.record, func() error { return probeBackend(b) })
 }
@@ -147,9 +147,10 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 	}
 	if os.Geteuid() == 0 {
 		// The helper keeps root to build the sandbox; the server runs as
-		// an unprivileged uid of its own (set by the exec stage, which
-		// also drops every capability and sets no_new_privs and the
-		// seccomp filter; what took effect is read back after start).
+		// an unprivileged uid of its own (set in the server's process
+		// between fork and exec, with every capability dropped,
+		// no_new_privs and the seccomp filter; what took effect is read
+		// back after start).
 		uid := runUID(s.runID)
 		cfg.UID, cfg.GID = uid, uid
 		p.mechanisms = append(p.mechanisms, "uid:"+strconv.Itoa(uid))
@@ -168,7 +169,11 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 	}
 	cfg.Rlimits = rl
 	p.mechanisms = append(p.mechanisms, rlimitMechanisms(rl)...)
-	cfgData, err := json.Marshal(cfg)
+	filter, err := seccompBPF()
+	if err != nil {
+		return fail(err)
+	}
+	cfgData, err := cfg.encode(filter, lastCap())
 	if err != nil {
 		return fail(fmt.Errorf("encoding sandbox configuration: %w", err))
 	}
@@ -187,7 +192,7 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 	p.cmd = &exec.Cmd{
 		Path:        "/proc/self/exe",
 		Args:        []string{initArgv0},
-		Env:         []string{initEnv + "=1", "GORACE=atexit_sleep_ms=0"},
+		Env:         []string{initEnv + "=1"},
 		Dir:         "/",
 		ExtraFiles:  p.childFiles,
 		SysProcAttr: attr,
@@ -201,8 +206,8 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 		if err := events.waitStarted(ctx); err != nil {
 			return err
 		}
-		// "started" comes after the exec stage's exec: the helper's
-		// child is the server now.
+		// "started" comes after the server's exec: the helper's child
+		// is the server now.
 		p.mechanisms = append(p.mechanisms, readBack(s, p.cmd.Process.Pid, "")...)
 		return nil
 	}

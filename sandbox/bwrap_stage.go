@@ -176,3 +176,25 @@ func parseStageIdentity(s string) (int, map[int]unix.Rlimit, error) {
 	}
 	return uid, rl, nil
 }
+
+// makeMountpoint creates target as a folder (dir) or an empty file, with
+// its parents, to mount over.
+func makeMountpoint(target string, dir bool) error {
+	if dir {
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return fmt.Errorf("creating mount point: %w", err)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return fmt.Errorf("creating mount point: %w", err)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		return nil // a file in a folder bound before (a masked one)
+	}
+	f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("creating mount point: %w", err)
+	}
+	return f.Close()
+}

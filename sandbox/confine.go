@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
@@ -22,9 +20,9 @@ import (
 // Confinement of the server process itself, on top of the namespaces: no
 // controlling terminal, no inherited descriptors, no_new_privs, no
 // capabilities and a seccomp filter. The filter is built with
-// go-seccomp-bpf (pure Go, so the static build keeps no C dependency
-// besides SQLite) and loaded by the builtin exec stage or handed to bwrap
-// with --seccomp.
+// go-seccomp-bpf and passed as raw struct sock_filter records to the
+// builtin backend's helper (init_helper.c loads it in the server's process
+// between fork and exec) or to bwrap with --seccomp.
 
 // Terminal ioctls a server must never issue: TIOCSTI pushes bytes into a
 // terminal's input queue (keystrokes for the user's shell), TIOCLINUX
@@ -164,24 +162,6 @@ func seccompBPF() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// loadSeccomp installs the filter on the calling thread (no_new_privs must
-// be set).
-func loadSeccomp() error {
-	raw, err := seccompRaw()
-	if err != nil {
-		return err
-	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
-	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); e != 0 {
-		return e
-	}
-	return nil
-}
-
 // markInheritedCloseOnExec sets close-on-exec on every descriptor of this
 // process above stderr. Go opens its own descriptors close-on-exec; the
 // others were inherited from whatever started mcpvet (a shell, a CI
@@ -200,86 +180,6 @@ func markInheritedCloseOnExec() {
 			unix.CloseOnExec(fd)
 		}
 	}
-}
-
-// confineSelf drops what the calling thread may do and is called by the
-// exec stage right before it execs the server, on a locked OS thread
-// (capabilities, no_new_privs and seccomp are per thread; execve keeps
-// the calling thread's): empty the capability bounding set, switch to
-// uid/gid when non-zero, clear every capability set, set no_new_privs and
-// load the filter.
-func confineSelf(uid, gid int) error {
-	for c := 0; c <= lastCap(); c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
-			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
-		}
-	}
-	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-	if uid != 0 {
-		// Raw per-thread calls: the Go wrappers change every thread,
-		// which is fine too, but the thread that execs is what counts.
-		if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
-			return fmt.Errorf("setgroups: %w", e)
-		}
-		if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
-			return fmt.Errorf("setresgid: %w", e)
-		}
-		if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
-			return fmt.Errorf("setresuid: %w", e)
-		}
-	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("clearing capabilities: %w", err)
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("setting no_new_privs: %w", err)
-	}
-	if err := loadSeccomp(); err != nil {
-		// A kernel built without seccomp filters answers EINVAL or ENOSYS:
-		// run without one (the read-back leaves "seccomp" out of the
-		// mechanisms). Any other failure is a broken sandbox.
-		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
-			return nil
-		}
-		return fmt.Errorf("loading seccomp filter: %w", err)
-	}
-	return nil
-}
-
-// confineThread confines the calling thread, locked, for a child forked
-// from it: an empty bounding set, no ambient or inheritable capabilities,
-// no_new_privs and the seccomp filter. The effective and permitted sets
-// stay, so the child can still switch to its uid; exec then leaves it
-// nothing (a uid change clears them, and a uid 0 exec gets the bounding
-// set, which is empty).
-func confineThread() error {
-	for c := 0; c <= lastCap(); c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
-			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
-		}
-	}
-	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("reading capabilities: %w", err)
-	}
-	data[0].Inheritable, data[1].Inheritable = 0, 0
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("clearing inheritable capabilities: %w", err)
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("setting no_new_privs: %w", err)
-	}
-	if err := loadSeccomp(); err != nil {
-		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
-			return nil // no seccomp in this kernel; the read-back says so
-		}
-		return fmt.Errorf("loading seccomp filter: %w", err)
-	}
-	return nil
 }
 
 // lastCap is the highest capability number the kernel knows.

@@ -14,9 +14,11 @@
 //	...
 //	info := srv.Info(2 * time.Second) // exit status, stderr tail, limit hit
 //
-// Programs that use the builtin backend must call [Main] first thing in
-// main (and tests in TestMain): the builtin backend re-executes the current
-// binary as the sandbox's init helper.
+// Programs that use the bwrap or none backend must call [Main] first thing
+// in main (and tests in TestMain): they re-execute the current binary as a
+// stage. The builtin backend re-executes it too, as the sandbox's init
+// helper, which is C (init_helper.c) run by a constructor before the Go
+// runtime starts, so it needs no call; the program must be built with cgo.
 //
 // # Backends
 //

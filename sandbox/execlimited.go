@@ -16,7 +16,7 @@ import (
 // own runtime holds), any memory the runtime asks for, a heap span, a
 // thread's stack, fails and it dies ("fatal error: runtime: cannot
 // allocate memory") before the server even starts. Both helpers that set
-// rlimits (the bwrap stage and builtin's exec stage) did so with Go code
+// rlimits (the bwrap stage and builtin's former exec stage) did so with Go code
 // after the limit and sometimes died that way: a spawn failure, not the
 // server's start under the limit. The caller has locked its OS thread.
 func execLimited(path string, argv, env []string, rl map[int]unix.Rlimit) error {

@@ -252,7 +252,7 @@ func validHTTPURL(s string) bool {
 }
 
 // lazyRegexp compiles expr on first use: the binary is also the sandbox's
-// init helper, whose start-up time counts, so package initialization
+// bwrap and none stages, whose start-up time counts, so package initialization
 // stays light.
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })

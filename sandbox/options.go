@@ -16,7 +16,7 @@ const (
 	// bwrap, then builtin. It never silently falls back to none.
 	BackendAuto = "auto"
 	// BackendBuiltin isolates with Linux namespaces set up by a re-executed
-	// init helper (see [Main]).
+	// init helper (C, see init_helper.c).
 	BackendBuiltin = "builtin"
 	// BackendBwrap isolates with bubblewrap.
 	BackendBwrap = "bwrap"

@@ -30,7 +30,8 @@
 // with GOFLAGS=-overlay=... in its environment so that a go build the
 // tests run sees the mutant too. KILLED if it fails, LIVED if it passes,
 // TIMED OUT past max(floor, coefficient x the covering tests' own time),
-// not counting the seconds a freeze window of the speed benchmarks
+// or once one test has run past max(floor, coefficient x its own time)
+// (-test.v output names the test running), not counting the seconds a freeze window of the speed benchmarks
 // (FROZEN/THAWED lines in /tmp/mcpvet-quiet.log) held it. A mutant killed
 // during a freeze window is run again.
 //
@@ -60,6 +61,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -782,17 +784,33 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 				run = append(run, Mutant{Offset: -1})
 			}
 		}
-		ssrc, pkg, h, err := Schema(abs, src, run)
-		if err == nil && len(h) > 0 {
-			start := time.Now()
+		// A mutant whose helper does not compile there is dropped and
+		// the schema built again (each round drops what the compiler
+		// names; at most 8 rounds).
+		drop := map[int]bool{}
+		start := time.Now()
+		for round := 0; round < 8; round++ {
+			ssrc, pkg, h, sites, err := schema(abs, src, run, drop)
+			if err != nil || len(h) == 0 {
+				if err != nil {
+					fmt.Fprintf(r.log, "schema: not used: %v\n", err)
+				}
+				break
+			}
 			schemaBin, schemaOv, err = r.build(cm, "schema", map[string][]byte{abs: ssrc, filepath.Join(filepath.Dir(abs), "zz_mutantrun_schema.go"): schemaSupport(pkg)})
 			if err == nil {
 				held = h
-				fmt.Fprintf(r.log, "schema: %d comparison mutants in one binary (%.1fs)\n", len(h), time.Since(start).Seconds())
+				fmt.Fprintf(r.log, "schema: %d mutants in one binary (%d left to compile alone; %d rounds, %.1fs)\n", len(h), len(drop), round+1, time.Since(start).Seconds())
+				break
 			}
-		}
-		if err != nil {
-			fmt.Fprintf(r.log, "schema: not used: %v\n", err)
+			bad, ok := schemaErrors(err.Error(), filepath.Base(abs), ssrc, sites)
+			if !ok {
+				fmt.Fprintf(r.log, "schema: not used: %v\n", err)
+				break
+			}
+			for i := range bad {
+				drop[i] = true
+			}
 		}
 	}
 	counts := map[string]int{}
@@ -932,19 +950,35 @@ func (r *runner) runTests(cm *CoverMap, bin, ovFile string, id int, m Mutant, te
 	if timeout < r.floor {
 		timeout = r.floor
 	}
+	// Each test also has its own limit, max(floor, coefficient x its own
+	// time): a mutant that hangs a 0.5 s test is cut after the floor, not
+	// after coefficient x the time of every covering test (in results a
+	// hang waited 20 x 93 s, 64 s of them one slow test's).
+	own := map[string]time.Duration{}
+	for _, t := range cm.Tests {
+		own[t.Name] = max(r.floor, time.Duration(r.coef*t.Seconds*float64(time.Second)))
+	}
 	pattern := "^(" + strings.Join(quoteAll(tests), "|") + ")$"
 	for attempt := 0; ; attempt++ {
 		// The test binary's own -test.timeout is a backstop well past
 		// ours: its clock runs on while a quiet window freezes it.
-		cmd := exec.Command(bin, "-test.run", pattern, "-test.count=1", "-test.short", "-test.failfast",
+		// -test.v names each test as it starts and ends (testWatch).
+		cmd := exec.Command(bin, "-test.run", pattern, "-test.count=1", "-test.short", "-test.failfast", "-test.v",
 			"-test.timeout="+(timeout+maxFrozen).String())
 		cmd.Dir = filepath.Join(r.root, cm.Dir)
 		cmd.Env = append(cleanGoflags(os.Environ()), "GOFLAGS=-overlay="+ovFile)
 		if id >= 0 {
 			cmd.Env = append(cmd.Env, "MUTANTRUN_ID="+strconv.Itoa(id))
 		}
+		w := newTestWatch()
+		cmd.Stdout = w
+		// A child that outlives the test binary and holds its stdout
+		// must not hold Wait.
+		cmd.WaitDelay = 10 * time.Second
 		start := time.Now()
-		timedOut, err := r.runFor(cmd, start, timeout)
+		timedOut, err := r.runFor(cmd, start, timeout, func(now time.Time) bool {
+			return w.overdue(now, own, r.frozenFor)
+		})
 		end := time.Now()
 		status := "LIVED"
 		switch {
@@ -972,7 +1006,10 @@ const maxFrozen = 15 * time.Minute
 // most 3 minutes; all of them together at most maxFrozen): a mutant that
 // loops forever times out after its own timeout however often it was
 // frozen, and one that was merely frozen is not cut off.
-func (r *runner) runFor(cmd *exec.Cmd, start time.Time, timeout time.Duration) (timedOut bool, err error) {
+//
+// overdue (when not nil) is asked every second as well: true kills the run
+// as timed out (one test over its own limit).
+func (r *runner) runFor(cmd *exec.Cmd, start time.Time, timeout time.Duration, overdue func(now time.Time) bool) (timedOut bool, err error) {
 	if err := cmd.Start(); err != nil {
 		return false, err
 	}
@@ -980,12 +1017,22 @@ func (r *runner) runFor(cmd *exec.Cmd, start time.Time, timeout time.Duration) (
 	go func() { done <- cmd.Wait() }()
 	deadline := start.Add(timeout)
 	for {
-		t := time.NewTimer(time.Until(deadline))
+		wait := time.Until(deadline)
+		if overdue != nil {
+			wait = min(wait, time.Second)
+		}
+		t := time.NewTimer(wait)
 		select {
 		case err := <-done:
 			t.Stop()
 			return false, err
 		case <-t.C:
+		}
+		if overdue != nil && overdue(time.Now()) {
+			return true, r.kill(cmd, done)
+		}
+		if time.Now().Before(deadline) {
+			continue
 		}
 		frozen, open := r.frozenFor(start, time.Now())
 		frozen = min(frozen, maxFrozen)
@@ -997,13 +1044,87 @@ func (r *runner) runFor(cmd *exec.Cmd, start time.Time, timeout time.Duration) (
 			deadline = start.Add(timeout + frozen)
 			continue
 		}
-		_ = cmd.Process.Kill()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-		}
-		return true, nil
+		return true, r.kill(cmd, done)
 	}
+}
+
+// kill ends a timed-out run and waits up to 5 s for it.
+func (r *runner) kill(cmd *exec.Cmd, done chan error) error {
+	_ = cmd.Process.Kill()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	return nil
+}
+
+// testWatch follows a test binary's -test.v output: which top-level
+// tests are running, and since when (a parallel test from its CONT).
+type testWatch struct {
+	mu      sync.Mutex
+	running map[string]time.Time
+	partial []byte
+	now     func() time.Time
+}
+
+func newTestWatch() *testWatch {
+	return &testWatch{running: map[string]time.Time{}, now: time.Now}
+}
+
+func (w *testWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			break
+		}
+		w.line(string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
+	}
+	if len(w.partial) > 1<<16 {
+		w.partial = w.partial[:0] // a test's own endless line: not a test event
+	}
+	return len(p), nil
+}
+
+func (w *testWatch) line(s string) {
+	for _, p := range []string{"=== RUN ", "=== CONT ", "=== PAUSE ", "--- PASS: ", "--- FAIL: ", "--- SKIP: "} {
+		rest, ok := strings.CutPrefix(s, p)
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 || strings.Contains(f[0], "/") {
+			return // a subtest runs inside its top-level test's time
+		}
+		if p == "=== RUN " || p == "=== CONT " {
+			w.running[f[0]] = w.now()
+		} else {
+			delete(w.running, f[0])
+		}
+		return
+	}
+}
+
+// overdue reports whether a running test has run past its limit (by
+// name; a test not in limits has none here), not counting the seconds a
+// freeze window held it.
+func (w *testWatch) overdue(now time.Time, limits map[string]time.Duration, frozenFor func(s, e time.Time) (time.Duration, bool)) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for name, since := range w.running {
+		limit, ok := limits[name]
+		if !ok || now.Sub(since) <= limit {
+			continue
+		}
+		if frozen, open := frozenFor(since, now); open || now.Sub(since)-frozen <= limit {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 func quoteAll(ss []string) []string {

@@ -3,10 +3,13 @@ package main
 import (
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -249,17 +252,173 @@ func TestFrozenOverlap(t *testing.T) {
 // timeout (no freeze window in the log) is killed and timed out.
 func TestRunFor(t *testing.T) {
 	r := &runner{quietLog: filepath.Join(t.TempDir(), "none")}
-	if timedOut, err := r.runFor(exec.Command("true"), time.Now(), time.Minute); timedOut || err != nil {
+	if timedOut, err := r.runFor(exec.Command("true"), time.Now(), time.Minute, nil); timedOut || err != nil {
 		t.Errorf("true: timed out %v, %v", timedOut, err)
 	}
-	if timedOut, err := r.runFor(exec.Command("false"), time.Now(), time.Minute); timedOut || err == nil {
+	if timedOut, err := r.runFor(exec.Command("false"), time.Now(), time.Minute, nil); timedOut || err == nil {
 		t.Errorf("false: timed out %v, %v; want an error", timedOut, err)
 	}
 	cmd := exec.Command("sleep", "60")
-	if timedOut, _ := r.runFor(cmd, time.Now(), 50*time.Millisecond); !timedOut {
+	if timedOut, _ := r.runFor(cmd, time.Now(), 50*time.Millisecond, nil); !timedOut {
 		t.Errorf("sleep 60 with 50ms: not timed out")
 	}
 	if cmd.ProcessState == nil {
 		t.Errorf("sleep 60 left running")
+	}
+}
+
+// TestTestWatch: -test.v lines tell which top-level tests run since when;
+// one past its own limit is overdue, a subtest or a paused or finished
+// test is not, and a freeze window's seconds do not count. (A hang in a
+// 0.5 s test waited 20 x the time of every covering test before: 31
+// minutes for results/store.go.)
+func TestTestWatch(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	now := t0
+	w := newTestWatch()
+	w.now = func() time.Time { return now }
+	noFreeze := func(s, e time.Time) (time.Duration, bool) { return 0, false }
+	limits := map[string]time.Duration{"TestQuick": time.Minute, "TestSlow": 20 * time.Minute, "TestPar": time.Minute}
+	io.WriteString(w, "=== RUN   TestQuick\n=== RUN   TestQuick/sub\n    log line\n--- PASS: TestQuick/sub (0.00s)\n")
+	now = t0.Add(59 * time.Second)
+	if w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestQuick overdue after 59 s of its minute")
+	}
+	now = t0.Add(61 * time.Second)
+	if !w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestQuick not overdue after 61 s")
+	}
+	froze := func(s, e time.Time) (time.Duration, bool) { return 30 * time.Second, false }
+	if w.overdue(now, limits, froze) {
+		t.Errorf("TestQuick overdue though 30 s of its 61 were frozen")
+	}
+	io.WriteString(w, "--- PASS: TestQuick (61.00s)\n=== RUN   TestSlow\n")
+	now = t0.Add(10 * time.Minute)
+	if w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestSlow overdue within its own 20 minutes")
+	}
+	io.WriteString(w, "--- FAIL: TestSlow (539.00s)\n=== RUN   TestPar\n=== PAUSE TestPar\n")
+	now = t0.Add(30 * time.Minute)
+	if w.overdue(now, limits, noFreeze) {
+		t.Errorf("a paused test overdue")
+	}
+	io.WriteString(w, "=== CONT  TestPar\n=== RUN   TestUnknown\n")
+	now = now.Add(30 * time.Second)
+	if w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestPar overdue 30 s after CONT, or a test without a limit overdue")
+	}
+	now = now.Add(31 * time.Second)
+	if !w.overdue(now, limits, noFreeze) {
+		t.Errorf("TestPar not overdue 61 s after CONT")
+	}
+}
+
+// TestRunForOverdue: a run whose overdue check fires is killed as timed
+// out long before its own timeout.
+func TestRunForOverdue(t *testing.T) {
+	r := &runner{quietLog: filepath.Join(t.TempDir(), "none")}
+	cmd := exec.Command("sleep", "60")
+	start := time.Now()
+	timedOut, _ := r.runFor(cmd, start, time.Minute, func(time.Time) bool { return true })
+	if !timedOut || time.Since(start) > 10*time.Second {
+		t.Errorf("timed out %v after %v, want true within seconds", timedOut, time.Since(start))
+	}
+}
+
+// TestSchemaArithmetic: arithmetic, unary minus and ++/-- mutants are
+// held by the schema too (helpers chosen at run time), nested in a
+// comparison included; a for statement's post, a string concatenation
+// (dropped after the compile error it causes) and a constant declaration
+// are not. Built once and run under every mutant id, the program prints
+// what the one mutated file would print.
+func TestSchemaArithmetic(t *testing.T) {
+	src := []byte(`package main
+
+import "fmt"
+
+const k = 2 - 1
+
+func main() {
+	a, b, s := 7, 2, "x"
+	n := 0
+	n++
+	for i := 0; i < 1; i++ {
+	}
+	fmt.Println(
+		a+b,
+		a-b,
+		a*b,
+		a/b,
+		a%b,
+		-a,
+		n,
+		a+b > 3,
+		s+"!",
+		k,
+	)
+}
+`)
+	orig := []string{"9", "5", "14", "3", "1", "-7", "1", "true", "x!", "1"}
+	// line -> the field it changes and to what (line 21 by type).
+	change := map[int][2]string{10: {"6", "-1"}, 14: {"0", "5"}, 15: {"1", "9"}, 16: {"2", "3"}, 17: {"3", "14"}, 18: {"4", "14"}, 19: {"5", "7"}}
+	ms, err := Enumerate("main.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", []byte("module m\n\ngo 1.22\n"))
+	write("zz_mutantrun_schema.go", schemaSupport("main"))
+	drop := map[int]bool{}
+	var held map[int]bool
+	for round := 0; ; round++ {
+		out, _, h, sites, err := schema("main.go", src, ms, drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("main.go", out)
+		b, err := exec.Command("go", "build", "-C", dir, "-o", "p").CombinedOutput()
+		if err == nil {
+			held = h
+			break
+		}
+		bad, ok := schemaErrors(string(b), "main.go", out, sites)
+		if !ok || round > 3 {
+			t.Fatalf("schema does not compile (round %d): %s\n%s", round, b, out)
+		}
+		for i := range bad {
+			drop[i] = true
+		}
+	}
+	for i, m := range ms {
+		want := !(m.Line == 5 || m.Line == 11 && m.Type == incrementDecrement || m.Line == 22)
+		if held[i] != want {
+			t.Errorf("mutant %d (%d:%d %s) held %v, want %v", i, m.Line, m.Column, m.Type, held[i], want)
+		}
+		if !held[i] {
+			continue
+		}
+		fields := slices.Clone(orig)
+		if c, ok := change[m.Line]; ok {
+			f, _ := strconv.Atoi(c[0])
+			fields[f] = c[1]
+		}
+		if m.Line == 21 && m.Type == conditionalsNegation {
+			fields[7] = "false"
+		}
+		cmd := exec.Command(filepath.Join(dir, "p"))
+		cmd.Env = append(os.Environ(), "MUTANTRUN_ID="+strconv.Itoa(i))
+		got, _ := cmd.CombinedOutput()
+		if want := strings.Join(fields, " ") + "\n"; string(got) != want {
+			t.Errorf("mutant %d (%d:%d %s): schema prints %q, want %q", i, m.Line, m.Column, m.Type, got, want)
+		}
+	}
+	got, _ := exec.Command(filepath.Join(dir, "p")).CombinedOutput()
+	if want := strings.Join(orig, " ") + "\n"; string(got) != want {
+		t.Errorf("no mutant: %q, want %q", got, want)
 	}
 }

@@ -6,7 +6,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Mutant schemata: the comparison mutants of a file (CONDITIONALS_BOUNDARY
@@ -42,6 +46,56 @@ var %s = func() int {
 	}
 	return n
 }()
+
+type mutantrunNumber interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64
+}
+
+type mutantrunInteger interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+func mutantrunAdd[T mutantrunNumber](m bool, x, y T) T {
+	if m {
+		return x - y
+	}
+	return x + y
+}
+
+func mutantrunSub[T mutantrunNumber](m bool, x, y T) T {
+	if m {
+		return x + y
+	}
+	return x - y
+}
+
+func mutantrunMul[T mutantrunNumber](m bool, x, y T) T {
+	if m {
+		return x / y
+	}
+	return x * y
+}
+
+func mutantrunQuo[T mutantrunNumber](m bool, x, y T) T {
+	if m {
+		return x * y
+	}
+	return x / y
+}
+
+func mutantrunRem[T mutantrunInteger](m bool, x, y T) T {
+	if m {
+		return x * y
+	}
+	return x %% y
+}
+
+func mutantrunNeg[T mutantrunNumber](m bool, x T) T {
+	if m {
+		return +x
+	}
+	return -x
+}
 `, pkg, schemaVar))
 }
 
@@ -57,41 +111,126 @@ func isComparison(t token.Token) bool {
 // their index in ms at run time. It returns the rewritten file, the
 // package name, and which indexes of ms it holds.
 func Schema(name string, src []byte, ms []Mutant) ([]byte, string, map[int]bool, error) {
+	out, pkg, held, _, err := schema(name, src, ms, nil)
+	return out, pkg, held, err
+}
+
+// Site kinds: a comparison, a binary arithmetic expression, a unary minus,
+// an increment or decrement statement.
+const (
+	siteCmp = iota
+	siteArith
+	siteNeg
+	siteIncDec
+)
+
+// site is one expression or statement of src whose mutants (idx) the
+// schema chooses at run time.
+type site struct {
+	kind           int
+	start, end     int // in src
+	xs, xe, ys, ye int // operands in src (siteNeg, siteIncDec: X only)
+	op             token.Token
+	idx            []int
+	outs           [][2]int // where it was written in the output
+}
+
+// arithHelper names the schema helper that computes x op y, or the mutant
+// operator when its bool is true.
+var arithHelper = map[token.Token]string{token.ADD: "mutantrunAdd", token.SUB: "mutantrunSub", token.MUL: "mutantrunMul", token.QUO: "mutantrunQuo", token.REM: "mutantrunRem"}
+
+// schema is Schema leaving out the mutants in drop; it also returns the
+// sites written (for mapping compile errors back to mutants).
+//
+// Arithmetic mutants (ARITHMETIC_BASE, INVERT_NEGATIVES) become calls of
+// generic helpers, `x + y` -> `mutantrunAdd(mutantrunID == 5, x, y)`, which
+// evaluate x and y once, in the same order, and return x - y when the
+// mutant is chosen; `-x` -> `mutantrunNeg(...)`. An increment statement
+// becomes `if mutantrunID == 7 { i-- } else { i++ }` (not as a for
+// statement's init or post). A helper fits a numeric expression only;
+// where it does not compile (a string concatenation, an untyped constant
+// in a float context, a constant needed at compile time) the caller drops
+// that mutant from the schema (compile errors name the position) and it
+// is compiled alone as before.
+func schema(name string, src []byte, ms []Mutant, drop map[int]bool) ([]byte, string, map[int]bool, []*site, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, nil, err
 	}
+	off := func(p token.Pos) int { return fset.Position(p).Offset }
 	// Comparisons in const declarations cannot call or read a variable.
 	var inConst [][2]int
 	for _, d := range f.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-			inConst = append(inConst, [2]int{fset.Position(gd.Pos()).Offset, fset.Position(gd.End()).Offset})
+			inConst = append(inConst, [2]int{off(gd.Pos()), off(gd.End())})
 		}
 	}
+	constant := func(s, e int) bool {
+		for _, c := range inConst {
+			if c[0] <= s && e <= c[1] {
+				return true
+			}
+		}
+		return false
+	}
+	byOp := map[int][]int{} // operator offset -> mutant indexes
+	for i, m := range ms {
+		if drop[i] || m.Offset < 0 {
+			continue
+		}
+		byOp[m.Offset] = append(byOp[m.Offset], i)
+	}
+	ofType := func(idx []int, types ...string) []int {
+		var out []int
+		for _, i := range idx {
+			for _, t := range types {
+				if ms[i].Type == t {
+					out = append(out, i)
+				}
+			}
+		}
+		return out
+	}
+	// Statements a for loop needs simple: no if there.
+	simpleOnly := map[ast.Stmt]bool{}
 	var cmps []*ast.BinaryExpr
+	var sites []*site
 	ast.Inspect(f, func(n ast.Node) bool {
-		if b, ok := n.(*ast.BinaryExpr); ok && isComparison(b.Op) {
-			cmps = append(cmps, b)
+		switch n := n.(type) {
+		case *ast.ForStmt:
+			simpleOnly[n.Init], simpleOnly[n.Post] = true, true
+		case *ast.BinaryExpr:
+			s, e := off(n.Pos()), off(n.End())
+			if isComparison(n.Op) {
+				cmps = append(cmps, n)
+				return true
+			}
+			idx := ofType(byOp[off(n.OpPos)], arithmeticBase, invertNegatives)
+			if arithHelper[n.Op] == "" || len(idx) == 0 || constant(s, e) {
+				return true
+			}
+			sites = append(sites, &site{kind: siteArith, start: s, end: e, xs: off(n.X.Pos()), xe: off(n.X.End()),
+				ys: off(n.Y.Pos()), ye: off(n.Y.End()), op: n.Op, idx: idx})
+		case *ast.UnaryExpr:
+			s, e := off(n.Pos()), off(n.End())
+			idx := ofType(byOp[off(n.OpPos)], invertNegatives, arithmeticBase)
+			if n.Op != token.SUB || len(idx) == 0 || constant(s, e) {
+				return true
+			}
+			sites = append(sites, &site{kind: siteNeg, start: s, end: e, xs: off(n.X.Pos()), xe: off(n.X.End()), op: n.Op, idx: idx})
+		case *ast.IncDecStmt:
+			idx := ofType(byOp[off(n.TokPos)], incrementDecrement)
+			if len(idx) == 0 || simpleOnly[n] {
+				return true
+			}
+			sites = append(sites, &site{kind: siteIncDec, start: off(n.Pos()), end: off(n.End()), xs: off(n.X.Pos()), xe: off(n.X.End()), op: n.Tok, idx: idx})
 		}
 		return true
 	})
-	off := func(p token.Pos) int { return fset.Position(p).Offset }
-	byOp := map[int][]int{} // operator offset -> mutant indexes
-	for i, m := range ms {
-		if m.Type == conditionalsBoundary || m.Type == conditionalsNegation {
-			byOp[m.Offset] = append(byOp[m.Offset], i)
-		}
-	}
-	type edit struct {
-		start, end int
-		text       string
-	}
-	var edits []edit
-	held := map[int]bool{}
 	for _, b := range cmps {
 		s, e := off(b.Pos()), off(b.End())
-		nested := false
+		nested := constant(s, e)
 		for _, o := range cmps {
 			if o == b {
 				continue
@@ -102,35 +241,134 @@ func Schema(name string, src []byte, ms []Mutant) ([]byte, string, map[int]bool,
 				break
 			}
 		}
-		for _, c := range inConst {
-			if c[0] <= s && e <= c[1] {
-				nested = true
-			}
-		}
-		idx := byOp[off(b.OpPos)]
+		idx := ofType(byOp[off(b.OpPos)], conditionalsBoundary, conditionalsNegation)
 		if nested || len(idx) == 0 {
 			continue
 		}
-		x := string(src[off(b.X.Pos()):off(b.X.End())])
-		y := string(src[off(b.Y.Pos()):off(b.Y.End())])
-		var buf bytes.Buffer
-		buf.WriteString("(")
+		sites = append(sites, &site{kind: siteCmp, start: s, end: e, xs: off(b.X.Pos()), xe: off(b.X.End()),
+			ys: off(b.Y.Pos()), ye: off(b.Y.End()), op: b.Op, idx: idx})
+	}
+	sort.Slice(sites, func(i, j int) bool {
+		if sites[i].start != sites[j].start {
+			return sites[i].start < sites[j].start
+		}
+		return sites[i].end > sites[j].end
+	})
+	var buf bytes.Buffer
+	var span func(s, e int)
+	var write func(st *site)
+	// span writes src[s:e] with the outermost sites inside it rewritten.
+	span = func(s, e int) {
+		at := s
+		for _, st := range sites {
+			if st.start < at || st.end > e {
+				continue
+			}
+			buf.Write(src[at:st.start])
+			write(st)
+			at = st.end
+		}
+		buf.Write(src[at:e])
+	}
+	write = func(st *site) {
+		from := buf.Len()
 		var not []string
-		for _, i := range idx {
-			fmt.Fprintf(&buf, "(%s == %d) && ((%s) %s (%s)) || ", schemaVar, i, x, ms[i].To, y)
+		for _, i := range st.idx {
 			not = append(not, fmt.Sprintf("%s != %d", schemaVar, i))
+		}
+		chosen := fmt.Sprintf("!(%s)", joinAnd(not))
+		switch st.kind {
+		case siteCmp:
+			buf.WriteString("(")
+			for _, i := range st.idx {
+				fmt.Fprintf(&buf, "(%s == %d) && ((", schemaVar, i)
+				span(st.xs, st.xe)
+				fmt.Fprintf(&buf, ") %s (", ms[i].To)
+				span(st.ys, st.ye)
+				buf.WriteString(")) || ")
+			}
+			fmt.Fprintf(&buf, "(%s) && ((", joinAnd(not))
+			span(st.xs, st.xe)
+			fmt.Fprintf(&buf, ") %s (", st.op)
+			span(st.ys, st.ye)
+			buf.WriteString(")))")
+		case siteArith:
+			fmt.Fprintf(&buf, "%s(%s, ", arithHelper[st.op], chosen)
+			span(st.xs, st.xe)
+			buf.WriteString(", ")
+			span(st.ys, st.ye)
+			buf.WriteString(")")
+		case siteNeg:
+			fmt.Fprintf(&buf, "mutantrunNeg(%s, ", chosen)
+			span(st.xs, st.xe)
+			buf.WriteString(")")
+		case siteIncDec:
+			other := token.INC
+			if st.op == token.INC {
+				other = token.DEC
+			}
+			fmt.Fprintf(&buf, "if %s { ", chosen)
+			span(st.xs, st.xe)
+			fmt.Fprintf(&buf, "%s } else { ", other)
+			span(st.xs, st.xe)
+			fmt.Fprintf(&buf, "%s }", st.op)
+		}
+		st.outs = append(st.outs, [2]int{from, buf.Len()})
+	}
+	span(0, len(src))
+	held := map[int]bool{}
+	for _, st := range sites {
+		for _, i := range st.idx {
 			held[i] = true
 		}
-		fmt.Fprintf(&buf, "(%s) && ((%s) %s (%s)))", joinAnd(not), x, b.Op, y)
-		edits = append(edits, edit{s, e, buf.String()})
 	}
-	sort.Slice(edits, func(i, j int) bool { return edits[i].start > edits[j].start })
-	out := append([]byte(nil), src...)
-	for _, ed := range edits {
-		out = append(out[:ed.start:ed.start], append([]byte(ed.text), out[ed.end:]...)...)
-	}
-	return out, f.Name.Name, held, nil
+	return buf.Bytes(), f.Name.Name, held, sites, nil
 }
+
+// schemaErrors maps the compile errors of a schema file (out, named base
+// in the compiler's messages) to the mutants of the innermost site at each
+// error's position; none if an error lies in no site.
+func schemaErrors(msg, base string, out []byte, sites []*site) (map[int]bool, bool) {
+	lineStart := []int{0}
+	for i, c := range out {
+		if c == '\n' {
+			lineStart = append(lineStart, i+1)
+		}
+	}
+	bad := map[int]bool{}
+	found := false
+	for _, l := range strings.Split(msg, "\n") {
+		m := reCompileErr.FindStringSubmatch(l)
+		if m == nil || filepath.Base(m[1]) != base {
+			continue
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		if line < 1 || line > len(lineStart) {
+			continue
+		}
+		o := lineStart[line-1] + col - 1
+		var in *site
+		size := -1
+		for _, st := range sites {
+			for _, r := range st.outs {
+				if r[0] <= o && o < r[1] && (size < 0 || r[1]-r[0] < size) {
+					in, size = st, r[1]-r[0]
+				}
+			}
+		}
+		if in == nil {
+			return nil, false
+		}
+		for _, i := range in.idx {
+			bad[i] = true
+		}
+		found = true
+	}
+	return bad, found
+}
+
+var reCompileErr = regexp.MustCompile(`^(?:\./)?(\S+\.go):(\d+):(\d+): `)
 
 func joinAnd(ss []string) string {
 	var b bytes.Buffer
