@@ -917,10 +917,10 @@ func (r *runner) runMutant(cm *CoverMap, abs string, src []byte, m Mutant, tests
 // or added (through an overlay; the tree is never touched).
 func (r *runner) build(cm *CoverMap, name string, files map[string][]byte) (bin, ovFile string, err error) {
 	replace := map[string]string{}
-	n := 0
 	for path, content := range files {
-		n++
-		f := filepath.Join(r.work, fmt.Sprintf("%s.%d.go", name, n))
+		// Named after the file it replaces: the compiler's messages name
+		// this file (schemaErrors reads them).
+		f := filepath.Join(r.work, name+"."+filepath.Base(path))
 		if err := os.WriteFile(f, content, 0o644); err != nil {
 			return "", "", err
 		}

@@ -325,8 +325,8 @@ func schema(name string, src []byte, ms []Mutant, drop map[int]bool) ([]byte, st
 	return buf.Bytes(), f.Name.Name, held, sites, nil
 }
 
-// schemaErrors maps the compile errors of a schema file (out, named base
-// in the compiler's messages) to the mutants of the innermost site at each
+// schemaErrors maps the compile errors of a schema file (out, named base,
+// or an overlay file named NAME.base, in the compiler's messages) to the mutants of the innermost site at each
 // error's position; none if an error lies in no site.
 func schemaErrors(msg, base string, out []byte, sites []*site) (map[int]bool, bool) {
 	lineStart := []int{0}
@@ -339,7 +339,10 @@ func schemaErrors(msg, base string, out []byte, sites []*site) (map[int]bool, bo
 	found := false
 	for _, l := range strings.Split(msg, "\n") {
 		m := reCompileErr.FindStringSubmatch(l)
-		if m == nil || filepath.Base(m[1]) != base {
+		if m == nil {
+			continue
+		}
+		if b := filepath.Base(m[1]); b != base && !strings.HasSuffix(b, "."+base) {
 			continue
 		}
 		line, _ := strconv.Atoi(m[2])
