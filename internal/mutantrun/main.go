@@ -946,6 +946,42 @@ func (r *runner) build(cm *CoverMap, name string, files map[string][]byte) (bin,
 // runTests runs the covering tests of a mutant in bin (id >= 0: the
 // schema binary, with that mutant chosen).
 func (r *runner) runTests(cm *CoverMap, bin, ovFile string, id int, m Mutant, tests []string, secs float64) string {
+	// The quick tests first: most mutants are killed by a unit test, and
+	// -test.failfast cannot stop before a slow corpus test that comes
+	// first in the binary. The covering tests of under a second run
+	// first (when they are not all of them); only if they pass do the
+	// others run. The verdict is the same: KILLED if any covering test
+	// fails.
+	quick, quickSecs, slow := splitQuick(cm.Tests, tests)
+	if len(quick) > 0 && len(slow) > 0 {
+		if st := r.runSome(cm, bin, ovFile, id, m, quick, quickSecs); st != "LIVED" {
+			return st
+		}
+		return r.runSome(cm, bin, ovFile, id, m, slow, secs-quickSecs)
+	}
+	return r.runSome(cm, bin, ovFile, id, m, tests, secs)
+}
+
+// splitQuick splits tests into those that took under a second in the
+// coverage runs (and their total time) and the others.
+func splitQuick(all []Test, tests []string) (quick []string, quickSecs float64, slow []string) {
+	took := map[string]float64{}
+	for _, t := range all {
+		took[t.Name] = t.Seconds
+	}
+	for _, t := range tests {
+		if took[t] < 1 {
+			quick = append(quick, t)
+			quickSecs += took[t]
+		} else {
+			slow = append(slow, t)
+		}
+	}
+	return quick, quickSecs, slow
+}
+
+// runSome runs tests of a mutant's covering tests (secs: their own time).
+func (r *runner) runSome(cm *CoverMap, bin, ovFile string, id int, m Mutant, tests []string, secs float64) string {
 	timeout := time.Duration(r.coef * secs * float64(time.Second))
 	if timeout < r.floor {
 		timeout = r.floor
