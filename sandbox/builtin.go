@@ -20,6 +20,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mcpvet/mcpvet/internal/timeline"
+
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -206,6 +208,7 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 		if err := events.waitStarted(ctx); err != nil {
 			return err
 		}
+		timeline.Mark("sandbox: helper reports the server started")
 		// "started" comes after the server's exec: the helper's child
 		// is the server now.
 		p.mechanisms = append(p.mechanisms, readBack(s, p.cmd.Process.Pid, "")...)

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/timeline"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -434,12 +435,14 @@ func (s *Server) start(ctx context.Context) error {
 	s.started = true
 	s.startTime = time.Now()
 	s.mu.Unlock()
+	timeline.Mark("sandbox: starting the server")
 
 	if s.opts.NoCgroups {
 		s.cg = &cgroupSet{v1: map[string]string{}}
 	} else {
 		s.cg = newCgroupSet(ownerTag()+"-"+s.runID, s.opts.Limits)
 	}
+	timeline.Mark("sandbox: cgroups made")
 	_, err := s.spawn(ctx)
 	if err != nil {
 		s.mu.Lock()
@@ -477,6 +480,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = pipes.inR, pipes.outW, pipes.errW
 	err = startProcess(p, s.cg)
+	timeline.Mark("sandbox: process cloned")
 	pipes.closeChildEnds()
 	for _, f := range p.childFiles {
 		f.Close()
@@ -487,6 +491,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 		return nil, err
 	}
 	s.adopt(p, pipes)
+	timeline.Mark("sandbox: process started")
 
 	stderrDone := make(chan struct{})
 	s.wg.Go(func() {
@@ -499,6 +504,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 			s.abortSpawn(p, pipes, stderrDone)
 			return nil, err
 		}
+		timeline.Mark("sandbox: server running")
 	}
 	s.mu.Lock()
 	s.mechanisms = append(p.mechanisms, s.mechanisms...)

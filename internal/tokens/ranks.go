@@ -2,98 +2,82 @@ package tokens
 
 import (
 	"bytes"
-	"encoding/base64"
-	"fmt"
-	"hash/maphash"
-	"strconv"
-
-	"github.com/pkoukk/tiktoken-go-loader/assets"
+	_ "embed"
+	"encoding/binary"
+	"errors"
 )
 
-// rankFile is the embedded o200k_base rank file: one "base64 rank" line a
-// token, in rank order.
-const rankFile = "o200k_base.tiktoken"
+// rankBlob is the o200k_base rank table, built from the rank file of
+// github.com/pkoukk/tiktoken-go-loader (o200k_base.tiktoken: one "base64
+// rank" line a token, in rank order) by TestRankBlobCurrent, which
+// rewrites it with -update and fails when it differs from what that file
+// gives. The table is used where it lies in the binary: nothing is parsed,
+// allocated or hashed to load it. Parsing the 200,000 lines on each run
+// took 40–90 ms of CPU, in every probe, while the server started
+// (BenchmarkLoad).
+//
+// Layout, little-endian: the magic "o200kR1\n"; uint32 n (ranks), data
+// length, slot bits; start offsets (n+1 uint32: token r's bytes are
+// data[start[r]:start[r+1]]); an open-addressing hash table of 1<<bits
+// uint32 slots holding rank+1 or 0 (empty), indexed by FNV-1a 64 of the
+// token's bytes, probed linearly; then the tokens' bytes in rank order.
+//
+//go:embed o200k_base.ranks
+var rankBlob []byte
 
-// rankTable maps a token's bytes to its rank without one allocation per
-// token: every token's bytes in one array, and an open-addressing hash
-// table of rank+1 (0 is an empty slot). Building it takes 70–90 ms on a
-// loaded 2-core machine, against 0.35–0.86 s for tiktoken-go's encoder in
-// the same run (two 200,000-entry maps and a sort of every token), which
-// every probe paid (BenchmarkLoad).
+const rankMagic = "o200kR1\n"
+
+// rankTable maps a token's bytes to its rank and back, over rankBlob.
 type rankTable struct {
-	data  []byte   // the tokens' bytes, in rank order
-	start []uint32 // start[r], start[r+1]: token r's bytes in data
-	slots []uint32 // rank+1, or 0; len is a power of two
+	start []byte // n+1 uint32
+	slots []byte // 1<<bits uint32
+	data  []byte
+	n     int
 	mask  uint64
-	seed  maphash.Seed
 }
 
-// loadRanks parses the embedded rank file.
-func loadRanks() (*rankTable, error) {
-	src, err := assets.Assets.ReadFile(rankFile)
-	if err != nil {
-		return nil, fmt.Errorf("reading embedded ranks %s: %w", rankFile, err)
+// loadRanks checks rankBlob's header and sizes and returns the table over
+// it.
+func loadRanks() (*rankTable, error) { return ranksFrom(rankBlob) }
+
+func ranksFrom(b []byte) (*rankTable, error) {
+	const head = len(rankMagic) + 12
+	if len(b) < head || string(b[:len(rankMagic)]) != rankMagic {
+		return nil, errors.New("embedded o200k_base rank table: bad header")
 	}
-	n := bytes.Count(src, []byte{'\n'}) + 1
-	t := &rankTable{
-		data:  make([]byte, 0, len(src)*3/8),
-		start: make([]uint32, 0, n+1),
-		seed:  maphash.MakeSeed(),
+	n := uint64(binary.LittleEndian.Uint32(b[8:]))
+	dataLen := uint64(binary.LittleEndian.Uint32(b[12:]))
+	bits := binary.LittleEndian.Uint32(b[16:])
+	if bits > 30 || n == 0 {
+		return nil, errors.New("embedded o200k_base rank table: bad sizes")
 	}
-	size := 1
-	for size < 2*n {
-		size <<= 1
+	slots := uint64(1) << bits
+	if uint64(len(b)) != uint64(head)+4*(n+1)+4*slots+dataLen {
+		return nil, errors.New("embedded o200k_base rank table: truncated")
 	}
-	t.slots = make([]uint32, size)
-	t.mask = uint64(size - 1)
-	var buf [256]byte
-	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		if len(line) == 0 {
-			continue
-		}
-		sp := bytes.IndexByte(line, ' ')
-		if sp < 0 || base64.StdEncoding.DecodedLen(sp) > len(buf) {
-			return nil, fmt.Errorf("embedded ranks %s: malformed line %.80q", rankFile, line)
-		}
-		k, err := base64.StdEncoding.Decode(buf[:], line[:sp])
-		if err != nil {
-			return nil, fmt.Errorf("embedded ranks %s: %w", rankFile, err)
-		}
-		rank, err := strconv.Atoi(string(line[sp+1:]))
-		if err != nil || rank != len(t.start) {
-			// The table relies on the file listing ranks 0, 1, 2, … in order.
-			return nil, fmt.Errorf("embedded ranks %s: rank %q where %d was expected", rankFile, line[sp+1:], len(t.start))
-		}
-		t.start = append(t.start, uint32(len(t.data)))
-		t.data = append(t.data, buf[:k]...)
-		h := maphash.Bytes(t.seed, buf[:k]) & t.mask
-		for t.slots[h] != 0 {
-			h = (h + 1) & t.mask
-		}
-		t.slots[h] = uint32(rank + 1)
+	startEnd := uint64(head) + 4*(n+1)
+	slotEnd := startEnd + 4*slots
+	t := &rankTable{start: b[head:startEnd], slots: b[startEnd:slotEnd], data: b[slotEnd:], n: int(n), mask: slots - 1}
+	if uint64(t.offset(uint32(n))) != dataLen {
+		return nil, errors.New("embedded o200k_base rank table: bad offsets")
 	}
-	t.start = append(t.start, uint32(len(t.data)))
 	return t, nil
 }
 
+func (t *rankTable) offset(r uint32) uint32 { return binary.LittleEndian.Uint32(t.start[4*r:]) }
+
 // token returns rank r's bytes.
-func (t *rankTable) token(r uint32) []byte { return t.data[t.start[r]:t.start[r+1]] }
+func (t *rankTable) token(r uint32) []byte { return t.data[t.offset(r):t.offset(r+1)] }
 
 // rank returns b's rank, or -1 when b is not a token.
 func (t *rankTable) rank(b []byte) int {
-	h := maphash.Bytes(t.seed, b) & t.mask
+	h := fnv1a(b) & t.mask
 	for {
-		s := t.slots[h]
+		s := binary.LittleEndian.Uint32(t.slots[4*h:])
 		if s == 0 {
 			return -1
 		}
-		if bytes.Equal(t.token(s-1), b) {
+		if s <= uint32(t.n) && bytes.Equal(t.token(s-1), b) {
 			return int(s - 1)
 		}
 		h = (h + 1) & t.mask
@@ -101,4 +85,14 @@ func (t *rankTable) rank(b []byte) int {
 }
 
 // len is the number of ranks.
-func (t *rankTable) len() int { return len(t.start) - 1 }
+func (t *rankTable) len() int { return t.n }
+
+// fnv1a is FNV-1a 64 of b.
+func fnv1a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
