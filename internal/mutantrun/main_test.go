@@ -424,3 +424,12 @@ func main() {
 		t.Errorf("no mutant: %q, want %q", got, want)
 	}
 }
+
+// TestSplitQuick: the covering tests of under a second run first.
+func TestSplitQuick(t *testing.T) {
+	all := []Test{{Name: "TestA", Seconds: 0.2}, {Name: "TestCorpus", Seconds: 9}, {Name: "TestB", Seconds: 0.5}, {Name: "TestOne", Seconds: 1}}
+	quick, secs, slow := splitQuick(all, []string{"TestCorpus", "TestA", "TestOne", "TestB"})
+	if !slices.Equal(quick, []string{"TestA", "TestB"}) || secs != 0.7 || !slices.Equal(slow, []string{"TestCorpus", "TestOne"}) {
+		t.Errorf("splitQuick = %v %v %v", quick, secs, slow)
+	}
+}
