@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,6 +88,17 @@ type Options struct {
 
 	// client is the run's log of server-to-client requests.
 	client *clientLog
+	// Closing, when set, is called once by [Run], from its goroutine, when
+	// the last request of the run has been answered and the checks have
+	// run, while the session closes (for a stdio server, the sandbox's
+	// stdin grace and what follows), with the result as it stands: its
+	// Probes, listings and Liveness.ProtocolVersion and Capabilities are
+	// final, while the stderr tail, the exit, late answers, Calls and
+	// Received are not yet. It may set the grades of res.Probes (scan
+	// grades the answers there: issue 25, probe cost) and must change
+	// nothing else. It is not called for a run whose handshake failed.
+	Closing func(res *Result)
+
 	// basicsPending: the basic calls have not run; the injection runs
 	// them, beside its batch or before its one-at-a-time run.
 	basicsPending bool
@@ -233,10 +245,24 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 	}
 	res.Liveness.Timings.ListMs = Ms(time.Since(listStart))
 
-	// The listings are final: count their tokens while the failures are
-	// injected.
+	// The listings are final: count their tokens, and run the checks that
+	// read only them and the handshake, while the failures are injected
+	// (issue 25, probe cost). Neither writes to res; the injection does
+	// not change what they read.
 	measured := make(chan *ContextCost, 1)
 	go func() { measured <- MeasureContext(res) }()
+	checker := o.Checker
+	if checker == nil {
+		checker = NewChecker()
+	}
+	version := checkVersion(res, pages)
+	listingPages := slices.Clip(pages)
+	listed := make(chan listingChecks, 1)
+	go func() {
+		l := checker.checkListing(res, version, listingPages)
+		timeline.Mark("listing checks done")
+		listed <- l
+	}()
 	probeStart := time.Now()
 	s = injectFailures(ctx, s, res, o)
 	res.Liveness.Timings.ProbeMs = Ms(time.Since(probeStart))
@@ -255,22 +281,23 @@ func Run(ctx context.Context, t mcp.Transport, opts *Options) *Result {
 			_ = s.cs.Close()
 		}
 	}()
-	checker := o.Checker
-	if checker == nil {
-		checker = NewChecker()
-	}
 	validated := map[string]bool{res.Liveness.Handshake: true}
 	for _, k := range listKinds {
 		validated[k.method] = true
 	}
-	pages = append(pages, rec.messagePages(validated)...)
+	more := rec.messagePages(validated)
 	// The poison checks read the answers received so far (tool results,
 	// errors, prompts/get, resources/read); the final list is taken below.
 	res.Received, res.ReceivedDropped = rec.messages()
 	timeline.Mark("checks start")
-	res.Findings = append(res.Findings, checker.Check(res, pages)...)
+	// What checker.Check(res, pages+more) returns.
+	res.Findings = append(res.Findings, checker.finishChecks(res, version, <-listed, more)...)
 	httpDone()
 	timeline.Mark("checks done")
+	if o.Closing != nil {
+		o.Closing(res)
+		timeline.Mark("closing work done")
+	}
 	<-closed
 	timeline.Mark("session closed")
 	res.Findings = append(res.Findings, rec.lateFindings()...)
