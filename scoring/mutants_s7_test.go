@@ -232,3 +232,17 @@ func TestNextActionPaths(t *testing.T) {
 		t.Errorf("pleaseTool = %q, want get", got)
 	}
 }
+
+// match.go (session 7 shard at fe6744e).
+
+// TestIsIdentEdges: the ends of each byte range of a name (:18).
+func TestIsIdentEdges(t *testing.T) {
+	for c, want := range map[byte]bool{
+		'a': true, 'z': true, 'A': true, 'Z': true, '0': true, '9': true, '_': true, '-': true,
+		'`': false, '{': false, '@': false, '[': false, '/': false, ':': false, '.': false, ' ': false,
+	} {
+		if got := isIdent(c); got != want {
+			t.Errorf("isIdent(%q) = %v, want %v", c, got, want)
+		}
+	}
+}

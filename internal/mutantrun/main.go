@@ -958,36 +958,57 @@ func (r *runner) build(cm *CoverMap, name string, files map[string][]byte) (bin,
 func (r *runner) runTests(cm *CoverMap, bin, ovFile string, id int, m Mutant, tests []string, secs float64) string {
 	// The quick tests first: most mutants are killed by a unit test, and
 	// -test.failfast cannot stop before a slow corpus test that comes
-	// first in the binary. The covering tests of under a second run
-	// first (when they are not all of them); only if they pass do the
-	// others run. The verdict is the same: KILLED if any covering test
-	// fails.
-	quick, quickSecs, slow := splitQuick(cm.Tests, tests)
-	if len(quick) > 0 && len(slow) > 0 {
-		if st := r.runSome(cm, bin, ovFile, id, m, quick, quickSecs); st != "LIVED" {
+	// first in the binary. The covering tests run in phases by their own
+	// time in the coverage runs (under 0.2 s, under 0.5 s, under 1 s, the
+	// rest), the next phase only if the last passed. The verdict is the
+	// same: KILLED if any covering test fails.
+	for _, ph := range phases(cm.Tests, tests) {
+		if st := r.runSome(cm, bin, ovFile, id, m, ph.tests, ph.secs); st != "LIVED" || ph.last {
 			return st
 		}
-		return r.runSome(cm, bin, ovFile, id, m, slow, secs-quickSecs)
 	}
 	return r.runSome(cm, bin, ovFile, id, m, tests, secs)
 }
 
-// splitQuick splits tests into those that took under a second in the
-// coverage runs (and their total time) and the others.
-func splitQuick(all []Test, tests []string) (quick []string, quickSecs float64, slow []string) {
+type phase struct {
+	tests []string
+	secs  float64
+	last  bool
+}
+
+// phaseLimits are the upper bounds (seconds) of the phases' tests.
+var phaseLimits = []float64{0.2, 0.5, 1}
+
+// phases splits tests by their time in the coverage runs (all: the
+// coverage map's tests) into the non-empty phases of phaseLimits and the
+// rest, in that order.
+func phases(all []Test, tests []string) []phase {
 	took := map[string]float64{}
 	for _, t := range all {
 		took[t.Name] = t.Seconds
 	}
+	out := make([]phase, len(phaseLimits)+1)
 	for _, t := range tests {
-		if took[t] < 1 {
-			quick = append(quick, t)
-			quickSecs += took[t]
-		} else {
-			slow = append(slow, t)
+		k := len(phaseLimits)
+		for i, l := range phaseLimits {
+			if took[t] < l {
+				k = i
+				break
+			}
+		}
+		out[k].tests = append(out[k].tests, t)
+		out[k].secs += took[t]
+	}
+	var ne []phase
+	for _, p := range out {
+		if len(p.tests) > 0 {
+			ne = append(ne, p)
 		}
 	}
-	return quick, quickSecs, slow
+	if len(ne) > 0 {
+		ne[len(ne)-1].last = true
+	}
+	return ne
 }
 
 // runSome runs tests of a mutant's covering tests (secs: their own time).

@@ -425,11 +425,16 @@ func main() {
 	}
 }
 
-// TestSplitQuick: the covering tests of under a second run first.
-func TestSplitQuick(t *testing.T) {
-	all := []Test{{Name: "TestA", Seconds: 0.2}, {Name: "TestCorpus", Seconds: 9}, {Name: "TestB", Seconds: 0.5}, {Name: "TestOne", Seconds: 1}}
-	quick, secs, slow := splitQuick(all, []string{"TestCorpus", "TestA", "TestOne", "TestB"})
-	if !slices.Equal(quick, []string{"TestA", "TestB"}) || secs != 0.7 || !slices.Equal(slow, []string{"TestCorpus", "TestOne"}) {
-		t.Errorf("splitQuick = %v %v %v", quick, secs, slow)
+// TestPhases: the covering tests run quickest first, in phases by their
+// own time.
+func TestPhases(t *testing.T) {
+	all := []Test{{Name: "TestA", Seconds: 0.1}, {Name: "TestCorpus", Seconds: 9}, {Name: "TestB", Seconds: 0.3}, {Name: "TestOne", Seconds: 1}, {Name: "TestC", Seconds: 0.15}}
+	got := phases(all, []string{"TestCorpus", "TestA", "TestOne", "TestB", "TestC"})
+	want := []phase{{tests: []string{"TestA", "TestC"}, secs: 0.25}, {tests: []string{"TestB"}, secs: 0.3}, {tests: []string{"TestCorpus", "TestOne"}, secs: 10, last: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("phases = %+v, want %+v", got, want)
+	}
+	if got := phases(all, nil); got != nil {
+		t.Errorf("no tests: %+v", got)
 	}
 }
