@@ -132,6 +132,23 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	return open(ctx, path, abs, o, migrations)
 }
 
+// CheckPath refuses, as [Open] would, a path that cannot hold a writable
+// database (a missing folder, a directory, a file that is not SQLite),
+// creating the file when it does not exist, without opening it as a
+// database: a caller that opens the store in the background (the probe
+// opens it while the server starts) reports such a path before it does
+// anything else. Open checks the path again.
+func CheckPath(path string) error {
+	if path == "" {
+		return &OpenError{Path: path, Reason: "empty path; pass --db FILE"}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return &OpenError{Path: path, Reason: oneLine(err), Err: err}
+	}
+	return checkFile(path, abs, false)
+}
+
 // checkFile refuses paths that cannot hold a database without touching
 // them. When the file does not exist it creates it empty (an empty file is
 // a valid empty SQLite database) so that a missing directory or a permission

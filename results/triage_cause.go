@@ -1,16 +1,16 @@
 package results
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // exposeHint finds the flag the sandbox suggested for a path it did not
 // show ("pass --expose /path").
-var exposeHint = regexp.MustCompile(`pass (--expose \S+)`)
+var exposeHint = lazyre.New(`pass (--expose \S+)`)
 
 // triageCauseStep returns the next step for a failed handshake whose cause
 // the run's detail names (a path the sandbox did not show, a launcher that

@@ -61,13 +61,29 @@ const DefaultServerTimeout = 2 * time.Minute
 // could not be set up); everything the server does, including failing to
 // install or start, is in the result.
 func Probe(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions) (*probe.Result, error) {
-	return probeOnce(ctx, plan, opts, true)
+	res, torn, err := probeOnce(ctx, plan, opts, true)
+	torn()
+	return res, err
 }
 
-// probeOnce is [Probe]; with recheck, a server that failed to start under
-// a sandbox chosen on an availability pass saved by an earlier process
-// (see [sandbox.Recheck]) is probed once more, after a real check.
-func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, recheck bool) (*probe.Result, error) {
+// probeOnce is [Probe], except that the sandbox may still be tearing the
+// server's launches down (cgroups, the run folder) when it returns: torn
+// waits for that. The teardown needs nothing from the result, so the
+// result is graded and stored meanwhile (issue 25, probe cost). With
+// recheck, a server that failed to start under a sandbox chosen on an
+// availability pass saved by an earlier process (see [sandbox.Recheck]) is
+// probed once more, after a real check.
+func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, recheck bool) (res *probe.Result, torn func(), err error) {
+	res, torn, err = probeOnceTorn(ctx, plan, opts, recheck)
+	if torn == nil {
+		torn = func() {}
+	}
+	return res, torn, err
+}
+
+// probeOnceTorn is probeOnce; torn is nil when nothing is left to tear
+// down.
+func probeOnceTorn(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, recheck bool) (*probe.Result, func(), error) {
 	outer := ctx
 	var o ProbeOptions
 	if opts != nil {
@@ -89,29 +105,37 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 	target := TargetOf(plan)
 	start := time.Now()
 	if plan.Status != "" {
-		return grade(withNotes(preLaunch(target, plan.Status, plan.StatusDetail, "", start), plan), nil, policy), nil
+		return grade(withNotes(preLaunch(target, plan.Status, plan.StatusDetail, "", start), plan), nil, policy), nil, nil
 	}
 	if err := unreachableRemote(ctx, plan, o.Sandbox); err != nil {
-		return grade(unreachableResult(plan, err, start), nil, policy), nil
+		return grade(unreachableResult(plan, err, start), nil, policy), nil, nil
 	}
 	// The install runs under its own deadline, before the server's starts:
 	// a slow download does not eat the server's time.
 	if res, done, err := installStep(ctx, plan, &o); done {
-		return res, err
+		return res, nil, err
 	}
 	timeline.Mark("install check done")
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-
 	ls := &launches{plan: plan, opts: o.Sandbox}
-	defer func() { ls.close(); timeline.Mark("sandbox closed") }()
+	// torn is set once the teardown runs in the background; until then
+	// it happens here, on the way out, as it always did: the launches
+	// closed, then their context.
+	var torn func()
+	defer func() {
+		if torn == nil {
+			ls.close()
+			timeline.Mark("sandbox closed")
+			cancel()
+		}
+	}()
 	t, err := ls.launch(ctx)
 	if err != nil {
 		var le *sandbox.LaunchError
 		if errors.As(err, &le) {
-			return grade(withNotes(preLaunch(target, le.Status, le.Detail, le.Evidence, start), plan), nil, policy), nil
+			return grade(withNotes(preLaunch(target, le.Status, le.Detail, le.Evidence, start), plan), nil, policy), nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	timeline.Mark("sandbox launched")
 	first := ls.latest()
@@ -129,6 +153,18 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 	if c := first.HTTPClient(); c != nil {
 		po.HTTPClient = c
 	}
+	// The answers are graded while the server shuts down: their grades
+	// read only the probes, the listings and the canaries, all final once
+	// the last request is answered (issue 25, probe cost). Should the
+	// canaries differ afterwards, the answers are graded again below.
+	var early struct {
+		canaries map[string]string
+		graded   []scoring.Graded
+	}
+	po.Closing = func(r *probe.Result) {
+		early.canaries = ls.canaries(plan)
+		early.graded = scoring.GradeProbes(r, &scoring.Options{Canaries: early.canaries})
+	}
 	res := probe.Run(ctx, t, &po)
 	timeline.Mark("probe run done")
 	if recheck && first.Info(0).SpawnError != "" && sandbox.Recheck(first) {
@@ -136,7 +172,7 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 		// before): launch again after a real check, which reports a
 		// broken sandbox, or picks another backend, as it always did.
 		ls.close()
-		return probeOnce(outer, plan, opts, false)
+		return probeOnceTorn(outer, plan, opts, false)
 	}
 	addLaunchFindings(res, plan, first, ls.latest(), o.Sandbox)
 	// Every launch (relaunches included) had its own canaries; a leak of
@@ -146,10 +182,41 @@ func probeOnce(ctx context.Context, plan *vocab.Plan, opts *ProbeOptions, rechec
 	// and none may be stored.
 	mask, detect := configuredSecrets(plan, o.Sandbox)
 	maps.Copy(canaries, detect)
+	// Everything the grader needs from the sandbox is read: tear the
+	// launches down while the result is graded (and, by the caller,
+	// stored).
+	teardown := make(chan struct{})
+	torn = func() { <-teardown }
+	go func() {
+		defer close(teardown)
+		if beforeTeardown != nil {
+			beforeTeardown()
+		}
+		ls.close()
+		timeline.Mark("sandbox closed")
+		cancel()
+	}()
 	// The sandbox searched all of stderr; the grader sees only its tail.
 	defer timeline.Mark("graded")
-	return maskResult(grade(res, &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}, policy), mask), nil
+	gopts := &scoring.Options{Canaries: canaries, StderrSecrets: onStderr}
+	if early.graded != nil && maps.Equal(early.canaries, canaries) {
+		return maskResult(gradeGraded(res, gopts, policy, early.graded), mask), torn, nil
+	}
+	return maskResult(grade(res, gopts, policy), mask), torn, nil
 }
+
+// canaries are the canaries of every launch so far and the user's own
+// secret values to detect, as the grader gets them.
+func (l *launches) canaries(plan *vocab.Plan) map[string]string {
+	canaries, _ := l.secrets()
+	_, detect := configuredSecrets(plan, l.opts)
+	maps.Copy(canaries, detect)
+	return canaries
+}
+
+// beforeTeardown, when set (by tests), runs before the background
+// teardown of a probe's launches.
+var beforeTeardown func()
 
 // launches are the sandboxed processes of one probe: the first launch and
 // every relaunch [probe.Run] asks for. launch and latest may be called
@@ -260,7 +327,13 @@ func addLaunchFindings(res *probe.Result, plan *vocab.Plan, first, last *sandbox
 // findings, so they are sorted here, when all are in (probe.Run, the
 // checks Probe adds, the grader), and before the verdict lists them.
 func grade(res *probe.Result, so *scoring.Options, policy *scoring.Policy) *probe.Result {
-	scoring.ScoreResult(res, so)
+	return gradeGraded(res, so, policy, scoring.GradeProbes(res, so))
+}
+
+// gradeGraded is grade for answers already graded by
+// [scoring.GradeProbes] with so's canaries.
+func gradeGraded(res *probe.Result, so *scoring.Options, policy *scoring.Policy, graded []scoring.Graded) *probe.Result {
+	scoring.ScoreGraded(res, so, graded)
 	probe.SortFindings(res.Findings)
 	v := scoring.Decide(res, policy)
 	res.Verdict = &v

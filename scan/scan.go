@@ -40,8 +40,16 @@ import (
 
 // Options configures [Run].
 type Options struct {
-	// Store receives the scan; required.
+	// Store receives the scan; required, except by [RunOne] given
+	// OpenStore.
 	Store *results.Store
+	// OpenStore, used by [RunOne] when Store is nil, returns the store;
+	// RunOne calls it once, beside the install check and the launch, so
+	// that opening the database (SQLite, its migrations and checks) costs
+	// the probe no time before the server starts. An error stops the
+	// probe (the server is cancelled, nothing is stored) and is RunOne's
+	// error. The caller owns the store it returns and closes it.
+	OpenStore func(ctx context.Context) (*results.Store, error)
 	// Plans are the targets of a new scan. Ignored with Resume.
 	Plans []vocab.Plan
 	// Info describes a new scan (kind, source, options, seed, shard). Run
@@ -111,7 +119,8 @@ type Summary struct {
 }
 
 // ErrNoStore is returned by [Run] and [RunOne] when [Options.Store] is
-// nil (nil options included): a scan always stores what it ran.
+// nil (nil options included) and [RunOne] has no [Options.OpenStore] (or
+// it returned no store): a scan always stores what it ran.
 var ErrNoStore = errors.New("scan: no results store")
 
 // ErrInterrupted is returned when the scan stopped before every target
@@ -131,7 +140,19 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Store == nil {
+	// A probe (RunOne: one new target, given whole) does not wait for
+	// the store: see early below.
+	early := o.saved != nil && o.Resume == 0 && len(o.Plans) == 1 && o.Plans[0].Key != ""
+	opening := early && o.Store == nil && o.OpenStore != nil
+	if o.Store == nil && o.OpenStore != nil && o.saved != nil && !early {
+		// RunOne of a plan without a key: the store is needed first.
+		st, err := o.OpenStore(ctx)
+		if err != nil {
+			return Summary{}, err
+		}
+		o.Store = st
+	}
+	if o.Store == nil && !opening {
 		return Summary{}, ErrNoStore
 	}
 	if o.Concurrency <= 0 {
@@ -147,7 +168,6 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	if o.Conditions != nil {
 		o.Info.Options = withConditions(o.Info.Options, o.Conditions)
 	}
-	st := o.Store
 	sum := Summary{Counts: map[vocab.Status]int{}}
 	start := time.Now()
 
@@ -162,14 +182,27 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 	// (RunOne: one new target, given whole) does not wait for them: its
 	// install check and launch go on while they are written (issue 25,
 	// probe cost: the first commit after opening syncs the WAL header),
-	// and its writer waits for them. A scan learns its targets from them.
+	// and, with OpenStore, while the store is opened; its writer waits
+	// for them. A scan learns its targets from them. st is set before
+	// setup is closed; only the writer (after setup) and the code after
+	// the writer has ended read it.
 	var scanID int64
 	var stored, pending []vocab.Plan
 	var setupErr error
+	st := o.Store
 	setup := make(chan struct{})
 	prepare := func() {
 		defer close(setup)
-		if scanID, stored, setupErr = o.pending(ctx); setupErr != nil {
+		if opening {
+			if st, setupErr = o.OpenStore(ctx); setupErr != nil {
+				return
+			}
+			if st == nil {
+				setupErr = ErrNoStore
+				return
+			}
+		}
+		if scanID, stored, setupErr = o.pending(ctx, st); setupErr != nil {
 			return
 		}
 		sum.ScanID = scanID
@@ -181,7 +214,6 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 		sum.Total = scanRow.Targets
 		sum.Skipped = scanRow.Targets - len(stored)
 	}
-	early := o.saved != nil && o.Resume == 0 && len(o.Plans) == 1 && o.Plans[0].Key != ""
 	if early {
 		// What pending would return for a new scan: the given plan,
 		// secrets included.
@@ -248,7 +280,10 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 				return nil
 			}
 			p.Go(func(ctx context.Context) error {
-				res, err := Probe(ctx, plan, &o.Probe)
+				// The result is stored while the sandbox tears the
+				// server down; the slot is held until it has.
+				res, torn, err := probeOnce(ctx, plan, &o.Probe, true)
+				defer torn()
 				return finish(ctx, plan, res, err)
 			})
 			return nil
@@ -285,8 +320,7 @@ func Run(ctx context.Context, opts *Options) (Summary, error) {
 
 // pending records a new scan, or resumes [Options.Resume], and returns
 // its id and the targets still to run, with their secret values.
-func (o *Options) pending(ctx context.Context) (int64, []vocab.Plan, error) {
-	st := o.Store
+func (o *Options) pending(ctx context.Context, st *results.Store) (int64, []vocab.Plan, error) {
 	scanID := o.Resume
 	if scanID == 0 {
 		id, err := st.NewScan(ctx, o.Info)
@@ -385,7 +419,9 @@ func (e *targetError) Unwrap() error { return e.err }
 // end of ctx is stored and returned, with [ErrInterrupted]). opts.Plans,
 // Resume and the concurrency are ignored. The result is nil when the
 // probe stored none: the store or the sandbox infrastructure failed, and
-// the error says which. opts may be nil, as for [Run].
+// the error says which. opts may be nil, as for [Run]. With
+// [Options.OpenStore] instead of Store, the store is opened while the
+// package's install is checked and the server launched.
 func RunOne(ctx context.Context, plan *vocab.Plan, opts *Options) (*probe.Result, error) {
 	var o Options
 	if opts != nil {

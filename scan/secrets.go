@@ -2,10 +2,10 @@ package scan
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/mcpvet/mcpvet/internal/lazyre"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/vocab"
@@ -16,7 +16,7 @@ import (
 const minMasked = 8
 
 // credentialName matches variable and header names that hold credentials.
-var credentialName = regexp.MustCompile(`(?i)(?:API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|AUTH|BEARER|COOKIE|SESSION|PRIVATE[_-]?KEY|(?:^|[_-])PAT$)`)
+var credentialName = lazyre.New(`(?i)(?:API[_-]?KEY|APIKEY|ACCESS[_-]?KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|AUTH|BEARER|COOKIE|SESSION|PRIVATE[_-]?KEY|(?:^|[_-])PAT$)`)
 
 // configuredSecrets returns the credentials the user configured for a
 // plan (values of its env and headers whose names say they are

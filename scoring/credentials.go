@@ -2,7 +2,6 @@ package scoring
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -12,13 +11,13 @@ import (
 // is 40 characters of base64, indistinguishable from any other string
 // except by its key ("aws_secret_access_key=wJalr...", the shared
 // credentials file and the environment variable alike).
-var reKeyedSecret = regexp.MustCompile(`(?i)\baws_secret_access_key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)
+var reKeyedSecret = lazy(`(?i)\baws_secret_access_key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`)
 
 // reKeyedParam matches an API key, access token, client secret or password
 // assigned by name, as in a request URL proxied into an error
 // ("...?city=Paris&api_key=sk9f...": issue 25 item 4). The value must hold a
 // letter and a digit, so a placeholder such as YOUR_API_KEY is not one.
-var reKeyedParam = regexp.MustCompile(`(?i)\b(api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd)["']?\s*[:=]\s*["']?([A-Za-z0-9._~+/-]{16,})`)
+var reKeyedParam = lazy(`(?i)\b(api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd)["']?\s*[:=]\s*["']?([A-Za-z0-9._~+/-]{16,})`)
 
 // keyedParamHints are reKeyedParam's literal prefixes, lower-cased.
 var keyedParamHints = []string{"api_key", "api-key", "apikey", "access_token", "access-token", "accesstoken", "auth_token", "auth-token", "authtoken",

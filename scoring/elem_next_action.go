@@ -2,7 +2,6 @@ package scoring
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -14,12 +13,12 @@ var (
 		"did you mean", "perhaps you meant", "instead", "make sure", "please")
 	// reHuman marks a sentence whose action the agent cannot execute: a
 	// terminal command, a person to contact, a settings page to open.
-	reHuman = regexp.MustCompile(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
+	reHuman = lazy(`\b(terminal|command line|command-line|shell|console|npx|npm|pip|pipx|uvx|gcloud|kubectl|brew|sudo|aws configure|az login|gh auth|contact|administrator|admin|support team|help ?desk|open (a|an) (ticket|issue)|check (the|your) (logs|configuration|config|documentation|docs)|settings\s*>|browser|dashboard|log ?in again in)\b|\bexport [a-z_]+=|\$ [a-z]`)
 	// reSetEnv is an environment variable to set: the user's configuration,
 	// not a call ("Set GOOGLE_DRIVE_OAUTH_CREDENTIALS to the path ...",
 	// errors-v12).
-	reSetEnv      = regexp.MustCompile(`\b(?:[Ss]et|SET|[Ee]xport|[Dd]efine)\s+[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)
-	reValueTarget = regexp.MustCompile(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]*?\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
+	reSetEnv      = lazy(`\b(?:[Ss]et|SET|[Ee]xport|[Dd]efine)\s+[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)
+	reValueTarget = lazy(`\b(did you mean|perhaps you meant|use one of|one of)\b\s*:?\s*\S|\b(set|change|update)\b[^.\n]*?\bto\s+["'` + "`" + `]?[\w.-]+|\b(use|try|pass|send)\s+["'` + "`" + `][^"'` + "`" + `]+["'` + "`" + `]`)
 	// reListCall is a listing method named as the call to make: "Request
 	// tools/list without a cursor", "call prompts/list". Compiled on first
 	// use (lazyRE), like the guarded expressions.

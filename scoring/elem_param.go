@@ -1,7 +1,6 @@
 package scoring
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -228,7 +227,7 @@ func findSentPart(in *input) (string, bool) {
 	return "", false
 }
 
-var boolContext = regexp.MustCompile(`\b(received|got|given|value|was|is)\s*:?\s*["'` + "`" + `]?(true|false)\b`)
+var boolContext = lazy(`\b(received|got|given|value|was|is)\s*:?\s*["'` + "`" + `]?(true|false)\b`)
 
 func findBool(seg segment, v string) (int, int, bool) {
 	for _, loc := range boolContext.FindAllStringSubmatchIndex(seg.lower, -1) {

@@ -1,7 +1,6 @@
 package scoring
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -67,7 +66,7 @@ var patternPhrases = phrases{"pattern", "regular expression", "regex", "must mat
 var (
 	enumPhrases = phrases{"one of", "any of", "must be either", "valid values", "allowed values", "possible values", "valid options",
 		"allowed options", "supported values", "accepted values", "permitted values"}
-	reExpectedList = regexp.MustCompile(`expected\s+['"` + "`" + `][^'"` + "`" + `]+?['"` + "`" + `]\s*(\||,|or)`)
+	reExpectedList = lazy(`expected\s+['"` + "`" + `][^'"` + "`" + `]+?['"` + "`" + `]\s*(\||,|or)`)
 )
 
 // rangePhrases are reRange's whole-word alternatives; reRangeRest holds
@@ -76,7 +75,7 @@ var (
 	rangePhrases = phrases{"less than", "greater than", "more than", "fewer than", "at least", "at most", "no more than", "no less than",
 		"not exceed", "exceed", "exceeds", "maximum", "minimum", "too large", "too small", "too big", "too long", "too short",
 		"too many", "too few", "out of range"}
-	reRangeRest = regexp.MustCompile(`\b(between -?\d+(\.\d+)? and|up to -?\d)\b|[<>]=\s*-?\d`)
+	reRangeRest = lazy(`\b(between -?\d+(\.\d+)? and|up to -?\d)\b|[<>]=\s*-?\d`)
 )
 
 // findRange is reRange by phrase search, with the regexp only where a

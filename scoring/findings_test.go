@@ -226,3 +226,43 @@ func TestUnknownToolAsResult(t *testing.T) {
 		t.Errorf("no unknown-tool call = %+v, want none", f)
 	}
 }
+
+// TestGradeProbesBeforeTheExit: the answers graded by GradeProbes before
+// the stderr tail is final (scan grades them while the server shuts down:
+// issue 25, probe cost), finished by ScoreGraded once it is, give what
+// ScoreResult gives on the final result; the stderr leak is found by the
+// second part.
+func TestGradeProbesBeforeTheExit(t *testing.T) {
+	build := func() *probe.Result {
+		return &probe.Result{
+			Liveness: probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true, ProtocolVersion: "2025-11-25"},
+			Tools:    []probe.Tool{{Name: "echo", InputSchema: raw(`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`)}},
+			Probes: []probe.ProbeCall{
+				{Kind: KindWrongType, Method: "tools/call", Tool: "echo", Param: "message", Class: ClassToolError,
+					Sent:     raw(`{"name":"echo","arguments":{"message":42}}`),
+					Response: raw(`{"content":[{"type":"text","text":"Expected string, received number at message"}],"isError":true}`)},
+				{Kind: KindUnknownTool, Method: "tools/call", Tool: "ech", Class: ClassProtocolError,
+					Sent:     raw(`{"name":"ech","arguments":{}}`),
+					Response: raw(`{"code":-32602,"message":"unknown tool \"ech\", key mcpvet-canary-ffee0011"}`)},
+			},
+		}
+	}
+	opts := &Options{Canaries: map[string]string{"KEY": "mcpvet-canary-ffee0011"}}
+	final := build()
+	final.Liveness.StderrTail = "stopping with key mcpvet-canary-ffee0011\n"
+	wantGraded := ScoreResult(final, opts)
+
+	early := build()
+	graded := GradeProbes(early, opts)
+	early.Liveness.StderrTail = final.Liveness.StderrTail
+	gotGraded := ScoreGraded(early, opts, graded)
+	if diff := cmp.Diff(wantGraded, gotGraded); diff != "" {
+		t.Errorf("grades (-ScoreResult +GradeProbes, ScoreGraded):\n%s", diff)
+	}
+	if diff := cmp.Diff(final, early); diff != "" {
+		t.Errorf("result (-ScoreResult +GradeProbes, ScoreGraded):\n%s", diff)
+	}
+	if len(final.Findings) < 2 {
+		t.Errorf("findings %v: want the answer's leak and the stderr leak", final.Findings)
+	}
+}

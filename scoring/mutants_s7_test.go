@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -104,6 +105,144 @@ func TestParamAtByteZero(t *testing.T) {
 			Class: ClassToolError, ProtocolVersion: "2025-11-25", Text: tt.text}, c)
 		if !g.Pass(ElemParam) {
 			t.Errorf("%q for %s: param fails: %s", tt.text, tt.param, evidenceOf(g, ElemParam))
+		}
+	}
+}
+
+// elem_next_action.go (session 7 shard at aefdb64: 38 lived).
+
+// TestNextActionWordEdges: prevWordApos skips a tab and keeps an
+// apostrophe (:55:36, :59:38); hasCue splits words at the right bytes
+// (isWordByte :184: a, z, 0 and what is below '0') and skips an
+// identifier only to its end (:90:54).
+func TestNextActionWordEdges(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		i    int
+		want string
+	}{{"not\tretry", 4, "not"}, {"don't retry", 6, "don't"}} {
+		if got := prevWordApos(tt.s, tt.i); got != tt.want {
+			t.Errorf("prevWordApos(%q, %d) = %q, want %q", tt.s, tt.i, got, tt.want)
+		}
+	}
+	for s, want := range map[string]bool{
+		"git_cherry_pick failed. retry later": true,
+		"call it":                             true,
+		"please retry later":                  true,
+		"the fizzretry field":                 false,
+		"code 0retry":                         false,
+		"code 9retry":                         false,
+	} {
+		if got := hasCue(s); got != want {
+			t.Errorf("hasCue(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestObjectOfCueEdges: the name first at byte 0 and then after a cue
+// (:118:8), a name joined to a path (:122:28), a noun between two words
+// that are not determiners (:134), a negated cue (:139:57, :139:64) and a
+// cue that opens a condition (:139:102, :139:109).
+func TestObjectOfCueEdges(t *testing.T) {
+	for _, tt := range []struct {
+		low, name string
+		want      bool
+	}{
+		{"query missing; provide query as a string", "query", true},
+		{"provide query/v2", "query", false},
+		{"retry over value limit", "limit", false},
+		{"do not provide query", "query", false},
+		{"when using query", "query", false},
+		{"provide query", "query", true},
+	} {
+		if got := objectOfCue(tt.low, tt.name); got != tt.want {
+			t.Errorf("objectOfCue(%q, %q) = %v, want %v", tt.low, tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestInIdentifierDots: a dot or colon joins two words only between a
+// letter or digit on each side, and one at the end of the text joins
+// nothing (:154).
+func TestInIdentifierDots(t *testing.T) {
+	for _, tt := range []struct {
+		low  string
+		i, j int
+		want bool
+	}{
+		{"retry. now", 0, 5, false},
+		{" .retry", 2, 7, false},
+		{".retry", 1, 6, false},
+		{"retry.", 0, 5, false},
+		{"config.set", 7, 10, true},
+		{"config.set", 0, 6, true},
+	} {
+		if got := inIdentifier(tt.low, tt.i, tt.j); got != tt.want {
+			t.Errorf("inIdentifier(%q, %d, %d) = %v, want %v", tt.low, tt.i, tt.j, got, tt.want)
+		}
+	}
+}
+
+// TestSentencesEdges: a stop ends a sentence before a newline or a tab
+// (:199), a sentence of nothing is dropped (:217), trailing blanks are cut
+// and an empty one at byte 0 reads nothing before it (:214).
+func TestSentencesEdges(t *testing.T) {
+	for s, want := range map[string][][2]int{
+		"a.\nb": {{0, 1}, {3, 4}},
+		"a.\tb": {{0, 1}, {3, 4}},
+		";x":    {{1, 2}},
+		"a  ;":  {{0, 1}},
+		";;":    nil,
+	} {
+		if got := sentences(s); !slices.Equal(got, want) {
+			t.Errorf("sentences(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestNextActionPaths: the first sentence rejected as a human's action is
+// named (:293), a tools/list call is the evidence (:302), a two-letter
+// tool (:305) and a tool at byte 0 (:308) are next actions, "use one of
+// these" is a reference (:327), "please" at the very end reads nothing
+// past it (:350), and "please get" names a three-letter tool (:358).
+func TestNextActionPaths(t *testing.T) {
+	grade := func(text string, c Context) (bool, string) {
+		return gradeNextAction(newInput(&Response{Kind: KindUnknownTool, Method: "tools/call", Tool: "zz_called", Class: ClassToolError, Text: text}, &c))
+	}
+	if ok, ev := grade("Use npx foo in a terminal. Then contact support.", Context{}); ok || !strings.Contains(ev, "not executable by the agent: text[0:25]") {
+		t.Errorf("human action: %v %q", ok, ev)
+	}
+	if ok, ev := grade("Unknown tool. Then call tools/list to see them.", Context{}); !ok || !strings.Contains(ev, `text[19:34] "call tools/list"`) {
+		t.Errorf("tools/list: %v %q", ok, ev)
+	}
+	if ok, ev := grade("Use ls first.", Context{ToolNames: []string{"ls"}}); !ok {
+		t.Errorf("a two-letter tool: %v %q", ok, ev)
+	}
+	if ok, ev := grade("list_files, then retry.", Context{ToolNames: []string{"list_files"}}); !ok {
+		t.Errorf("a tool at byte 0: %v %q", ok, ev)
+	}
+	if ok, ev := grade("Unknown method. Use one of these methods.", Context{}); ok {
+		t.Errorf("use one of these: %v %q", ok, ev)
+	}
+	if ok, ev := grade("Retry later please", Context{ToolNames: []string{"login"}}); ok {
+		t.Errorf("please at the end: %v %q", ok, ev)
+	}
+	in := newInput(&Response{Tool: "other"}, &Context{ToolNames: []string{"get", "other"}})
+	if got := in.pleaseTool("please get the id first"); got != "get" {
+		t.Errorf("pleaseTool = %q, want get", got)
+	}
+}
+
+// match.go (session 7 shard at fe6744e).
+
+// TestIsIdentEdges: the ends of each byte range of a name (:18).
+func TestIsIdentEdges(t *testing.T) {
+	for c, want := range map[byte]bool{
+		'a': true, 'z': true, 'A': true, 'Z': true, '0': true, '9': true, '_': true, '-': true,
+		'`': false, '{': false, '@': false, '[': false, '/': false, ':': false, '.': false, ' ': false,
+	} {
+		if got := isIdent(c); got != want {
+			t.Errorf("isIdent(%q) = %v, want %v", c, got, want)
 		}
 	}
 }

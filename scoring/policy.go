@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -44,7 +43,7 @@ func DefaultPolicy() *Policy {
 // policyFields are the known fields, in documentation order.
 var policyFields = []string{"minScore", "fixSeverities", "ignoreFindings"}
 
-var reFindingCode = regexp.MustCompile(`^[a-z][a-z0-9_]*/[a-z0-9_]+$`)
+var reFindingCode = lazy(`^[a-z][a-z0-9_]*/[a-z0-9_]+$`)
 
 // LoadPolicy parses a policy file over the defaults. Every error is one
 // line naming the field, the value and what would work, for example

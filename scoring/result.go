@@ -121,6 +121,18 @@ func (n *schemaNode) collect(seen map[string]bool, depth int) {
 // an answer's class alone (accepted, crash, hang, bad cursor) are
 // probe's. It returns the grades in probe order. Call [Decide] after it.
 func ScoreResult(res *probe.Result, opts *Options) []Graded {
+	return ScoreGraded(res, opts, GradeProbes(res, opts))
+}
+
+// GradeProbes is the first part of [ScoreResult]: it grades every probe
+// call of res in place (each ProbeCall's Elements and Score) and returns
+// the grades in probe order. It reads only res.Probes, the listings
+// (Tools, Prompts, Resources), the protocol version and capabilities of
+// res.Liveness, and opts's Canaries and PublicPaths: none of it changes
+// once the last probe is answered, so a caller may run it while the
+// server shuts down (scan does: issue 25, probe cost), then finish with
+// [ScoreGraded].
+func GradeProbes(res *probe.Result, opts *Options) []Graded {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -132,6 +144,19 @@ func ScoreResult(res *probe.Result, opts *Options) []Graded {
 		g.Apply(pc)
 		graded = append(graded, g)
 	}
+	return graded
+}
+
+// ScoreGraded is the rest of [ScoreResult], given the grades GradeProbes
+// returned for res with the same Canaries and PublicPaths (res's probes
+// and listings unchanged since): the server's score, the rubric version
+// and the grader's findings, among them the secret leaks, which read
+// everything the server sent and its stderr. It returns graded.
+func ScoreGraded(res *probe.Result, opts *Options, graded []Graded) []Graded {
+	if opts == nil {
+		opts = &Options{}
+	}
+	pv := res.Liveness.ProtocolVersion
 	res.Score = ServerScore(graded)
 	res.RubricVersion = RubricVersion
 	// A canary in a graded response is reported with that response's

@@ -2,7 +2,6 @@ package scoring
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -159,9 +158,9 @@ func needsSetup(res *probe.Result) bool {
 
 var (
 	// envName is an environment variable name as servers print them.
-	envName = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+	envName = lazy(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
 	// credentialName is a variable name that names a credential.
-	credentialName = regexp.MustCompile(`(?:KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?|AUTH|PAT|ID|USER(?:NAME)?|URL|HOST|ENDPOINT|ACCOUNT|PROJECT|ORG|TENANT|DSN)(?:_|$)`)
+	credentialName = lazy(`(?:KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?|AUTH|PAT|ID|USER(?:NAME)?|URL|HOST|ENDPOINT|ACCOUNT|PROJECT|ORG|TENANT|DSN)(?:_|$)`)
 )
 
 // Supply lists what the user of a needs_setup run has to supply: the

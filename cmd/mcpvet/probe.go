@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -358,21 +359,41 @@ type probeOutput struct {
 // probeOne probes plan as a scan of one (scan.RunOne) stored in the
 // database, writes the result, then applies the author gate and --fail-on.
 func probeOne(ctx context.Context, plan *vocab.Plan, opts *scan.ProbeOptions, out probeOutput, gate *gateFlags, stdout, stderr io.Writer) error {
-	// Open the database first: an unusable --db is reported before any
-	// server is launched.
+	// A --db path that cannot hold a database is reported before any
+	// server is launched; the database itself (SQLite, migrations, its
+	// integrity check) is opened while the package's install is checked
+	// and the server starts (issue 25: probe cost), and a failure there
+	// stops the probe before anything is stored.
 	timeline.Mark("probe command starts")
-	st, err := results.Open(ctx, out.db, nil)
-	if err != nil {
+	if err := results.CheckPath(out.db); err != nil {
 		return err
 	}
-	timeline.Mark("database open")
+	type opened struct {
+		st  *results.Store
+		err error
+	}
+	openc := make(chan opened, 1)
+	go func() {
+		st, err := results.Open(ctx, out.db, nil)
+		timeline.Mark("database open")
+		openc <- opened{st, err}
+	}()
+	openStore := sync.OnceValues(func() (*results.Store, error) {
+		o := <-openc
+		return o.st, o.err
+	})
 	defer func() { timeline.Mark("database closed") }()
-	defer st.Close()
+	defer func() {
+		// Whether RunOne asked for it or not, the store is closed.
+		if st, err := openStore(); err == nil {
+			st.Close()
+		}
+	}()
 	// The sandbox's availability check overlaps with the install check
 	// and run conditions before the launch (issue 25: probe cost).
 	scan.Prewarm(opts)
-	res, err := scan.RunOne(ctx, plan, &scan.Options{Store: st, Probe: *opts,
-		Info: results.ScanInfo{Kind: results.KindProbe, Source: plan.Source}})
+	res, err := scan.RunOne(ctx, plan, &scan.Options{OpenStore: func(context.Context) (*results.Store, error) { return openStore() },
+		Probe: *opts, Info: results.ScanInfo{Kind: results.KindProbe, Source: plan.Source}})
 	timeline.Mark("scan done (result stored)")
 	interrupted := errors.Is(err, scan.ErrInterrupted)
 	if err != nil && (!interrupted || res == nil) {

@@ -203,6 +203,7 @@ type CoverMap struct {
 }
 
 type runner struct {
+	verifyRun     string // -verify: run these tests (a -test.run pattern), not the covering ones
 	root, modPath string
 	work          string
 	coef          float64
@@ -225,11 +226,20 @@ func main() {
 		cache    = flag.String("cache", "bench/out/mutate/cover", "directory of the per-package coverage maps")
 		quiet    = flag.String("quiet-log", "/tmp/mcpvet-quiet.log", "freeze windows (FROZEN/THAWED unix seconds)")
 		schema   = flag.Bool("schema", true, "compile a file's comparison mutants into one binary (schema.go); false: one compile per mutant")
+		verify   = flag.String("verify", "", "check kills: run only the mutants at -at with these tests (a -test.run pattern), no coverage map")
+		at       = flag.String("at", "", "with -verify: the mutants, line:col[:TYPE] separated by commas")
 	)
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: mutantrun [-json out.json] [-tsv out.tsv] [-list] FILE.go ...")
 		os.Exit(2)
+	}
+	if *verify != "" {
+		if err := verifyKills(*verify, *at, *floor, *quiet, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "mutantrun:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(*jsonOut, *tsvOut, *list, *coverage, *schema, *coef, *floor, *cache, *quiet, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "mutantrun:", err)
@@ -946,6 +956,63 @@ func (r *runner) build(cm *CoverMap, name string, files map[string][]byte) (bin,
 // runTests runs the covering tests of a mutant in bin (id >= 0: the
 // schema binary, with that mutant chosen).
 func (r *runner) runTests(cm *CoverMap, bin, ovFile string, id int, m Mutant, tests []string, secs float64) string {
+	// The quick tests first: most mutants are killed by a unit test, and
+	// -test.failfast cannot stop before a slow corpus test that comes
+	// first in the binary. The covering tests run in phases by their own
+	// time in the coverage runs (under 0.2 s, under 0.5 s, under 1 s, the
+	// rest), the next phase only if the last passed. The verdict is the
+	// same: KILLED if any covering test fails.
+	for _, ph := range phases(cm.Tests, tests) {
+		if st := r.runSome(cm, bin, ovFile, id, m, ph.tests, ph.secs); st != "LIVED" || ph.last {
+			return st
+		}
+	}
+	return r.runSome(cm, bin, ovFile, id, m, tests, secs)
+}
+
+type phase struct {
+	tests []string
+	secs  float64
+	last  bool
+}
+
+// phaseLimits are the upper bounds (seconds) of the phases' tests.
+var phaseLimits = []float64{0.2, 0.5, 1}
+
+// phases splits tests by their time in the coverage runs (all: the
+// coverage map's tests) into the non-empty phases of phaseLimits and the
+// rest, in that order.
+func phases(all []Test, tests []string) []phase {
+	took := map[string]float64{}
+	for _, t := range all {
+		took[t.Name] = t.Seconds
+	}
+	out := make([]phase, len(phaseLimits)+1)
+	for _, t := range tests {
+		k := len(phaseLimits)
+		for i, l := range phaseLimits {
+			if took[t] < l {
+				k = i
+				break
+			}
+		}
+		out[k].tests = append(out[k].tests, t)
+		out[k].secs += took[t]
+	}
+	var ne []phase
+	for _, p := range out {
+		if len(p.tests) > 0 {
+			ne = append(ne, p)
+		}
+	}
+	if len(ne) > 0 {
+		ne[len(ne)-1].last = true
+	}
+	return ne
+}
+
+// runSome runs tests of a mutant's covering tests (secs: their own time).
+func (r *runner) runSome(cm *CoverMap, bin, ovFile string, id int, m Mutant, tests []string, secs float64) string {
 	timeout := time.Duration(r.coef * secs * float64(time.Second))
 	if timeout < r.floor {
 		timeout = r.floor
@@ -959,6 +1026,9 @@ func (r *runner) runTests(cm *CoverMap, bin, ovFile string, id int, m Mutant, te
 		own[t.Name] = max(r.floor, time.Duration(r.coef*t.Seconds*float64(time.Second)))
 	}
 	pattern := "^(" + strings.Join(quoteAll(tests), "|") + ")$"
+	if r.verifyRun != "" {
+		pattern = r.verifyRun
+	}
 	for attempt := 0; ; attempt++ {
 		// The test binary's own -test.timeout is a backstop well past
 		// ours: its clock runs on while a quiet window freezes it.
@@ -1189,4 +1259,94 @@ func frozenOverlap(r io.Reader, s, e int64) (time.Duration, bool) {
 		total += e - max(frozenAt, s)
 	}
 	return time.Duration(total) * time.Second, open
+}
+
+// verifyKills runs the mutants of one file at the positions in at
+// (line:col or line:col:TYPE, comma separated) against the tests that
+// pattern selects, the comparison and arithmetic ones through one schema
+// binary, and prints each one's status: the check that new tests kill the
+// mutants they were written for (KILLED), and that an argued equivalent
+// LIVES.
+func verifyKills(pattern, at string, floor time.Duration, quiet string, files []string) error {
+	if len(files) != 1 || at == "" {
+		return errors.New("-verify takes one file and -at")
+	}
+	f := files[0]
+	src, err := os.ReadFile(f)
+	if err != nil {
+		return err
+	}
+	ms, err := Enumerate(f, src)
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, p := range strings.Split(at, ",") {
+		want[strings.TrimSpace(p)] = true
+	}
+	var run []Mutant
+	var sel []int
+	for i, m := range ms {
+		pos := fmt.Sprintf("%d:%d", m.Line, m.Column)
+		if want[pos] || want[pos+":"+m.Type] {
+			run = append(run, m)
+			sel = append(sel, i)
+		} else {
+			run = append(run, Mutant{Offset: -1})
+		}
+	}
+	if len(sel) == 0 {
+		return fmt.Errorf("no mutant of %s at %s", f, at)
+	}
+	root, err := goEnv("", "list", "-m", "-f", "{{.Dir}}")
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(f)
+	if err != nil {
+		return err
+	}
+	dir, err := filepath.Rel(root, filepath.Dir(abs))
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "mutantrun-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	r := &runner{verifyRun: pattern, root: root, work: work, coef: 20, floor: floor, quietLog: quiet, log: os.Stderr, schema: true}
+	cm := &CoverMap{Dir: dir}
+	var bin, ov string
+	held := map[int]bool{}
+	drop := map[int]bool{}
+	for round := 0; round < 8; round++ {
+		ssrc, pkg, h, sites, err := schema(abs, src, run, drop)
+		if err != nil || len(h) == 0 {
+			break
+		}
+		bin, ov, err = r.build(cm, "schema", map[string][]byte{abs: ssrc, filepath.Join(filepath.Dir(abs), "zz_mutantrun_schema.go"): schemaSupport(pkg)})
+		if err == nil {
+			held = h
+			break
+		}
+		bad, ok := schemaErrors(err.Error(), filepath.Base(abs), ssrc, sites)
+		if !ok {
+			return err
+		}
+		for i := range bad {
+			drop[i] = true
+		}
+	}
+	for _, i := range sel {
+		m := ms[i]
+		var st string
+		if held[i] {
+			st = r.runSome(cm, bin, ov, i, m, nil, 0)
+		} else {
+			st = r.runMutant(cm, abs, src, m, nil, 0)
+		}
+		fmt.Printf("%s:%d:%d\t%s\t%s -> %s\t%s\n", f, m.Line, m.Column, m.Type, m.From, m.To, st)
+	}
+	return nil
 }

@@ -424,3 +424,17 @@ func main() {
 		t.Errorf("no mutant: %q, want %q", got, want)
 	}
 }
+
+// TestPhases: the covering tests run quickest first, in phases by their
+// own time.
+func TestPhases(t *testing.T) {
+	all := []Test{{Name: "TestA", Seconds: 0.1}, {Name: "TestCorpus", Seconds: 9}, {Name: "TestB", Seconds: 0.3}, {Name: "TestOne", Seconds: 1}, {Name: "TestC", Seconds: 0.15}}
+	got := phases(all, []string{"TestCorpus", "TestA", "TestOne", "TestB", "TestC"})
+	want := []phase{{tests: []string{"TestA", "TestC"}, secs: 0.25}, {tests: []string{"TestB"}, secs: 0.3}, {tests: []string{"TestCorpus", "TestOne"}, secs: 10, last: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("phases = %+v, want %+v", got, want)
+	}
+	if got := phases(all, nil); got != nil {
+		t.Errorf("no tests: %+v", got)
+	}
+}
