@@ -166,3 +166,16 @@ func TestPrefilterBest(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaWalkDepth pins poison_schema_walk.go:137: text nested exactly
+// maxSchemaTextDepth deep is read, one level deeper is not.
+func TestSchemaWalkDepth(t *testing.T) {
+	for _, depth := range []int{maxSchemaTextDepth, maxSchemaTextDepth + 1} {
+		raw := strings.Repeat("[", depth) + `"deep text"` + strings.Repeat("]", depth)
+		var got []string
+		walkSchemaText(json.RawMessage(raw), "", func(ptr, s string, ident bool) { got = append(got, s) })
+		if want := depth <= maxSchemaTextDepth; slices.Contains(got, "deep text") != want {
+			t.Errorf("depth %d: read %q, want the text read %v", depth, got, want)
+		}
+	}
+}
