@@ -179,3 +179,27 @@ func TestSchemaWalkDepth(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepResultForBounds pins check_messages.go:112: the 200th result
+// and a result that brings the bytes kept to exactly the limit are kept;
+// the 201st and one byte over are not.
+func TestKeepResultForBounds(t *testing.T) {
+	for _, tt := range []struct {
+		kept, bytes, n int
+		want           bool
+	}{
+		{maxValidatedResults - 1, 0, 10, true},
+		{maxValidatedResults, 0, 10, false},
+		{0, maxValidatedResultBytes - 10, 10, true},
+		{0, maxValidatedResultBytes - 10, 11, false},
+		{0, maxValidatedResultBytes, 1, false},
+	} {
+		r := &recorder{resultsKept: tt.kept, resultBytesKept: tt.bytes}
+		if got := r.keepResultFor("tools/call", tt.n); got != tt.want {
+			t.Errorf("kept %d results of %d bytes, next of %d: %v, want %v", tt.kept, tt.bytes, tt.n, got, tt.want)
+		}
+		if tt.want && (r.resultsKept != tt.kept+1 || r.resultBytesKept != tt.bytes+tt.n) {
+			t.Errorf("counts after keeping: %d results, %d bytes", r.resultsKept, r.resultBytesKept)
+		}
+	}
+}
