@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // TestStructuredOutputLimits pins check_output.go :59 (a result of exactly
@@ -201,5 +203,40 @@ func TestKeepResultForBounds(t *testing.T) {
 		if tt.want && (r.resultsKept != tt.kept+1 || r.resultBytesKept != tt.bytes+tt.n) {
 			t.Errorf("counts after keeping: %d results, %d bytes", r.resultsKept, r.resultBytesKept)
 		}
+	}
+}
+
+// TestKeepMessageBounds pins check_messages.go :122 (the 100th message is
+// kept, the 101st is not), :126 (a message of exactly maxCheckedPageBytes
+// is kept) and :141/:148 (messagePages returns at
+// most maxValidatedResults results).
+func TestKeepMessageBounds(t *testing.T) {
+	note := func(pad int) *jsonrpc.Request {
+		return &jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{"p":"` + strings.Repeat("x", pad) + `"}`)}
+	}
+	r := &recorder{}
+	for i := 0; i < maxValidatedMessages+1; i++ {
+		r.keepMessage(msgNotification, "notifications/message", note(1))
+	}
+	if len(r.toValidate) != maxValidatedMessages {
+		t.Errorf("kept %d messages, want %d", len(r.toValidate), maxValidatedMessages)
+	}
+	raw, err := jsonrpc.EncodeMessage(note(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A message of exactly the limit is kept (one of 8 MiB is all this
+	// test encodes: the limit itself is pinned by the spec checks).
+	r = &recorder{}
+	r.keepMessage(msgNotification, "notifications/message", note(maxCheckedPageBytes-len(raw)))
+	if len(r.toValidate) != 1 || len(r.toValidate[0].raw) != maxCheckedPageBytes {
+		t.Errorf("a message of exactly %d bytes not kept", maxCheckedPageBytes)
+	}
+	r = &recorder{}
+	for i := 0; i < maxValidatedResults+1; i++ {
+		r.calls = append(r.calls, exchange{Call: Call{Method: "tools/call"}, result: json.RawMessage(`{}`)})
+	}
+	if got := len(r.messagePages(nil)); got != maxValidatedResults {
+		t.Errorf("messagePages: %d pages, want %d", got, maxValidatedResults)
 	}
 }
