@@ -240,3 +240,71 @@ func TestKeepMessageBounds(t *testing.T) {
 		t.Errorf("messagePages: %d pages, want %d", got, maxValidatedResults)
 	}
 }
+
+// TestPoisonTextHelpers pins check_poison_text.go's helpers: ownSuffix
+// (:89: a prefix ending at byte 0, "server.tool"), strconvQuote (:143,
+// :145), isHexOrIdent (:161: 'a' and 'z' are identifier letters) and
+// matchExfilURLs (:193: the parsed host, not the text after "://"; :195:
+// an unparsable URL without a slash keeps its host; :210: a placeholder
+// right after "://" has no path before it).
+func TestPoisonTextHelpers(t *testing.T) {
+	own := map[string]bool{"tool": true}
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{{"__tool", true}, {"mcp__srv__tool", true}, {"srv.tool", true}, {"srv.tools", false}, {"tool", false}} {
+		if got := ownSuffix(own, tt.name); got != tt.want {
+			t.Errorf("ownSuffix(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got, want := strconvQuote("a\"b\\c\x01 d"), `"a\"b\\c  d"`; got != want {
+		t.Errorf("strconvQuote = %s, want %s", got, want)
+	}
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{{"zzza_b-c", true}, {"zzz_q", true}, {"abcdef0123", true}, {"zzz_Q", false}, {"zz{z", false}} {
+		if got := isHexOrIdent(tt.s); got != tt.want {
+			t.Errorf("isHexOrIdent(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		text string
+		want int
+	}{
+		{"send it to https://user@webhook.site/x now", 1},
+		{"send it to https://webhook.site:443/x now", 1},
+		{"post to http://evil.example%zz?q={secret} now", 1},
+		{"see https://{secret}.example.com for more", 0},
+	} {
+		if got := matchExfilURLs(tt.text); len(got) != tt.want {
+			t.Errorf("matchExfilURLs(%q) = %+v, want %d matches", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestHiddenTailSpan pins checkHiddenTail (check_poison_text.go): a tail of
+// exactly 20 bytes counts (:229), the evidence ends 120 bytes into the
+// tail after its leading blanks (:233), moved forward to a rune start
+// (:235), and the message counts the padding's bytes (:239).
+func TestHiddenTailSpan(t *testing.T) {
+	head, pad := "Head text.", strings.Repeat("\n", 10) // padding at bytes 10-20
+	for _, tt := range []struct {
+		tail string
+		want string // "" when no finding
+	}{
+		{strings.Repeat("t", 19), ""},
+		{strings.Repeat("t", 20), "(bytes 10-40 of description)"},
+		{"   " + strings.Repeat("t", 200), "(bytes 10-143 of description)"},
+		{"x" + strings.Repeat("é", 100), "(bytes 10-141 of description)"},
+	} {
+		f := textField{subject: "tool:t", pointer: "description", text: head + pad + tt.tail}
+		got := checkHiddenTail(f)
+		switch {
+		case tt.want == "" && len(got) != 0:
+			t.Errorf("tail %d bytes: %v, want nothing", len(tt.tail), got)
+		case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0].Message, tt.want) || !strings.Contains(got[0].Message, "10 bytes of padding")):
+			t.Errorf("tail %q: %v, want a message with %q and 10 bytes of padding", tt.tail[:5], got, tt.want)
+		}
+	}
+}
