@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpvet/mcpvet/results"
+	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan/source"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -140,5 +141,27 @@ func TestExpandTriageConfigs(t *testing.T) {
 		if s.Config != "" {
 			t.Errorf("one config with entries: %s names its config %q", s.Key, s.Config)
 		}
+	}
+}
+
+// TestConfiguredSecretsEdges: a credential of exactly minMasked bytes is
+// masked, one byte less is not (secrets.go:34 `<` -> `<=`); a bearer
+// token of exactly minMasked bytes is masked alone; --env overrides are
+// masked (:53 `so != nil` -> `==`); a registry entry's values are not.
+func TestConfiguredSecretsEdges(t *testing.T) {
+	plan := &vocab.Plan{Source: "config:mcp.json",
+		Env:     map[string]string{"API_KEY": "12345678", "SHORT_TOKEN": "1234567", "MODE": "production-mode"},
+		Headers: map[string]string{"Authorization": "Bearer abcdefgh"}}
+	mask, detect := configuredSecrets(plan, &sandbox.Options{Env: map[string]string{"GITHUB_TOKEN": "ghp_0123456789"}})
+	want := map[string]string{"API_KEY": "12345678", "header Authorization": "Bearer abcdefgh", "header Authorization token": "abcdefgh", "GITHUB_TOKEN": "ghp_0123456789"}
+	if !maps.Equal(mask, want) {
+		t.Errorf("mask %v, want %v", mask, want)
+	}
+	if detect["header Authorization (configured)"] != "abcdefgh" || detect["API_KEY (configured)"] != "12345678" {
+		t.Errorf("detect %v", detect)
+	}
+	plan.Source = "registry"
+	if mask, _ := configuredSecrets(plan, nil); len(mask) != 0 {
+		t.Errorf("a registry entry's values masked: %v", mask)
 	}
 }
