@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/sandbox"
 	"github.com/mcpvet/mcpvet/scan/source"
@@ -163,5 +164,26 @@ func TestConfiguredSecretsEdges(t *testing.T) {
 	plan.Source = "registry"
 	if mask, _ := configuredSecrets(plan, nil); len(mask) != 0 {
 		t.Errorf("a registry entry's values masked: %v", mask)
+	}
+}
+
+// TestMaskResultLongestFirst: every configured value in a stored result
+// is replaced by its name, a longer value before one it contains
+// (secrets.go:67, :71, :80, :81 lived: the masking was skipped, or the
+// shorter value replaced first, leaving "[secret A]ijkl"); a result with
+// no value in it is returned as it is.
+func TestMaskResultLongestFirst(t *testing.T) {
+	mask := map[string]string{"A": "abcdefgh", "B": "abcdefghijkl", "Q": `quo"te\x`}
+	res := &probe.Result{Liveness: probe.Liveness{Detail: `got abcdefghijkl, abcdefgh and quo"te\x`}}
+	out := maskResult(res, mask)
+	if want := "got [secret B], [secret A] and [secret Q]"; out.Liveness.Detail != want {
+		t.Errorf("masked %q, want %q", out.Liveness.Detail, want)
+	}
+	if res.Liveness.Detail != `got abcdefghijkl, abcdefgh and quo"te\x` {
+		t.Errorf("the result itself was changed: %q", res.Liveness.Detail)
+	}
+	clean := &probe.Result{Liveness: probe.Liveness{Detail: "nothing secret"}}
+	if maskResult(clean, mask) != clean || maskResult(res, nil) != res {
+		t.Errorf("a result without a value, or an empty mask, not returned as it is")
 	}
 }
