@@ -187,3 +187,22 @@ func TestMaskResultLongestFirst(t *testing.T) {
 		t.Errorf("a result without a value, or an empty mask, not returned as it is")
 	}
 }
+
+// TestAttributeEnvironment: an unresolved remote is marked as this
+// machine's DNS once, and a result already attributed keeps its reason
+// (conditions.go:180:55 `l.Environment != ""` -> `==` lived).
+func TestAttributeEnvironment(t *testing.T) {
+	c := &vocab.Conditions{DNS: vocab.DNSCondition{PublicNames: false, Failed: []string{"example.com"}}}
+	res := &probe.Result{Liveness: probe.Liveness{Status: vocab.StatusUnreachable, Detail: "dial tcp: lookup mcp.example.com: no such host"}}
+	if !attributeEnvironment(res, c) || !strings.Contains(res.Liveness.Environment, "example.com did not resolve") {
+		t.Errorf("not marked: %q", res.Liveness.Environment)
+	}
+	res.Liveness.Environment = "earlier reason"
+	if attributeEnvironment(res, c) || res.Liveness.Environment != "earlier reason" {
+		t.Errorf("marked again: %q", res.Liveness.Environment)
+	}
+	res.Liveness.Environment = ""
+	if attributeEnvironment(res, &vocab.Conditions{DNS: vocab.DNSCondition{PublicNames: true}}) || attributeEnvironment(res, nil) {
+		t.Errorf("marked where public names resolve, or without conditions")
+	}
+}
