@@ -66,43 +66,13 @@ func (c *Checker) Check(res *Result, pages []Page) []Finding {
 		return nil
 	}
 	version := checkVersion(res, pages)
-	return c.finishChecks(res, version, c.checkListing(res, version, pages), nil)
-}
-
-// listingChecks are the findings of the checks that read only the
-// handshake and the listings; [Run] runs them beside failure injection
-// (issue 25, probe cost), as it counts the listings' tokens.
-type listingChecks struct {
-	// pages are the findings on the pages given, rest those on the
-	// listed items (schemas, names, annotations, poisoned text).
-	pages, rest []Finding
-}
-
-// checkListing runs the checks of [Checker.Check] that read only pages
-// (the handshake and list pages) and res's listings (Tools, Prompts,
-// Resources, ResourceTemplates), never what failure injection adds to res,
-// so it may run while the injection goes on.
-func (c *Checker) checkListing(res *Result, version string, pages []Page) listingChecks {
-	var l listingChecks
-	l.pages = checkPages(version, pages)
-	l.rest = append(l.rest, c.checkTools(version, res.Tools)...)
-	l.rest = append(l.rest, checkPrompts(res.Prompts)...)
-	l.rest = append(l.rest, checkResources(res.Resources)...)
-	l.rest = append(l.rest, checkTemplates(res.ResourceTemplates)...)
-	l.rest = append(l.rest, poisonListing(res, pages, ownNames(res))...)
-	return l
-}
-
-// finishChecks adds to l the checks of the pages received since (more:
-// answers to the calls, none of the handshake) and of the answers
-// (res.Received, res.Relisted), and returns all the findings in the order
-// [Checker.Check] gives for the pages of l followed by more.
-func (c *Checker) finishChecks(res *Result, version string, l listingChecks, more []Page) []Finding {
-	out := make([]Finding, 0, len(l.pages)+len(l.rest))
-	out = append(out, l.pages...)
-	out = append(out, checkPages(version, more)...)
-	out = append(out, l.rest...)
-	out = append(out, poisonAnswers(res, ownNames(res))...)
+	var out []Finding
+	out = append(out, checkPages(version, pages)...)
+	out = append(out, c.checkTools(version, res.Tools)...)
+	out = append(out, checkPrompts(res.Prompts)...)
+	out = append(out, checkResources(res.Resources)...)
+	out = append(out, checkTemplates(res.ResourceTemplates)...)
+	out = append(out, checkPoison(res, pages)...)
 	return sortUniqueFindings(out)
 }
 

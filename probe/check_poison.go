@@ -163,12 +163,6 @@ const maxAnswerText = 2 << 20
 // tool list listed again after the calls of --exercise (a rug pull).
 func checkPoison(res *Result, pages []Page) []Finding {
 	own := ownNames(res)
-	return append(poisonListing(res, pages, own), poisonAnswers(res, own)...)
-}
-
-// poisonListing is the part of checkPoison that reads the handshake among
-// pages and res's listings.
-func poisonListing(res *Result, pages []Page, own map[string]bool) []Finding {
 	var out []Finding
 	for _, f := range poisonFields(res, pages) {
 		out = append(out, poisonText(f, own)...)
@@ -177,17 +171,11 @@ func poisonListing(res *Result, pages []Page, own map[string]bool) []Finding {
 	for i, t := range res.Tools {
 		out = append(out, crossFieldFindings(subjectOf("tool", t.Name, i), t.Raw)...)
 	}
-	return out
-}
-
-// poisonAnswers is the part of checkPoison that reads the answers to the
-// calls (res.Received) and the tools listed again (res.Relisted).
-func poisonAnswers(res *Result, own map[string]bool) []Finding {
-	var out []Finding
 	for _, f := range answerFields(res.Received) {
 		out = append(out, poisonText(f, own)...)
 	}
-	return append(out, checkRugPull(res, own)...)
+	out = append(out, checkRugPull(res, own)...)
+	return out
 }
 
 // schemaProse reports a sentence in a schema's type or required[].
