@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -306,5 +307,73 @@ func TestHiddenTailSpan(t *testing.T) {
 		case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0].Message, tt.want) || !strings.Contains(got[0].Message, "10 bytes of padding")):
 			t.Errorf("tail %q: %v, want a message with %q and 10 bytes of padding", tt.tail[:5], got, tt.want)
 		}
+	}
+}
+
+// TestReceivedKeptBytes pins received.go:83-:85: a kept message counts
+// the bytes of its body, error message and data, method and name; one
+// that brings the count to exactly maxReceivedKept is kept, one byte more
+// is dropped and counted.
+func TestReceivedKeptBytes(t *testing.T) {
+	p := &pendingCall{method: "tools/call", tool: "tool"}
+	res := &jsonrpc.Response{Result: json.RawMessage(`{"a":1}`)}
+	werr := &jsonrpc.Response{Error: &jsonrpc.Error{Code: 1, Message: "boom!", Data: json.RawMessage(`"data"`)}}
+	resN := len(`{"a":1}`) + len("tools/call") + len("tool")
+	errN := len("boom!") + len(`"data"`) + len("tools/call") + len("tool")
+	for _, tt := range []struct {
+		msg         *jsonrpc.Response
+		n, before   int
+		kept, drops int
+	}{
+		{res, resN, 0, 1, 0},
+		{werr, errN, 0, 1, 0},
+		{res, resN, maxReceivedKept - resN, 1, 0},
+		{res, resN, maxReceivedKept - resN + 1, 0, 1},
+		{res, resN, maxReceivedKept, 0, 1},
+	} {
+		r := &recorder{receivedBytes: tt.before}
+		r.keep(tt.msg, p)
+		kept, drops := r.messages()
+		if len(kept) != tt.kept || drops != tt.drops {
+			t.Errorf("before %d: kept %d dropped %d, want %d and %d", tt.before, len(kept), drops, tt.kept, tt.drops)
+		}
+		if want := tt.before + tt.kept*tt.n; r.receivedBytes != want {
+			t.Errorf("before %d: counted %d bytes, want %d", tt.before, r.receivedBytes, want)
+		}
+	}
+}
+
+// TestDeathEvidence pins death.go: the limit's value in parentheses only
+// when known (:54), the signal (:69), the last line of stderr (:74) and
+// the parenthesised suffix only when there is evidence (:81).
+func TestDeathEvidence(t *testing.T) {
+	for _, tt := range []struct {
+		pi   ProcessInfo
+		want string
+	}{
+		{ProcessInfo{LimitExceeded: "memory", LimitValue: "512M"}, "memory (512M)"},
+		{ProcessInfo{LimitExceeded: "memory"}, "memory"},
+	} {
+		res := &Result{}
+		noteDeath(res, Options{Process: func(time.Duration) ProcessInfo { return tt.pi }}, "tools/call", "/x")
+		if len(res.Findings) != 1 || res.Findings[0].Value != tt.want {
+			t.Errorf("noteDeath(%+v) = %+v, want value %q", tt.pi, res.Findings, tt.want)
+		}
+	}
+	code := 3
+	for _, tt := range []struct {
+		pi   ProcessInfo
+		want string
+	}{
+		{ProcessInfo{Signal: "SIGKILL"}, "killed by SIGKILL"},
+		{ProcessInfo{ExitCode: &code, StderrTail: "a\nboom\n"}, "exit code 3; stderr: boom"},
+		{ProcessInfo{}, ""},
+	} {
+		if got := exitText(tt.pi); got != tt.want {
+			t.Errorf("exitText(%+v) = %q, want %q", tt.pi, got, tt.want)
+		}
+	}
+	if suffix("") != "" || suffix("x") != " (x)" {
+		t.Errorf("suffix: %q %q", suffix(""), suffix("x"))
 	}
 }
