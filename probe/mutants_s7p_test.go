@@ -377,3 +377,22 @@ func TestDeathEvidence(t *testing.T) {
 		t.Errorf("suffix: %q %q", suffix(""), suffix("x"))
 	}
 }
+
+// TestCapItemBounds pins list_cap.go: a member of exactly MaxItemField
+// bytes is kept whole (:57), and a cut string whose encoded head is exactly
+// MaxItemField bytes long is kept at that length (:92).
+func TestCapItemBounds(t *testing.T) {
+	exact := `"` + strings.Repeat("a", MaxItemField-2) + `"`
+	raw := json.RawMessage(`{"a":` + exact + `,"b":1}`)
+	if got, cuts := capItem(raw); cuts != nil || string(got) != string(raw) {
+		t.Errorf("a member of exactly %d bytes was cut: %v", MaxItemField, cuts)
+	}
+	// A plain head encodes to MaxItemField-12 bytes; each U+2028 in it
+	// (3 bytes as sent) is written back escaped (6 bytes), so four of them
+	// make the head exactly MaxItemField bytes long.
+	long := `"` + strings.Repeat("\u2028", 4) + strings.Repeat("a", MaxItemField+100) + `"`
+	got, cuts := capItem(json.RawMessage(`{"a":` + long + `}`))
+	if len(cuts) != 1 || len(got) != MaxItemField+len(`{"a":}`) {
+		t.Errorf("cut to %d bytes (%v), want the member at exactly %d", len(got)-len(`{"a":}`), cuts, MaxItemField)
+	}
+}
