@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // TestStructuredOutputLimits pins check_output.go :59 (a result of exactly
@@ -163,6 +165,146 @@ func TestPrefilterBest(t *testing.T) {
 	} {
 		if got := tt.p.best(); !slices.Equal(got, tt.want[0]) {
 			t.Errorf("%q.best() = %q, want %q", tt.p, got, tt.want[0])
+		}
+	}
+}
+
+// TestSchemaWalkDepth pins poison_schema_walk.go:137: text nested exactly
+// maxSchemaTextDepth deep is read, one level deeper is not.
+func TestSchemaWalkDepth(t *testing.T) {
+	for _, depth := range []int{maxSchemaTextDepth, maxSchemaTextDepth + 1} {
+		raw := strings.Repeat("[", depth) + `"deep text"` + strings.Repeat("]", depth)
+		var got []string
+		walkSchemaText(json.RawMessage(raw), "", func(ptr, s string, ident bool) { got = append(got, s) })
+		if want := depth <= maxSchemaTextDepth; slices.Contains(got, "deep text") != want {
+			t.Errorf("depth %d: read %q, want the text read %v", depth, got, want)
+		}
+	}
+}
+
+// TestKeepResultForBounds pins check_messages.go:112: the 200th result
+// and a result that brings the bytes kept to exactly the limit are kept;
+// the 201st and one byte over are not.
+func TestKeepResultForBounds(t *testing.T) {
+	for _, tt := range []struct {
+		kept, bytes, n int
+		want           bool
+	}{
+		{maxValidatedResults - 1, 0, 10, true},
+		{maxValidatedResults, 0, 10, false},
+		{0, maxValidatedResultBytes - 10, 10, true},
+		{0, maxValidatedResultBytes - 10, 11, false},
+		{0, maxValidatedResultBytes, 1, false},
+	} {
+		r := &recorder{resultsKept: tt.kept, resultBytesKept: tt.bytes}
+		if got := r.keepResultFor("tools/call", tt.n); got != tt.want {
+			t.Errorf("kept %d results of %d bytes, next of %d: %v, want %v", tt.kept, tt.bytes, tt.n, got, tt.want)
+		}
+		if tt.want && (r.resultsKept != tt.kept+1 || r.resultBytesKept != tt.bytes+tt.n) {
+			t.Errorf("counts after keeping: %d results, %d bytes", r.resultsKept, r.resultBytesKept)
+		}
+	}
+}
+
+// TestKeepMessageBounds pins check_messages.go :122 (the 100th message is
+// kept, the 101st is not), :126 (a message of exactly maxCheckedPageBytes
+// is kept) and :141/:148 (messagePages returns at
+// most maxValidatedResults results).
+func TestKeepMessageBounds(t *testing.T) {
+	note := func(pad int) *jsonrpc.Request {
+		return &jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{"p":"` + strings.Repeat("x", pad) + `"}`)}
+	}
+	r := &recorder{}
+	for i := 0; i < maxValidatedMessages+1; i++ {
+		r.keepMessage(msgNotification, "notifications/message", note(1))
+	}
+	if len(r.toValidate) != maxValidatedMessages {
+		t.Errorf("kept %d messages, want %d", len(r.toValidate), maxValidatedMessages)
+	}
+	raw, err := jsonrpc.EncodeMessage(note(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A message of exactly the limit is kept (one of 8 MiB is all this
+	// test encodes: the limit itself is pinned by the spec checks).
+	r = &recorder{}
+	r.keepMessage(msgNotification, "notifications/message", note(maxCheckedPageBytes-len(raw)))
+	if len(r.toValidate) != 1 || len(r.toValidate[0].raw) != maxCheckedPageBytes {
+		t.Errorf("a message of exactly %d bytes not kept", maxCheckedPageBytes)
+	}
+	r = &recorder{}
+	for i := 0; i < maxValidatedResults+1; i++ {
+		r.calls = append(r.calls, exchange{Call: Call{Method: "tools/call"}, result: json.RawMessage(`{}`)})
+	}
+	if got := len(r.messagePages(nil)); got != maxValidatedResults {
+		t.Errorf("messagePages: %d pages, want %d", got, maxValidatedResults)
+	}
+}
+
+// TestPoisonTextHelpers pins check_poison_text.go's helpers: ownSuffix
+// (:89: a prefix ending at byte 0, "server.tool"), strconvQuote (:143,
+// :145), isHexOrIdent (:161: 'a' and 'z' are identifier letters) and
+// matchExfilURLs (:193: the parsed host, not the text after "://"; :195:
+// an unparsable URL without a slash keeps its host; :210: a placeholder
+// right after "://" has no path before it).
+func TestPoisonTextHelpers(t *testing.T) {
+	own := map[string]bool{"tool": true}
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{{"__tool", true}, {"mcp__srv__tool", true}, {"srv.tool", true}, {"srv.tools", false}, {"tool", false}} {
+		if got := ownSuffix(own, tt.name); got != tt.want {
+			t.Errorf("ownSuffix(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got, want := strconvQuote("a\"b\\c\x01 d"), `"a\"b\\c  d"`; got != want {
+		t.Errorf("strconvQuote = %s, want %s", got, want)
+	}
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{{"zzza_b-c", true}, {"zzz_q", true}, {"abcdef0123", true}, {"zzz_Q", false}, {"zz{z", false}} {
+		if got := isHexOrIdent(tt.s); got != tt.want {
+			t.Errorf("isHexOrIdent(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		text string
+		want int
+	}{
+		{"send it to https://user@webhook.site/x now", 1},
+		{"send it to https://webhook.site:443/x now", 1},
+		{"post to http://evil.example%zz?q={secret} now", 1},
+		{"see https://{secret}.example.com for more", 0},
+	} {
+		if got := matchExfilURLs(tt.text); len(got) != tt.want {
+			t.Errorf("matchExfilURLs(%q) = %+v, want %d matches", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestHiddenTailSpan pins checkHiddenTail (check_poison_text.go): a tail of
+// exactly 20 bytes counts (:229), the evidence ends 120 bytes into the
+// tail after its leading blanks (:233), moved forward to a rune start
+// (:235), and the message counts the padding's bytes (:239).
+func TestHiddenTailSpan(t *testing.T) {
+	head, pad := "Head text.", strings.Repeat("\n", 10) // padding at bytes 10-20
+	for _, tt := range []struct {
+		tail string
+		want string // "" when no finding
+	}{
+		{strings.Repeat("t", 19), ""},
+		{strings.Repeat("t", 20), "(bytes 10-40 of description)"},
+		{"   " + strings.Repeat("t", 200), "(bytes 10-143 of description)"},
+		{"x" + strings.Repeat("é", 100), "(bytes 10-141 of description)"},
+	} {
+		f := textField{subject: "tool:t", pointer: "description", text: head + pad + tt.tail}
+		got := checkHiddenTail(f)
+		switch {
+		case tt.want == "" && len(got) != 0:
+			t.Errorf("tail %d bytes: %v, want nothing", len(tt.tail), got)
+		case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0].Message, tt.want) || !strings.Contains(got[0].Message, "10 bytes of padding")):
+			t.Errorf("tail %q: %v, want a message with %q and 10 bytes of padding", tt.tail[:5], got, tt.want)
 		}
 	}
 }

@@ -474,6 +474,7 @@ func (s *Server) spawn(ctx context.Context) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
+	timeline.Mark("sandbox: command built")
 	pipes, err := newStdioPipes()
 	if err != nil {
 		return nil, err
