@@ -206,3 +206,18 @@ func TestAttributeEnvironment(t *testing.T) {
 		t.Errorf("marked where public names resolve, or without conditions")
 	}
 }
+
+// TestCheckContextZeroEdges: a growth limit of 0 % is a limit (gate.go
+// :261:20 `< 0` -> `<=`), and growth from a baseline of 0 tokens is 100 %,
+// not a division by zero (:269:16 `> 0` -> `>=`).
+func TestCheckContextZeroEdges(t *testing.T) {
+	res := &probe.Result{Context: &probe.ContextCost{Encoding: "o200k_base", Total: 120}}
+	b := &Baseline{Context: &BaselineContext{Encoding: "o200k_base", Total: 100}}
+	if g := CheckContext(res, b, ContextLimits{MaxGrowthPct: 0}); !g.OverGrowth || g.GrowthPct != 20 {
+		t.Errorf("0%% limit: over %v, growth %v%%", g.OverGrowth, g.GrowthPct)
+	}
+	b.Context.Total = 0
+	if g := CheckContext(res, b, ContextLimits{MaxGrowthPct: 50}); g.GrowthPct != 100 || !g.OverGrowth {
+		t.Errorf("from 0 tokens: growth %v%%, over %v; want 100%%, over", g.GrowthPct, g.OverGrowth)
+	}
+}
