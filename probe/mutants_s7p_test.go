@@ -396,3 +396,34 @@ func TestCapItemBounds(t *testing.T) {
 		t.Errorf("cut to %d bytes (%v), want the member at exactly %d", len(got)-len(`{"a":}`), cuts, MaxItemField)
 	}
 }
+
+// TestNoteCancelledMethod pins check_cancel.go: idKey compacts the id
+// (:28); a cancelled request's method comes from the pending call with
+// that id (:50), else from the latest timed-out call (:54-:57).
+func TestNoteCancelledMethod(t *testing.T) {
+	if got := idKey(json.RawMessage(" 7 ")); got != "7" {
+		t.Errorf("idKey = %q, want 7", got)
+	}
+	id7, _ := jsonrpc.MakeID(float64(7))
+	id8, _ := jsonrpc.MakeID(float64(8))
+	call := func(outcome, method string) exchange {
+		return exchange{Call: Call{Method: method, Outcome: outcome}}
+	}
+	for _, tt := range []struct {
+		name    string
+		pending map[jsonrpc.ID]*pendingCall
+		calls   []exchange
+		want    string
+	}{
+		{"pending", map[jsonrpc.ID]*pendingCall{id7: {method: "tools/call"}, id8: {method: "prompts/get"}}, []exchange{call("timeout", "ping")}, "tools/call"},
+		{"one timed out", nil, []exchange{call("timeout", "tools/call")}, "tools/call"},
+		{"latest timed out", nil, []exchange{call("timeout", "a"), call("timeout", "c"), call("result", "b")}, "c"},
+		{"none timed out", nil, []exchange{call("result", "b")}, ""},
+	} {
+		r := &recorder{pending: tt.pending, calls: tt.calls}
+		r.noteCancelled(json.RawMessage(`{"requestId": 7}`))
+		if got, ok := r.cancelled["7"]; !ok || got != tt.want {
+			t.Errorf("%s: cancelled %v, want 7 -> %q", tt.name, r.cancelled, tt.want)
+		}
+	}
+}
