@@ -150,6 +150,17 @@ func (s *specSchema) load() error {
 	if data, err = pruneSpec(top, s.defsKey); err != nil {
 		return fmt.Errorf("decoding embedded %s schema: %w", s.version, err)
 	}
+	c, err := specCompiler(s.version, data)
+	if err != nil {
+		return err
+	}
+	s.compiler = c
+	s.defs = map[string]*jsonschema.Schema{}
+	return nil
+}
+
+// specCompiler returns a compiler holding doc as version's schema.
+func specCompiler(version string, doc []byte) (*jsonschema.Compiler, error) {
 	c := jsonschema.NewCompiler()
 	c.LoadURL = refuseLoad(nil)
 	// Formats are judged by the dedicated resource and template checks,
@@ -158,12 +169,10 @@ func (s *specSchema) load() error {
 	// violation in one revision and not in the next.
 	c.Formats["uri"] = func(any) bool { return true }
 	c.Formats["uri-template"] = func(any) bool { return true }
-	if err := c.AddResource(specBaseURL+s.version+".json", bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("loading embedded %s schema: %w", s.version, err)
+	if err := c.AddResource(specBaseURL+version+".json", bytes.NewReader(doc)); err != nil {
+		return nil, fmt.Errorf("loading embedded %s schema: %w", version, err)
 	}
-	s.compiler = c
-	s.defs = map[string]*jsonschema.Schema{}
-	return nil
+	return c, nil
 }
 
 // pruneSpec returns the schema top with only the definitions a check can

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -37,11 +36,8 @@ func TestPruneSpecKeepsEveryDefinition(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := jsonschema.NewCompiler()
-		full.LoadURL = refuseLoad(nil)
-		full.Formats["uri"] = func(any) bool { return true }
-		full.Formats["uri-template"] = func(any) bool { return true }
-		if err := full.AddResource(specBaseURL+v+".json", bytes.NewReader(whole)); err != nil {
+		full, err := specCompiler(v, whole)
+		if err != nil {
 			t.Fatal(err)
 		}
 		pruned := &specSchema{version: v}

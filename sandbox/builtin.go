@@ -189,6 +189,9 @@ func (b builtinBackend) command(s *Server) (*process, error) {
 		cfgW.Close()
 		return fail(err)
 	}
+	// The helper's descriptors 3 and 4 (CONFIG_FD, STATUS_FD in
+	// init_helper.c): the configuration records (see [initConfig.encode];
+	// EOF releases the helper) and the events, one JSON object a line.
 	p.childFiles = []*os.File{cfgR, statusW}
 	p.parentFiles = []*os.File{cfgW, statusR}
 	p.cmd = &exec.Cmd{

@@ -18,18 +18,12 @@ import (
 var hooked atomic.Bool
 
 // initEnv marks a process as the builtin backend's init helper. It is the
-// only variable in the helper's environment besides GORACE; the server gets
-// the environment from the helper's configuration instead.
+// only variable in the helper's environment; the server gets the
+// environment from the helper's configuration instead.
 const initEnv = "MCPVET_SANDBOX_INIT"
 
 // initArgv0 is the helper's argv[0], visible in ps.
 const initArgv0 = "mcpvet-sandbox-init"
-
-// Descriptors the helper inherits.
-const (
-	initConfigFD = 3 // configuration records (see [initConfig.encode]); EOF releases the helper
-	initStatusFD = 4 // events, one JSON object a line
-)
 
 // Main runs one of the bwrap and none backends' stages when the current
 // process was re-executed as one, and returns otherwise. Programs that

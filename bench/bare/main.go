@@ -96,30 +96,15 @@ func send(ctx context.Context, cs *mcp.ClientSession, requests []request) int {
 		var call func() error
 		switch r.Method {
 		case "tools/call":
-			var p mcp.CallToolParams
-			if json.Unmarshal(r.Sent, &p) != nil {
-				continue
-			}
-			call = func() error { _, err := cs.CallTool(ctx, &p); return err }
+			call = bind(ctx, r.Sent, cs.CallTool)
 		case "prompts/get":
-			var p mcp.GetPromptParams
-			if json.Unmarshal(r.Sent, &p) != nil {
-				continue
-			}
-			call = func() error { _, err := cs.GetPrompt(ctx, &p); return err }
+			call = bind(ctx, r.Sent, cs.GetPrompt)
 		case "resources/read":
-			var p mcp.ReadResourceParams
-			if json.Unmarshal(r.Sent, &p) != nil {
-				continue
-			}
-			call = func() error { _, err := cs.ReadResource(ctx, &p); return err }
+			call = bind(ctx, r.Sent, cs.ReadResource)
 		case "tools/list":
-			var p mcp.ListToolsParams
-			if json.Unmarshal(r.Sent, &p) != nil {
-				continue
-			}
-			call = func() error { _, err := cs.ListTools(ctx, &p); return err }
-		default:
+			call = bind(ctx, r.Sent, cs.ListTools)
+		}
+		if call == nil {
 			continue
 		}
 		n++
@@ -131,4 +116,14 @@ func send(ctx context.Context, cs *mcp.ClientSession, requests []request) int {
 	}
 	wg.Wait()
 	return n
+}
+
+// bind decodes raw as the params of method and returns the call, or nil
+// when raw does not decode.
+func bind[P, R any](ctx context.Context, raw json.RawMessage, method func(context.Context, *P) (R, error)) func() error {
+	var p P
+	if json.Unmarshal(raw, &p) != nil {
+		return nil
+	}
+	return func() error { _, err := method(ctx, &p); return err }
 }
