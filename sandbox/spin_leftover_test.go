@@ -17,8 +17,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// runPdeathsig is the "pdeathsig" fake: it prints its parent-death
-// signal (0 for none).
+// The parent-death signal belongs to one thread: the one that exec'd the
+// fake, which is its first thread, and a thread the Go runtime starts
+// later has none. The main goroutine runs on the first thread during init
+// but may move to another one afterwards (it did under load in a full
+// -race run: the fake printed 0 though the stage had set 9), so the
+// "pdeathsig" fake locks it there before init ends.
+func init() {
+	if len(os.Args) >= 3 && os.Args[1] == fakeArg && os.Args[2] == "pdeathsig" {
+		runtime.LockOSThread()
+	}
+}
+
+// runPdeathsig is the "pdeathsig" fake: it prints the parent-death signal
+// of its first thread (0 for none); see the init above.
 func runPdeathsig() int {
 	var sig int32
 	if err := unix.Prctl(unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0, 0, 0); err != nil {
