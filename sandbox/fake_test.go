@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/coverage"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,6 +36,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// The fakes that stand for mcpvet run on the host with the test's
+// environment, so under make mutate's coverage run (internal/mutantrun)
+// their counters reach GOCOVERDIR: "launch" and "next" exit, "hold" and
+// "holdspin" flush them and stop themselves before the test kills them
+// (flushBeforeKill). The runner reads the line below; every other fake
+// counts as run where its coverage is not seen (in a sandbox, or exec'd).
+//
+//mutantrun:seen launch next hold holdspin
 var fakes = map[string]func(args []string) int{
 	// launch stands for mcpvet: see runLauncher.
 	"launch": func(args []string) int { return runLauncher(args) },
@@ -189,6 +198,23 @@ var fakes = map[string]func(args []string) int{
 		}
 		return 0
 	},
+}
+
+// flushBeforeKill is for a fake that its test kills with SIGKILL: under
+// make mutate's coverage run (GOCOVERDIR set, a binary built with -cover)
+// it writes the coverage counters, which a killed process never writes,
+// then ready (the fake telling its test it may kill it), then stops the
+// process with SIGSTOP so that no code runs between the counters and the
+// kill; SIGKILL ends a stopped process all the same. Otherwise it only
+// calls ready.
+func flushBeforeKill(ready func()) {
+	dir := os.Getenv("GOCOVERDIR")
+	if dir == "" || coverage.WriteCountersDir(dir) != nil {
+		ready()
+		return
+	}
+	ready()
+	_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 }
 
 func runFake(name string, args []string) int {

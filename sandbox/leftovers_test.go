@@ -26,7 +26,7 @@ func runHolder(args []string) int {
 	}
 	data, _ := json.Marshal(append([]string{s.runDir}, s.cg.dirs()...))
 	_ = os.WriteFile(out+".tmp", data, 0o600)
-	_ = os.Rename(out+".tmp", out)
+	flushBeforeKill(func() { _ = os.Rename(out+".tmp", out) })
 	time.Sleep(time.Minute)
 	return 0
 }

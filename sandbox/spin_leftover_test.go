@@ -92,7 +92,8 @@ func runSpinHolder(args []string) int {
 	for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(marker)) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = os.WriteFile(out, []byte("running"), 0o600)
+	_ = os.WriteFile(out+".tmp", []byte("running"), 0o600)
+	flushBeforeKill(func() { _ = os.Rename(out+".tmp", out) })
 	time.Sleep(time.Minute)
 	return 0
 }
