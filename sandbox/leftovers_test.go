@@ -20,13 +20,14 @@ import (
 // folder and cgroups to args[1] and waits to be killed.
 func runHolder(args []string) int {
 	backend, out, marker := args[0], args[1], args[2]
+	exitOnRequest()
 	s, err := launchFake(backend, "mcp", marker)
 	if err != nil {
 		return 1
 	}
 	data, _ := json.Marshal(append([]string{s.runDir}, s.cg.dirs()...))
 	_ = os.WriteFile(out+".tmp", data, 0o600)
-	flushBeforeKill(func() { _ = os.Rename(out+".tmp", out) })
+	_ = os.Rename(out+".tmp", out)
 	time.Sleep(time.Minute)
 	return 0
 }
@@ -89,8 +90,7 @@ func TestLeftoversSwept(t *testing.T) {
 					break
 				}
 			}
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
+			killHolder(cmd)
 			if len(dirs) == 0 {
 				t.Fatal("the holder did not start a server")
 			}

@@ -85,6 +85,7 @@ func TestBwrapStageKeepsParentDeathSignal(t *testing.T) {
 // is "nocg"), writes args[1] once the server runs, and waits to be killed.
 func runSpinHolder(args []string) int {
 	backend, out, marker := args[0], args[1], args[2]
+	exitOnRequest()
 	cgroupsDisabled = args[3] == "nocg"
 	if _, err := launchFake(backend, "spin", marker); err != nil {
 		return 1
@@ -92,8 +93,7 @@ func runSpinHolder(args []string) int {
 	for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(marker)) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = os.WriteFile(out+".tmp", []byte("running"), 0o600)
-	flushBeforeKill(func() { _ = os.Rename(out+".tmp", out) })
+	_ = os.WriteFile(out, []byte("running"), 0o600)
 	time.Sleep(time.Minute)
 	return 0
 }
@@ -149,8 +149,7 @@ func TestSpinLeavesNothing(t *testing.T) {
 					}
 				}
 				running := len(markedProcesses(marker)) > 0
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
+				killHolder(cmd)
 				if !running {
 					t.Fatal("the spin server never ran")
 				}

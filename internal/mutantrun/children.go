@@ -91,8 +91,8 @@ type declGraph struct {
 // seenDirective, in a test file of the package, names dispatch-table roles
 // whose children always write their coverage counters: started with the
 // test's environment (GOCOVERDIR) outside any sandbox, and ending by a
-// normal exit or by a flush of the counters after which nothing runs
-// (sandbox's holders stop themselves before the test kills them). Their
+// normal exit (sandbox's holders, which their tests kill, exit first
+// when GOCOVERDIR is set: exitOnRequest in sandbox/fake_test.go). Their
 // code is in their test's profile and is not added as unseen; the roles
 // they start still are. Whether a child's counters arrive depends on how
 // it is started and how it ends (its environment, its namespaces, an

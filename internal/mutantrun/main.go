@@ -306,7 +306,7 @@ func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floo
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "mutantrun-")
+	work, err := workDir()
 	if err != nil {
 		return err
 	}
@@ -412,8 +412,24 @@ func goEnv(dir string, args ...string) (string, error) {
 }
 
 // coverMapVersion changes the cache key when the map's content changes
-// meaning (2: Test.Skipped).
-const coverMapVersion = 2
+// meaning (2: Test.Skipped; 3: the work folder is 0755, see workDir).
+const coverMapVersion = 3
+
+// workDir makes the folder of the test binaries, readable and searchable
+// by every uid: sandbox's builtin backend runs the server, and its bwrap
+// stage bwrap, as a uid of the run's own, and that server is the test
+// binary again (a fake). In os.MkdirTemp's 0700 folder they could not
+// exec it ("fork/exec /tmp/mutantrun-.../cover.test: permission
+// denied"), so until session 8 eleven sandbox tests failed in the
+// coverage run as root (TestLeftoversSwept, TestSpinLeavesNothing,
+// TestShutdownEscalation, TestResourceLimits, ...) and killed nothing.
+func workDir() (string, error) {
+	work, err := os.MkdirTemp("", "mutantrun-")
+	if err != nil {
+		return "", err
+	}
+	return work, os.Chmod(work, 0o755)
+}
 
 // cacheKey hashes the content of every module file the package's tests
 // are built from (the package, its test files, its module dependencies)
@@ -1401,7 +1417,7 @@ func verifyKills(pattern, at string, floor time.Duration, quiet string, files []
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "mutantrun-")
+	work, err := workDir()
 	if err != nil {
 		return err
 	}
