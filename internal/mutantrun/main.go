@@ -1136,6 +1136,16 @@ func (r *runner) runSome(cm *CoverMap, bin, ovFile string, id int, m Mutant, tes
 	if r.verifyRun != "" {
 		pattern = r.verifyRun
 	}
+	if id >= 0 {
+		// The schema binary's copy that runs mutant id (idBinary).
+		b, err := idBinary(bin, id)
+		if err != nil {
+			fmt.Fprintf(r.log, "%s:%d:%d: %v\n", cm.Dir, m.Line, m.Column, err)
+			return "NOT VIABLE"
+		}
+		defer os.Remove(b)
+		bin = b
+	}
 	for attempt := 0; ; attempt++ {
 		// The test binary's own -test.timeout is a backstop well past
 		// ours: its clock runs on while a quiet window freezes it.
@@ -1144,9 +1154,6 @@ func (r *runner) runSome(cm *CoverMap, bin, ovFile string, id int, m Mutant, tes
 			"-test.timeout="+(timeout+maxFrozen).String())
 		cmd.Dir = filepath.Join(r.root, cm.Dir)
 		cmd.Env = append(cleanGoflags(os.Environ()), "GOFLAGS=-overlay="+ovFile)
-		if id >= 0 {
-			cmd.Env = append(cmd.Env, "MUTANTRUN_ID="+strconv.Itoa(id))
-		}
 		w := newTestWatch()
 		cmd.Stdout = w
 		// A child that outlives the test binary and holds its stdout

@@ -412,9 +412,17 @@ func main() {
 		if m.Line == 21 && m.Type == conditionalsNegation {
 			fields[7] = "false"
 		}
-		cmd := exec.Command(filepath.Join(dir, "p"))
-		cmd.Env = append(os.Environ(), "MUTANTRUN_ID="+strconv.Itoa(i))
+		// The mutant's own copy of the binary, run with an empty
+		// environment: the number is in the binary, not in a variable a
+		// child's cleaned environment would lose.
+		bin, err := idBinary(filepath.Join(dir, "p"), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin)
+		cmd.Env = []string{}
 		got, _ := cmd.CombinedOutput()
+		os.Remove(bin)
 		if want := strings.Join(fields, " ") + "\n"; string(got) != want {
 			t.Errorf("mutant %d (%d:%d %s): schema prints %q, want %q", i, m.Line, m.Column, m.Type, got, want)
 		}
@@ -422,6 +430,37 @@ func main() {
 	got, _ := exec.Command(filepath.Join(dir, "p")).CombinedOutput()
 	if want := strings.Join(orig, " ") + "\n"; string(got) != want {
 		t.Errorf("no mutant: %q, want %q", got, want)
+	}
+}
+
+// TestIDBinaryRefusesAmbiguousMarker: a binary where the marker of the
+// mutant's number is missing, or there twice, is refused, not patched at
+// a guess.
+func TestIDBinaryRefusesAmbiguousMarker(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"none":  "no marker here",
+		"twice": idMarker + idUnset + " and " + idMarker + idUnset,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := idBinary(p, 3); err == nil {
+			t.Errorf("%s: patched %s", name, b)
+		}
+	}
+	p := filepath.Join(dir, "once")
+	if err := os.WriteFile(p, []byte("x"+idMarker+idUnset+"y"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := idBinary(p, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(b)
+	if want := "x" + idMarker + "+000000012y"; string(got) != want {
+		t.Errorf("patched %q, want %q", got, want)
 	}
 }
 
