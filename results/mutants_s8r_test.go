@@ -235,3 +235,178 @@ func TestS8rRecount(t *testing.T) {
 		t.Errorf("counts %+v, want %+v", tr.Counts, want)
 	}
 }
+
+// TestS8rLaunched: an unreachable plan was launched when mcpvet started
+// its command in a sandbox, not when it was a remote.
+func TestS8rLaunched(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tg   probe.Target
+		want bool
+	}{
+		{"sandboxed command", probe.Target{Command: []string{"srv"}, Sandbox: "bwrap"}, true},
+		{"remote", probe.Target{Command: []string{"srv"}, Sandbox: "remote"}, false},
+		{"no command", probe.Target{URL: "https://example.invalid/mcp"}, false},
+	} {
+		res := &probe.Result{Target: c.tg, Liveness: probe.Liveness{Status: vocab.StatusUnreachable}}
+		if got := launched(res); got != c.want {
+			t.Errorf("%s: launched = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestS8rNotAssessedCause: the cause without its parenthesised evidence,
+// "unknown" for none.
+func TestS8rNotAssessedCause(t *testing.T) {
+	for in, want := range map[string]string{
+		"no docker (docker: not found)": "no docker",
+		"no docker":                     "no docker",
+		" (only evidence)":              " (only evidence)",
+		"":                              "unknown",
+	} {
+		if got := notAssessedCause(in); got != want {
+			t.Errorf("notAssessedCause(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestS8rCensusCounts adds seven runs of four entries, chosen so that every
+// count differs from its neighbours, and checks the figures the census
+// builds from them: per status, per actor, per not-assessed cause, per
+// transport (with keep, fix, drop), per entry (what a sample's intervals
+// are clustered on), the rule and finding tables and their order, the
+// classes' order, the schema findings, the score deciles.
+func TestS8rCensusCounts(t *testing.T) {
+	f := func(code string, sev probe.Severity) probe.Finding {
+		return probe.Finding{Code: code, Subject: "server", Severity: sev}
+	}
+	verdict := func(decision, rule string) *probe.Verdict {
+		v := &probe.Verdict{Decision: decision}
+		if rule != "" {
+			v.Rules = []probe.Rule{{Name: "unfired", Decision: vocab.DecisionKeep}, {Name: rule, Fired: true, Decision: decision}}
+		}
+		return v
+	}
+	score := func(s float64) *float64 { return &s }
+	ok := probe.Liveness{Status: vocab.StatusOK, HandshakeCompleted: true}
+	spawn := probe.Liveness{Status: vocab.StatusSpawnFailed}
+	unreach := probe.Liveness{Status: vocab.StatusUnreachable}
+	stdio := func(name string) probe.Target {
+		return probe.Target{Name: name, Transport: "stdio", Command: []string{"srv"}, Sandbox: "bwrap"}
+	}
+	na := verdict(vocab.DecisionNotAssessed, "")
+	na.Cause = "no docker (docker: not found)"
+	runs := []*probe.Result{
+		{Target: stdio("ea"), Liveness: ok, Score: score(95), Verdict: verdict(vocab.DecisionKeep, "r_b"),
+			Findings: []probe.Finding{f("s8r/x", probe.SeverityWarn)},
+			Probes:   []probe.ProbeCall{{Class: vocab.ClassCrash}, {Class: "zz_b"}, {Class: vocab.ClassToolError}, {Class: "zz_a"}}},
+		{Target: stdio("ea"), Liveness: ok, Score: score(15), Verdict: verdict(vocab.DecisionDrop, "r_big"),
+			Findings: []probe.Finding{f("s8r/x", probe.SeverityWarn), f("s8r/y", probe.SeverityWarn), f("s8r/y", probe.SeverityWarn), f("s8r/y", probe.SeverityWarn)}},
+		{Target: stdio("eb"), Liveness: ok, Verdict: verdict(vocab.DecisionDrop, "r_big"),
+			Findings: []probe.Finding{f("schema/s8r_fatal", probe.SeverityFatal), f("schema/s8r_fatal", probe.SeverityFatal), f("schema/s8r_soft", probe.SeverityWarn), f("s8r/w", probe.SeverityWarn)}},
+		{Target: stdio("eb"), Liveness: spawn, Verdict: verdict(vocab.DecisionDrop, "r_a"),
+			Findings: []probe.Finding{f("s8r/z", probe.SeverityWarn)}},
+		{Target: probe.Target{Name: "ec", Transport: "sse", URL: "https://example.invalid/sse", Sandbox: "remote"}, Liveness: unreach,
+			Verdict: verdict(vocab.DecisionFix, "r_a")},
+		{Target: probe.Target{Name: "ec", Command: []string{"srv"}, Sandbox: "bwrap"}, Liveness: unreach, Verdict: na},
+		{Target: stdio("ed"), Liveness: spawn},
+	}
+	tl := NewTally()
+	for _, r := range runs {
+		tl.Add(r)
+	}
+	c := tl.Census()
+
+	if c.Launches != 6 || c.Plans != 7 {
+		t.Errorf("launches %d of %d plans, want 6 of 7", c.Launches, c.Plans)
+	}
+	type st struct{ n, hs int }
+	statuses := map[vocab.Status]st{}
+	for _, s := range c.Statuses {
+		statuses[s.Status] = st{s.Share.Count, s.Handshake}
+	}
+	if want := map[vocab.Status]st{vocab.StatusOK: {3, 3}, vocab.StatusSpawnFailed: {2, 0}, vocab.StatusUnreachable: {2, 0}}; !reflect.DeepEqual(statuses, want) {
+		t.Errorf("statuses %v, want %v", statuses, want)
+	}
+
+	v := c.Verdicts
+	if v.WithVerdict != 6 || v.Without != 1 || v.NeedsSetup != 0 || v.NotAssessed != 1 {
+		t.Errorf("verdicts: %d with, %d without, %d not assessed; want 6, 1, 1", v.WithVerdict, v.Without, v.NotAssessed)
+	}
+	if want := []CauseFigure{{"author", 4}, {"environment", 1}, {"none", 1}}; !reflect.DeepEqual(v.Actors, want) {
+		t.Errorf("actors %v, want %v", v.Actors, want)
+	}
+	if want := []CauseFigure{{"no docker", 1}}; !reflect.DeepEqual(v.NotAssessedCauses, want) {
+		t.Errorf("not assessed causes %v, want %v", v.NotAssessedCauses, want)
+	}
+	if want := []RuleFigure{{"r_big", vocab.DecisionDrop, 2}, {"r_a", vocab.DecisionDrop, 1}, {"r_a", vocab.DecisionFix, 1}, {"r_b", vocab.DecisionKeep, 1}}; !reflect.DeepEqual(v.Rules, want) {
+		t.Errorf("rules %v, want %v", v.Rules, want)
+	}
+
+	type fig struct {
+		code         string
+		servers, occ int
+	}
+	var findings []fig
+	for _, x := range c.Findings {
+		findings = append(findings, fig{x.Code, x.Servers.Count, x.Occurrences})
+	}
+	if want := []fig{{"s8r/x", 2, 2}, {"s8r/y", 1, 3}, {"schema/s8r_fatal", 1, 2}, {"s8r/w", 1, 1}, {"s8r/z", 1, 1}, {"schema/s8r_soft", 1, 1}}; !reflect.DeepEqual(findings, want) {
+		t.Errorf("findings %v, want %v", findings, want)
+	}
+	if c.Schema.FatalFindings != 2 || c.Schema.SoftFindings != 1 {
+		t.Errorf("schema findings: %d fatal, %d soft, want 2, 1", c.Schema.FatalFindings, c.Schema.SoftFindings)
+	}
+
+	var classes []string
+	for _, x := range c.Errors.Classes {
+		classes = append(classes, x.Class)
+	}
+	if want := []string{vocab.ClassToolError, vocab.ClassCrash, "zz_a", "zz_b"}; !reflect.DeepEqual(classes, want) {
+		t.Errorf("classes %v, want %v", classes, want)
+	}
+
+	type row struct {
+		key                      string
+		servers, keep, fix, drop int
+	}
+	var rows []row
+	for _, r := range c.Breakdowns.Transport {
+		rows = append(rows, row{r.Key, r.Servers, r.Keep, r.Fix, r.Drop})
+	}
+	if want := []row{{"stdio", 5, 1, 0, 3}, {"sse", 1, 0, 1, 0}, {"unknown", 1, 0, 0, 0}}; !reflect.DeepEqual(rows, want) {
+		t.Errorf("transport rows %v, want %v", rows, want)
+	}
+
+	if len(c.Score.Deciles) != 10 {
+		t.Fatalf("deciles %v, want 10 bins", c.Score.Deciles)
+	}
+	for i, b := range c.Score.Deciles {
+		want := DecileBin{Low: 10 * i, High: 10*i + 10}
+		if i == 1 || i == 9 {
+			want.Count = 1
+		}
+		if b != want {
+			t.Errorf("decile %d: %+v, want %+v", i, b, want)
+		}
+	}
+
+	type entry struct {
+		plans, launched, handshake int
+		groups, verdicts           map[string]int
+	}
+	entries := map[string]entry{}
+	for name, ec := range tl.perEntry {
+		entries[name] = entry{ec.plans, ec.launched, ec.handshake, ec.groups, ec.verdicts}
+	}
+	hs, sp, un := GroupOf(ok), GroupOf(spawn), GroupOf(unreach)
+	want := map[string]entry{
+		"ea": {2, 2, 2, map[string]int{hs: 2}, map[string]int{vocab.DecisionKeep: 1, vocab.DecisionDrop: 1}},
+		"eb": {2, 2, 1, map[string]int{hs: 1, sp: 1}, map[string]int{vocab.DecisionDrop: 2}},
+		"ec": {2, 1, 0, map[string]int{un: 2}, map[string]int{vocab.DecisionFix: 1, vocab.DecisionNotAssessed: 1}},
+		"ed": {1, 1, 0, map[string]int{sp: 1}, map[string]int{}},
+	}
+	if !reflect.DeepEqual(entries, want) {
+		t.Errorf("per entry %v, want %v", entries, want)
+	}
+}

@@ -433,6 +433,61 @@ func main() {
 	}
 }
 
+// TestSchemaErrorAtStatementStart: a compile error the compiler places
+// at the start of a statement, outside every site (`c += 'a' - 'A'`: the
+// helper's rune no longer matches the byte), drops the sites of that line
+// instead of giving the schema up (scoring/match.go compiled each of its
+// 202 mutants alone in session 8 for that one line).
+func TestSchemaErrorAtStatementStart(t *testing.T) {
+	src := []byte(`package main
+
+import "fmt"
+
+func main() {
+	c := byte('x')
+	c += 'a' - 'A'
+	n := 3
+	fmt.Println(c, n-1)
+}
+`)
+	ms, err := Enumerate("main.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", []byte("module m\n\ngo 1.22\n"))
+	write("zz_mutantrun_schema.go", schemaSupport("main"))
+	drop := map[int]bool{}
+	for round := 0; ; round++ {
+		out, _, held, sites, err := schema("main.go", src, ms, drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("main.go", out)
+		b, err := exec.Command("go", "build", "-C", dir, "-o", "p").CombinedOutput()
+		if err == nil {
+			for i, m := range ms {
+				if want := m.Line != 7; held[i] != want {
+					t.Errorf("mutant %d (%d:%d %s) held %v, want %v", i, m.Line, m.Column, m.Type, held[i], want)
+				}
+			}
+			return
+		}
+		bad, ok := schemaErrors(strings.ReplaceAll(string(b), "main.go:", "../mutantrun-1/schema.main.go:"), "main.go", out, sites)
+		if !ok || round > 2 {
+			t.Fatalf("round %d: the error was not mapped to a site: %s", round, b)
+		}
+		for i := range bad {
+			drop[i] = true
+		}
+	}
+}
+
 // TestIDBinaryRefusesAmbiguousMarker: a binary where the marker of the
 // mutant's number is missing, or there twice, is refused, not patched at
 // a guess.

@@ -415,7 +415,28 @@ func schemaErrors(msg, base string, out []byte, sites []*site) (map[int]bool, bo
 			}
 		}
 		if in == nil {
-			return nil, false
+			// The error names a position outside every site, such as
+			// the start of the statement `c += <site>` whose operand
+			// types no longer match: every site on that line goes.
+			end := len(out)
+			if line < len(lineStart) {
+				end = lineStart[line]
+			}
+			for _, st := range sites {
+				for _, r := range st.outs {
+					if r[0] < end && r[1] > lineStart[line-1] {
+						for _, i := range st.idx {
+							bad[i] = true
+						}
+						in = st
+					}
+				}
+			}
+			if in == nil {
+				return nil, false
+			}
+			found = true
+			continue
 		}
 		for _, i := range in.idx {
 			bad[i] = true
