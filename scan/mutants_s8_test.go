@@ -3,6 +3,8 @@ package scan
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +46,29 @@ func TestProbeOptionsDefaults(t *testing.T) {
 	})
 	if err != nil || !strings.Contains(strict, "minScore 101") {
 		t.Errorf("policy minScore 101: verdict %s, %v; want its rules to apply minScore 101", strict, err)
+	}
+}
+
+// TestInstalledVersionOnlyWhenItDiffers: a package whose installed
+// version is the plan's own is not reported again as the installed one
+// (one.go:144:35 `plan.Package == nil` -> `!=` and :144:58 `v !=
+// plan.Package.Version` -> `==` reported it). The OCI image runs under a
+// fake docker that starts the well-behaved fixture.
+func TestInstalledVersionOnlyWhenItDiffers(t *testing.T) {
+	bins := testfixture.Build(t, "wellbehaved")
+	tools := t.TempDir()
+	script := "#!/bin/sh\ncase \"$1\" in\ninfo) echo 27.0.0 ;;\nrun) exec " + bins["wellbehaved"] + " ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(tools, "docker"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", tools+string(os.PathListSeparator)+os.Getenv("PATH"))
+	plan := vocab.Plan{Key: "oci", Name: "oci", Source: "test", Transport: vocab.TransportStdio,
+		Package: &vocab.Package{RegistryType: "oci", Identifier: "ghcr.io/acme/server", Version: "1.2.3"}}
+	res, err := Probe(context.Background(), &plan, fastOptions("none"))
+	if err != nil || res.Liveness.Status != vocab.StatusOK {
+		t.Fatalf("Probe = %v, %v; want ok", res, err)
+	}
+	if res.Target.Sandbox != "docker" || res.Target.InstalledVersion != "" {
+		t.Errorf("target: sandbox %q, installed version %q; want docker and none (it is the plan's 1.2.3)", res.Target.Sandbox, res.Target.InstalledVersion)
 	}
 }
