@@ -51,9 +51,11 @@ func TestProbeOptionsDefaults(t *testing.T) {
 
 // TestInstalledVersionOnlyWhenItDiffers: a package whose installed
 // version is the plan's own is not reported again as the installed one
-// (one.go:144:35 `plan.Package == nil` -> `!=` and :144:58 `v !=
+// (one.go:144:58 `plan.Package == nil` -> `!=` and :144:70 `v !=
 // plan.Package.Version` -> `==` reported it). The OCI image runs under a
-// fake docker that starts the well-behaved fixture.
+// fake docker that starts the well-behaved fixture. (:144:35 `v != ""` ->
+// `==` drops an installed version that differs from the plan's: only an
+// npm install reads one, and the -short suite installs none.)
 func TestInstalledVersionOnlyWhenItDiffers(t *testing.T) {
 	bins := testfixture.Build(t, "wellbehaved")
 	tools := t.TempDir()
