@@ -3,13 +3,19 @@ package scan
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpvet/mcpvet/internal/testfixture"
+	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/scoring"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -72,5 +78,43 @@ func TestInstalledVersionOnlyWhenItDiffers(t *testing.T) {
 	}
 	if res.Target.Sandbox != "docker" || res.Target.InstalledVersion != "" {
 		t.Errorf("target: sandbox %q, installed version %q; want docker and none (it is the plan's 1.2.3)", res.Target.Sandbox, res.Target.InstalledVersion)
+	}
+}
+
+// TestRemoteHTTPChecksRun: a remote streamable-HTTP server gets the
+// HTTP-level checks, through the sandbox's client with the plan's
+// headers (one.go:153:32 `c != nil` -> `==` never handed the client to
+// the probe, so no check ran). The server here answers a GET with 200
+// and text, not an SSE stream or 405, and wants its header on every
+// request.
+func TestRemoteHTTPChecksRun(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "gosdk", Version: "1.0.0"}, nil)
+	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var unauthorized atomic.Int32
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "k3y-for-the-test" {
+			unauthorized.Add(1)
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		if r.Method == http.MethodGet {
+			w.Write([]byte("hello"))
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	plan := vocab.Plan{Key: "remote", Name: "remote", Source: "cli", Transport: vocab.TransportStreamable, URL: hs.URL + "/mcp",
+		Headers: map[string]string{"X-Api-Key": "k3y-for-the-test"}}
+	res, err := Probe(context.Background(), &plan, fastOptions("none"))
+	if err != nil || !res.Liveness.HandshakeCompleted {
+		t.Fatalf("Probe = %+v, %v; want a handshake", res, err)
+	}
+	found := false
+	for _, f := range res.Findings {
+		found = found || f.Code == probe.CodeHTTPGet
+	}
+	if !found || unauthorized.Load() != 0 {
+		t.Errorf("HTTP checks: %s found %v, %d requests without the plan's header; want found and none", probe.CodeHTTPGet, found, unauthorized.Load())
 	}
 }
