@@ -412,8 +412,9 @@ func goEnv(dir string, args ...string) (string, error) {
 }
 
 // coverMapVersion changes the cache key when the map's content changes
-// meaning (2: Test.Skipped; 3: the work folder is 0755, see workDir).
-const coverMapVersion = 3
+// meaning (2: Test.Skipped; 3: the work folder is 0755, see workDir;
+// 4: GOCOVERDIR is writable by every uid).
+const coverMapVersion = 4
 
 // workDir makes the folder of the test binaries, readable and searchable
 // by every uid: sandbox's builtin backend runs the server, and its bwrap
@@ -565,6 +566,14 @@ func (r *runner) coverTest(bin, dir, name string) (Test, error) {
 	covdir := filepath.Join(r.work, "covdata")
 	_ = os.RemoveAll(covdir)
 	if err := os.MkdirAll(covdir, 0o755); err != nil {
+		return t, err
+	}
+	// Writable by every uid, like /tmp: a child that runs as another uid
+	// (sandbox's bwrap stage drops to the run's uid before it execs the
+	// "pdeathsig" fake) writes its counters here; denied, it printed an
+	// error into the output TestBwrapStageKeepsParentDeathSignal reads,
+	// which then failed without a mutant.
+	if err := os.Chmod(covdir, 0o1777); err != nil {
 		return t, err
 	}
 	_ = os.Remove(prof)
