@@ -35,6 +35,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// The fakes that stand for mcpvet run on the host with the test's
+// environment, so under make mutate's coverage run (internal/mutantrun)
+// their counters reach GOCOVERDIR: "launch" and "next" exit, and "hold"
+// and "holdspin" exit there before their test kills them (exitOnRequest).
+// The runner reads the line below; every other fake counts as run where
+// its coverage is not seen (in a sandbox, or exec'd).
+//
+//mutantrun:seen launch next hold holdspin
 var fakes = map[string]func(args []string) int{
 	// launch stands for mcpvet: see runLauncher.
 	"launch": func(args []string) int { return runLauncher(args) },
@@ -189,6 +197,51 @@ var fakes = map[string]func(args []string) int{
 		}
 		return 0
 	},
+}
+
+// Holders (the "hold" and "holdspin" fakes) stand for mcpvet killed with
+// SIGKILL mid-run. A killed process never writes its coverage counters,
+// and the runtime writes a test binary's only at exit (its meta-data is
+// prepared then: runtime/coverage.WriteCountersDir refuses to run before),
+// so under make mutate's coverage run (GOCOVERDIR set) a holder exits
+// with os.Exit when its test asks (SIGUSR1) and the test kills it only
+// then: like the kill, os.Exit runs no deferred cleanup of the holder, and
+// its counters, everything it ran until then, reach GOCOVERDIR. Without
+// GOCOVERDIR (every other run, the mutants' included) it is SIGKILL alone.
+
+// exitOnRequest makes a holder exit on SIGUSR1 under the coverage run.
+func exitOnRequest() {
+	if os.Getenv("GOCOVERDIR") == "" {
+		return
+	}
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGUSR1)
+	go func() {
+		<-c
+		os.Exit(0)
+	}()
+}
+
+// killHolder ends a holder started by cmd as mcpvet killed mid-run, and
+// waits for it (see exitOnRequest).
+func killHolder(cmd *exec.Cmd) {
+	if os.Getenv("GOCOVERDIR") != "" {
+		done := make(chan struct{})
+		go func() {
+			_ = cmd.Wait()
+			close(done)
+		}()
+		_ = cmd.Process.Signal(syscall.SIGUSR1)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		return
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
 }
 
 func runFake(name string, args []string) int {

@@ -20,6 +20,7 @@ import (
 // folder and cgroups to args[1] and waits to be killed.
 func runHolder(args []string) int {
 	backend, out, marker := args[0], args[1], args[2]
+	exitOnRequest()
 	s, err := launchFake(backend, "mcp", marker)
 	if err != nil {
 		return 1
@@ -89,8 +90,7 @@ func TestLeftoversSwept(t *testing.T) {
 					break
 				}
 			}
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
+			killHolder(cmd)
 			if len(dirs) == 0 {
 				t.Fatal("the holder did not start a server")
 			}

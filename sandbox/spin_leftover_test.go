@@ -85,6 +85,7 @@ func TestBwrapStageKeepsParentDeathSignal(t *testing.T) {
 // is "nocg"), writes args[1] once the server runs, and waits to be killed.
 func runSpinHolder(args []string) int {
 	backend, out, marker := args[0], args[1], args[2]
+	exitOnRequest()
 	cgroupsDisabled = args[3] == "nocg"
 	if _, err := launchFake(backend, "spin", marker); err != nil {
 		return 1
@@ -148,8 +149,7 @@ func TestSpinLeavesNothing(t *testing.T) {
 					}
 				}
 				running := len(markedProcesses(marker)) > 0
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
+				killHolder(cmd)
 				if !running {
 					t.Fatal("the spin server never ran")
 				}

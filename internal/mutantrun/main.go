@@ -13,12 +13,16 @@
 // children built with coverage (the test binary run again as a helper)
 // add what they execute. That gives, per test, the blocks it executes; an
 // init function runs before any test, so its blocks are in every test's
-// profile. A test that spawns processes whose coverage cannot be seen
+// profile. A test that spawns processes whose coverage may not be seen
 // (its test code, or code it reaches in a test file, names os.Args[0],
 // os.Executable, /proc/self/exe or runs the go command; or it executes a
-// line of the package that does) counts as covering every mutant of the
-// package. A test that fails without a mutant kills nothing and is left
-// out (it is reported).
+// line of the package that does) also covers what those children can run,
+// from the code (children.go): the package's initialisation, TestMain and
+// what it reaches (the stages sandbox.Main dispatches to), and the fake
+// roles of a dispatch table the test spells; a test whose children run
+// the go command or tests by -test.run, and every spawning test under
+// -children=all, covers every mutant of the package. A test that fails
+// without a mutant kills nothing and is left out (it is reported).
 //
 // The mutants are gremlins v0.6.0's, enumerated the same way (its
 // default mutators, on the same AST nodes, in the same order): a mutant
@@ -213,6 +217,8 @@ type runner struct {
 	tsv           io.Writer
 	log           io.Writer
 	schema        bool
+	childrenAll   bool            // -children=all: a spawning test covers every mutant (the rule before session 8)
+	only          map[string]bool // -only: run just these mutants (line:col or line:col:TYPE)
 }
 
 func main() {
@@ -228,6 +234,8 @@ func main() {
 		schema   = flag.Bool("schema", true, "compile a file's comparison mutants into one binary (schema.go); false: one compile per mutant")
 		verify   = flag.String("verify", "", "check kills: run only the mutants at -at with these tests (a -test.run pattern), no coverage map")
 		at       = flag.String("at", "", "with -verify: the mutants, line:col[:TYPE] separated by commas")
+		children = flag.String("children", "closure", "what a test that re-executes the test binary covers: closure (its children's code, from the package's code: children.go) or all (every mutant)")
+		only     = flag.String("only", "", "run only these mutants, line:col[:TYPE] separated by commas (the others are not reported)")
 	)
 	flag.Parse()
 	if flag.NArg() == 0 {
@@ -241,13 +249,36 @@ func main() {
 		}
 		return
 	}
-	if err := run(*jsonOut, *tsvOut, *list, *coverage, *schema, *coef, *floor, *cache, *quiet, flag.Args()); err != nil {
+	if *children != "closure" && *children != "all" {
+		fmt.Fprintf(os.Stderr, "mutantrun: -children %q: want closure or all\n", *children)
+		os.Exit(2)
+	}
+	opt := runOpts{childrenAll: *children == "all", only: positions(*only)}
+	if err := run(*jsonOut, *tsvOut, *list, *coverage, *schema, *coef, *floor, *cache, *quiet, opt, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "mutantrun:", err)
 		os.Exit(1)
 	}
 }
 
-func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floor time.Duration, cache, quiet string, files []string) error {
+// runOpts are run's options beyond the first ones.
+type runOpts struct {
+	childrenAll bool
+	only        map[string]bool
+}
+
+// positions reads line:col[:TYPE],... into a set ("" gives nil).
+func positions(s string) map[string]bool {
+	if s == "" {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, p := range strings.Split(s, ",") {
+		out[strings.TrimSpace(p)] = true
+	}
+	return out
+}
+
+func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floor time.Duration, cache, quiet string, opt runOpts, files []string) error {
 	if list {
 		for _, f := range files {
 			src, err := os.ReadFile(f)
@@ -275,12 +306,13 @@ func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floo
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "mutantrun-")
+	work, err := workDir()
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	r := &runner{root: root, modPath: modPath, work: work, coef: coef, floor: floor, quietLog: quiet, cacheDir: cache, log: os.Stderr, schema: schema}
+	r := &runner{root: root, modPath: modPath, work: work, coef: coef, floor: floor, quietLog: quiet, cacheDir: cache, log: os.Stderr, schema: schema,
+		childrenAll: opt.childrenAll, only: opt.only}
 	if tsvOut != "" {
 		f, err := os.OpenFile(tsvOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -320,6 +352,30 @@ func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floo
 			for _, t := range cm.Tests {
 				fmt.Printf("%s\t%.2fs\tfailed=%v\tspawns=%v %s\tblocks=%d\tskipped=%s\n", t.Name, t.Seconds, t.Failed, t.Spawns, t.Reason, countBlocks(t.Blocks), t.Skipped)
 			}
+			cc, err := newChildCover(cm, filepath.Join(root, dir), opt.childrenAll)
+			if err != nil {
+				return err
+			}
+			for _, l := range cc.describe(filepath.Base(abs)) {
+				fmt.Println("children:", l)
+			}
+			// Per mutant: the covering tests and their own time, by this
+			// rule and by every spawning test (-children=all).
+			all, _ := newChildCover(cm, filepath.Join(root, dir), true)
+			src, err := os.ReadFile(abs)
+			if err != nil {
+				return err
+			}
+			ms, err := Enumerate(abs, src)
+			if err != nil {
+				return err
+			}
+			cases := caseExprs(abs, src)
+			for _, m := range ms {
+				t1, s1 := coveringTests(cm, cc, filepath.Base(abs), cases, m)
+				t2, s2 := coveringTests(cm, all, filepath.Base(abs), cases, m)
+				fmt.Printf("mutant %s:%d:%d\t%s\ttests %d (%.1fs)\tall %d (%.1fs)\n", filepath.Join(dir, filepath.Base(abs)), m.Line, m.Column, m.Type, len(t1), s1, len(t2), s2)
+			}
 			continue
 		}
 		res, err := r.mutateFile(cm, abs)
@@ -356,8 +412,25 @@ func goEnv(dir string, args ...string) (string, error) {
 }
 
 // coverMapVersion changes the cache key when the map's content changes
-// meaning (2: Test.Skipped).
-const coverMapVersion = 2
+// meaning (2: Test.Skipped; 3: the work folder is 0755, see workDir;
+// 4: GOCOVERDIR is writable by every uid).
+const coverMapVersion = 4
+
+// workDir makes the folder of the test binaries, readable and searchable
+// by every uid: sandbox's builtin backend runs the server, and its bwrap
+// stage bwrap, as a uid of the run's own, and that server is the test
+// binary again (a fake). In os.MkdirTemp's 0700 folder they could not
+// exec it ("fork/exec /tmp/mutantrun-.../cover.test: permission
+// denied"), so until session 8 eleven sandbox tests failed in the
+// coverage run as root (TestLeftoversSwept, TestSpinLeavesNothing,
+// TestShutdownEscalation, TestResourceLimits, ...) and killed nothing.
+func workDir() (string, error) {
+	work, err := os.MkdirTemp("", "mutantrun-")
+	if err != nil {
+		return "", err
+	}
+	return work, os.Chmod(work, 0o755)
+}
 
 // cacheKey hashes the content of every module file the package's tests
 // are built from (the package, its test files, its module dependencies)
@@ -493,6 +566,14 @@ func (r *runner) coverTest(bin, dir, name string) (Test, error) {
 	covdir := filepath.Join(r.work, "covdata")
 	_ = os.RemoveAll(covdir)
 	if err := os.MkdirAll(covdir, 0o755); err != nil {
+		return t, err
+	}
+	// Writable by every uid, like /tmp: a child that runs as another uid
+	// (sandbox's bwrap stage drops to the run's uid before it execs the
+	// "pdeathsig" fake) writes its counters here; denied, it printed an
+	// error into the output TestBwrapStageKeepsParentDeathSignal reads,
+	// which then failed without a mutant.
+	if err := os.Chmod(covdir, 0o1777); err != nil {
 		return t, err
 	}
 	_ = os.Remove(prof)
@@ -760,27 +841,15 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 		rep.Files = nil
 	}
 	cases := caseExprs(abs, src)
+	cc, err := newChildCover(cm, filepath.Dir(abs), r.childrenAll)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range cc.describe(base) {
+		fmt.Fprintln(r.log, "children:", l)
+	}
 	covering := func(m Mutant) ([]string, float64) {
-		var tests []string
-		var secs float64
-		line, col := at(cases, m.Line, m.Column)
-		for _, t := range cm.Tests {
-			if t.Failed {
-				continue
-			}
-			covered := t.Spawns
-			for _, b := range t.Blocks[base] {
-				if covered {
-					break
-				}
-				covered = b.Covers(line, col)
-			}
-			if covered {
-				tests = append(tests, t.Name)
-				secs += t.Seconds
-			}
-		}
-		return tests, secs
+		return coveringTests(cm, cc, base, cases, m)
 	}
 	// One binary for the comparison mutants that some test covers.
 	var schemaBin, schemaOv string
@@ -788,7 +857,7 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 	if r.schema {
 		var run []Mutant
 		for _, m := range ms {
-			if t, _ := covering(m); len(t) > 0 {
+			if t, _ := covering(m); len(t) > 0 && r.selected(m) {
 				run = append(run, m)
 			} else {
 				run = append(run, Mutant{Offset: -1})
@@ -825,6 +894,9 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 	}
 	counts := map[string]int{}
 	for i, m := range ms {
+		if !r.selected(m) {
+			continue
+		}
 		tests, secs := covering(m)
 		mu := Mutation{Type: m.Type, Line: m.Line, Column: m.Column, Tests: tests}
 		start := time.Now()
@@ -848,6 +920,50 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 	fmt.Fprintf(r.log, "%s: killed %d, lived %d, not covered %d, timed out %d, not viable %d\n", rel,
 		counts["KILLED"], counts["LIVED"], counts["NOT COVERED"], counts["TIMED OUT"], counts["NOT VIABLE"])
 	return rep, nil
+}
+
+// selected says whether -only lets m run.
+func (r *runner) selected(m Mutant) bool {
+	return r.only == nil || r.only[fmt.Sprintf("%d:%d", m.Line, m.Column)] || r.only[fmt.Sprintf("%d:%d:%s", m.Line, m.Column, m.Type)]
+}
+
+// coveringTests returns the tests that cover mutant m of file base (and
+// their own time): those whose profile holds its position (a case
+// expression's switch: at), and the spawning tests whose children's code
+// may hold it (childCover.covers).
+func coveringTests(cm *CoverMap, cc *childCover, base string, cases []caseSpan, m Mutant) ([]string, float64) {
+	var tests []string
+	var secs float64
+	line, col := at(cases, m.Line, m.Column)
+	inBlock := false
+	for _, t := range cm.Tests {
+		for _, b := range t.Blocks[base] {
+			if b.Covers(line, col) {
+				inBlock = true
+				break
+			}
+		}
+	}
+	for _, t := range cm.Tests {
+		if t.Failed {
+			continue
+		}
+		covered := false
+		for _, b := range t.Blocks[base] {
+			if b.Covers(line, col) {
+				covered = true
+				break
+			}
+		}
+		if !covered && t.Spawns {
+			covered = cc.covers(t.Name, base, m, inBlock)
+		}
+		if covered {
+			tests = append(tests, t.Name)
+			secs += t.Seconds
+		}
+	}
+	return tests, secs
 }
 
 // caseExprs lists, for each case clause of a switch or type switch in
@@ -1029,6 +1145,16 @@ func (r *runner) runSome(cm *CoverMap, bin, ovFile string, id int, m Mutant, tes
 	if r.verifyRun != "" {
 		pattern = r.verifyRun
 	}
+	if id >= 0 {
+		// The schema binary's copy that runs mutant id (idBinary).
+		b, err := idBinary(bin, id)
+		if err != nil {
+			fmt.Fprintf(r.log, "%s:%d:%d: %v\n", cm.Dir, m.Line, m.Column, err)
+			return "NOT VIABLE"
+		}
+		defer os.Remove(b)
+		bin = b
+	}
 	for attempt := 0; ; attempt++ {
 		// The test binary's own -test.timeout is a backstop well past
 		// ours: its clock runs on while a quiet window freezes it.
@@ -1037,9 +1163,6 @@ func (r *runner) runSome(cm *CoverMap, bin, ovFile string, id int, m Mutant, tes
 			"-test.timeout="+(timeout+maxFrozen).String())
 		cmd.Dir = filepath.Join(r.root, cm.Dir)
 		cmd.Env = append(cleanGoflags(os.Environ()), "GOFLAGS=-overlay="+ovFile)
-		if id >= 0 {
-			cmd.Env = append(cmd.Env, "MUTANTRUN_ID="+strconv.Itoa(id))
-		}
 		w := newTestWatch()
 		cmd.Stdout = w
 		// A child that outlives the test binary and holds its stdout
@@ -1310,7 +1433,7 @@ func verifyKills(pattern, at string, floor time.Duration, quiet string, files []
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "mutantrun-")
+	work, err := workDir()
 	if err != nil {
 		return err
 	}

@@ -412,9 +412,17 @@ func main() {
 		if m.Line == 21 && m.Type == conditionalsNegation {
 			fields[7] = "false"
 		}
-		cmd := exec.Command(filepath.Join(dir, "p"))
-		cmd.Env = append(os.Environ(), "MUTANTRUN_ID="+strconv.Itoa(i))
+		// The mutant's own copy of the binary, run with an empty
+		// environment: the number is in the binary, not in a variable a
+		// child's cleaned environment would lose.
+		bin, err := idBinary(filepath.Join(dir, "p"), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin)
+		cmd.Env = []string{}
 		got, _ := cmd.CombinedOutput()
+		os.Remove(bin)
 		if want := strings.Join(fields, " ") + "\n"; string(got) != want {
 			t.Errorf("mutant %d (%d:%d %s): schema prints %q, want %q", i, m.Line, m.Column, m.Type, got, want)
 		}
@@ -422,6 +430,92 @@ func main() {
 	got, _ := exec.Command(filepath.Join(dir, "p")).CombinedOutput()
 	if want := strings.Join(orig, " ") + "\n"; string(got) != want {
 		t.Errorf("no mutant: %q, want %q", got, want)
+	}
+}
+
+// TestSchemaErrorAtStatementStart: a compile error the compiler places
+// at the start of a statement, outside every site (`c += 'a' - 'A'`: the
+// helper's rune no longer matches the byte), drops the sites of that line
+// instead of giving the schema up (scoring/match.go compiled each of its
+// 202 mutants alone in session 8 for that one line).
+func TestSchemaErrorAtStatementStart(t *testing.T) {
+	src := []byte(`package main
+
+import "fmt"
+
+func main() {
+	c := byte('x')
+	c += 'a' - 'A'
+	n := 3
+	fmt.Println(c, n-1)
+}
+`)
+	ms, err := Enumerate("main.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", []byte("module m\n\ngo 1.22\n"))
+	write("zz_mutantrun_schema.go", schemaSupport("main"))
+	drop := map[int]bool{}
+	for round := 0; ; round++ {
+		out, _, held, sites, err := schema("main.go", src, ms, drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("main.go", out)
+		b, err := exec.Command("go", "build", "-C", dir, "-o", "p").CombinedOutput()
+		if err == nil {
+			for i, m := range ms {
+				if want := m.Line != 7; held[i] != want {
+					t.Errorf("mutant %d (%d:%d %s) held %v, want %v", i, m.Line, m.Column, m.Type, held[i], want)
+				}
+			}
+			return
+		}
+		bad, ok := schemaErrors(strings.ReplaceAll(string(b), "main.go:", "../mutantrun-1/schema.main.go:"), "main.go", out, sites)
+		if !ok || round > 2 {
+			t.Fatalf("round %d: the error was not mapped to a site: %s", round, b)
+		}
+		for i := range bad {
+			drop[i] = true
+		}
+	}
+}
+
+// TestIDBinaryRefusesAmbiguousMarker: a binary where the marker of the
+// mutant's number is missing, or there twice, is refused, not patched at
+// a guess.
+func TestIDBinaryRefusesAmbiguousMarker(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"none":  "no marker here",
+		"twice": idMarker + idUnset + " and " + idMarker + idUnset,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := idBinary(p, 3); err == nil {
+			t.Errorf("%s: patched %s", name, b)
+		}
+	}
+	p := filepath.Join(dir, "once")
+	if err := os.WriteFile(p, []byte("x"+idMarker+idUnset+"y"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := idBinary(p, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(b)
+	if want := "x" + idMarker + "+000000012y"; string(got) != want {
+		t.Errorf("patched %q, want %q", got, want)
 	}
 }
 
@@ -436,5 +530,214 @@ func TestPhases(t *testing.T) {
 	}
 	if got := phases(all, nil); got != nil {
 		t.Errorf("no tests: %+v", got)
+	}
+}
+
+// TestChildrenCover: a test that re-executes the test binary covers, beyond
+// its own profile, only what its children can run: the prelude (init,
+// TestMain, the stage Main dispatches to, and what they reach, methods of
+// the types they name included) and the dispatch-table roles it spells,
+// less the roles declared seen (their code is in the profile) but with the
+// roles those start. A test whose code runs the go command still covers
+// everything, and -children=all is the rule before session 8. Before the
+// rule, TestStage covered unrelated's mutant too.
+func TestChildrenCover(t *testing.T) {
+	dir := t.TempDir()
+	pkg := `package p
+
+import "os"
+
+const stageArgv0 = "p-stage"
+
+const k = 2 * 3 // K
+
+func Main() {
+	if len(os.Args) > 0 && os.Args[0] == stageArgv0 {
+		os.Exit(runStage())
+	}
+}
+
+func runStage() int {
+	_ = stageErr()
+	return helper(1) + 1 // STAGE
+}
+
+func helper(n int) int { return n * 2 } // HELPER
+
+type thing struct{ n int }
+
+func (t *thing) Error() string {
+	if t.n > 0 { // METHOD
+		return "x"
+	}
+	return "y"
+}
+
+func stageErr() error { return &thing{n: 1} }
+
+func Launch(n int) int { return n - 1 } // LAUNCH
+
+func server(n int) int { return n + k } // SERVER
+
+func unrelated(n int) int { return n % 7 } // UNRELATED
+`
+	tests := `package p
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	Main()
+	if len(os.Args) > 2 && os.Args[1] == "fake" {
+		os.Exit(fakes[os.Args[2]]())
+	}
+	os.Exit(m.Run())
+}
+
+//mutantrun:seen host
+var fakes = map[string]func() int{
+	"srv":   func() int { return server(1) },
+	"host":  func() int { return Launch(2) + run("srv") },
+	"other": func() int { return unrelated(3) },
+}
+
+func run(role string) int { exec.Command(os.Args[0], "fake", role).Run(); return 0 }
+
+func TestStage(t *testing.T) { exec.Command("/proc/self/exe").Run() }
+func TestSrv(t *testing.T)   { run("srv") }
+func TestHost(t *testing.T)  { run("host") }
+func TestGo(t *testing.T)    { run("srv"); exec.Command("go", "build").Run() }
+func TestPlain(t *testing.T) { unrelated(1) }
+`
+	for name, src := range map[string]string{"p.go": pkg, "p_test.go": tests} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line := func(mark string) int {
+		for i, l := range strings.Split(pkg, "\n") {
+			if strings.HasSuffix(l, "// "+mark) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %s", mark)
+		return 0
+	}
+	lineBlock := func(mark string) Block { l := line(mark); return Block{l, 1, l, 200} }
+	cm := &CoverMap{Tests: []Test{
+		{Name: "TestStage", Spawns: true, Blocks: map[string][]Block{}},
+		{Name: "TestSrv", Spawns: true, Blocks: map[string][]Block{}},
+		// The seen role's code is in its profile (flushed or written at exit).
+		{Name: "TestHost", Spawns: true, Blocks: map[string][]Block{"p.go": {lineBlock("LAUNCH")}}},
+		{Name: "TestGo", Spawns: true, Blocks: map[string][]Block{}},
+		{Name: "TestPlain", Blocks: map[string][]Block{"p.go": {lineBlock("UNRELATED")}}},
+	}}
+	ms, err := Enumerate("p.go", []byte(pkg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(mark string) Mutant {
+		for _, m := range ms {
+			if m.Line == line(mark) {
+				return m
+			}
+		}
+		t.Fatalf("no mutant on line %s", mark)
+		return Mutant{}
+	}
+	stage := []string{"TestStage", "TestSrv", "TestHost", "TestGo"}
+	want := map[string][]string{
+		"STAGE":     stage,
+		"HELPER":    stage,
+		"METHOD":    stage, // thing is named by stageErr: its methods come with it
+		"SERVER":    {"TestSrv", "TestHost", "TestGo"},
+		"K":         {"TestSrv", "TestHost", "TestGo"}, // in no block: who reaches it
+		"LAUNCH":    {"TestHost", "TestGo"},
+		"UNRELATED": {"TestGo", "TestPlain"},
+	}
+	cc, err := newChildCover(cm, dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mark, w := range want {
+		got, _ := coveringTests(cm, cc, "p.go", nil, at(mark))
+		if !slices.Equal(got, w) {
+			t.Errorf("%s: covering tests %v, want %v", mark, got, w)
+		}
+	}
+	if why := cc.all["TestGo"]; !strings.Contains(why, `"go"`) {
+		t.Errorf("TestGo covers everything because %q, want the go command named", why)
+	}
+	old, err := newChildCover(cm, dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mark := range want {
+		got, _ := coveringTests(cm, old, "p.go", nil, at(mark))
+		if w := []string{"TestStage", "TestSrv", "TestHost", "TestGo"}; !slices.Contains(got, "TestStage") || len(got) < len(w) {
+			t.Errorf("-children=all, %s: covering tests %v, want every spawning test", mark, got)
+		}
+	}
+}
+
+// TestChildrenTableUsedOtherwise: a dispatch table a test ranges over (or
+// passes on) starts roles by names no literal spells, so all its values
+// count for every spawning test; a child given -test.run runs test
+// functions, which the graph does not follow: its test covers everything.
+func TestChildrenTableUsedOtherwise(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"p.go": "package p\n\nfunc unrelated(n int) int { return n % 7 }\n",
+		"p_test.go": `package p
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "fake" {
+		os.Exit(fakes[os.Args[2]]())
+	}
+	os.Exit(m.Run())
+}
+
+var fakes = map[string]func() int{
+	"other": func() int { return unrelated(3) },
+}
+
+func TestAll(t *testing.T) {
+	for name := range fakes {
+		exec.Command(os.Args[0], "fake", name).Run()
+	}
+}
+
+func TestHelperRun(t *testing.T) { exec.Command(os.Executable, "-test.run=^TestX$").Run() }
+`,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cm := &CoverMap{Tests: []Test{{Name: "TestAll", Spawns: true}, {Name: "TestHelperRun", Spawns: true}}}
+	cc, err := newChildCover(cm, dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := Enumerate("p.go", []byte(files["p.go"]))
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("mutants %v, %v", ms, err)
+	}
+	got, _ := coveringTests(cm, cc, "p.go", nil, ms[0])
+	if want := []string{"TestAll", "TestHelperRun"}; !slices.Equal(got, want) {
+		t.Errorf("covering tests %v, want %v", got, want)
+	}
+	if why := cc.all["TestHelperRun"]; !strings.Contains(why, "test.run") {
+		t.Errorf("TestHelperRun covers everything because %q, want -test.run named", why)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -22,25 +23,78 @@ import (
 //
 // which evaluates X and Y once, in the one branch taken, and is an untyped
 // boolean like the comparison it replaces (so it still fits a named bool
-// type). mutantrunID is read from MUTANTRUN_ID when the package
-// initialises (-1 when unset: the original code), and children that run
-// the same binary, or a binary built with the same overlay, inherit it.
+// type). mutantrunID is read when the package initialises from bytes in
+// the binary itself (idMarker, patched in a copy of the binary for each
+// mutant: see idBinary), so that every child that runs the same binary
+// runs the same mutant, whatever environment it was given: a test that
+// re-runs itself as another user with a cleaned environment
+// (results' runAsNobody) ran the original code in its child while
+// MUTANTRUN_ID in the environment chose the mutant. The unpatched binary
+// holds -1: the original code.
 // Comparisons inside constant declarations, and comparisons nested in
 // another comparison, are left to the one-compile-per-mutant path.
 
 const schemaVar = "mutantrunID"
+
+// idMarker precedes the mutant's number (idWidth bytes, idUnset in the
+// binary as built) in a schema binary.
+const (
+	idMarker = "mutantrun-schema-id:"
+	idUnset  = "-000000001"
+	idWidth  = len(idUnset)
+)
+
+// idBinary writes a copy of the schema binary bin whose mutantrunID is id,
+// at a new path next to it, and returns that path (the caller removes
+// it). The marker must occur exactly once in bin.
+func idBinary(bin string, id int) (string, error) {
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		return "", err
+	}
+	at := bytes.Index(b, []byte(idMarker+idUnset))
+	if at < 0 || bytes.Index(b[at+1:], []byte(idMarker+idUnset)) >= 0 {
+		return "", fmt.Errorf("%s: the mutant number's marker is not there exactly once", bin)
+	}
+	num := fmt.Sprintf("%+0*d", idWidth, id)
+	if len(num) != idWidth {
+		return "", fmt.Errorf("mutant number %d does not fit in %d bytes", id, idWidth)
+	}
+	copy(b[at+len(idMarker):], num)
+	f, err := os.CreateTemp(filepath.Dir(bin), filepath.Base(bin)+".id*")
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Chmod(0o755); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
 
 // schemaSupport is the file added to the package for the schema.
 func schemaSupport(pkg string) []byte {
 	return []byte(fmt.Sprintf(`package %s
 
 import (
-	"os"
 	"strconv"
 )
 
+// mutantrunIDText is patched in each mutant's copy of the binary.
+var mutantrunIDText = "%s"
+
 var %s = func() int {
-	n, err := strconv.Atoi(os.Getenv("MUTANTRUN_ID"))
+	n, err := strconv.Atoi(mutantrunIDText[len(%q):])
 	if err != nil {
 		return -1
 	}
@@ -96,7 +150,7 @@ func mutantrunNeg[T mutantrunNumber](m bool, x T) T {
 	}
 	return -x
 }
-`, pkg, schemaVar))
+`, pkg, idMarker+idUnset, schemaVar, idMarker))
 }
 
 func isComparison(t token.Token) bool {
@@ -361,7 +415,28 @@ func schemaErrors(msg, base string, out []byte, sites []*site) (map[int]bool, bo
 			}
 		}
 		if in == nil {
-			return nil, false
+			// The error names a position outside every site, such as
+			// the start of the statement `c += <site>` whose operand
+			// types no longer match: every site on that line goes.
+			end := len(out)
+			if line < len(lineStart) {
+				end = lineStart[line]
+			}
+			for _, st := range sites {
+				for _, r := range st.outs {
+					if r[0] < end && r[1] > lineStart[line-1] {
+						for _, i := range st.idx {
+							bad[i] = true
+						}
+						in = st
+					}
+				}
+			}
+			if in == nil {
+				return nil, false
+			}
+			found = true
+			continue
 		}
 		for _, i := range in.idx {
 			bad[i] = true
