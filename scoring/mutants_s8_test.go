@@ -267,3 +267,26 @@ func TestQuotedValueShortValues(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardPossible: possible, the precheck of reCue and reWaitFor, says
+// yes to every text for a guard without hints and only to texts holding a
+// hint for one with hints (match.go :349 `len(g.hints) == 0` -> `!= 0`;
+// every guard of the grader has hints, like hints.go's hit).
+func TestGuardPossible(t *testing.T) {
+	bare := guarded{}
+	hinted := guarded{hints: []string{"retry", "wait"}}
+	pre := guarded{hints: []string{"retry"}, pre: func(s string) bool { return s == "x" }}
+	for _, tt := range []struct {
+		g    guarded
+		s    string
+		want bool
+	}{
+		{bare, "", true}, {bare, "anything", true},
+		{hinted, "zzz", false}, {hinted, "please retry", true}, {hinted, "wait 5 s", true},
+		{pre, "x", true}, {pre, "retry", false},
+	} {
+		if got := tt.g.possible(tt.s); got != tt.want {
+			t.Errorf("guard hints %q: possible(%q) = %v, want %v", tt.g.hints, tt.s, got, tt.want)
+		}
+	}
+}
