@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -287,6 +288,106 @@ func TestGuardPossible(t *testing.T) {
 	} {
 		if got := tt.g.possible(tt.s); got != tt.want {
 			t.Errorf("guard hints %q: possible(%q) = %v, want %v", tt.g.hints, tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestCanaryEdges: a canary of six bytes is searched (leaks.go :163
+// `len(v) < 6` -> `<=`), five are not, and one that opens the text is
+// found (:166 `i >= 0` -> `>`).
+func TestCanaryEdges(t *testing.T) {
+	c := &Context{Canaries: map[string]string{"SIX": "k9Qz7w", "FIVE": "k9Qz7"}}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"k9Qz7w is the key", []string{"text[0:6]"}},
+		{"key: k9Qz7w", []string{"text[5:11]"}},
+		{"key: k9Qz7", nil},
+	} {
+		var got []string
+		for _, l := range ScanLeaks("text", tt.text, c) {
+			if l.Kind == LeakSecret {
+				got = append(got, l.Where)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("ScanLeaks(%q) canaries at %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestHostPathAtTheStart: a host path that opens the text is reported
+// (leaks.go :241 `i < 0` -> `<=`: the second group's -1 used, a panic).
+func TestHostPathAtTheStart(t *testing.T) {
+	for text, want := range map[string]string{
+		"/home/bob/notes.txt: not found":  "text[0:19]",
+		"open /home/bob/notes.txt failed": "text[5:24]",
+		`C:\Users\bob\notes.txt missing`:  "text[0:22]",
+	} {
+		var got []string
+		for _, l := range ScanLeaks("text", text, nil) {
+			if l.Kind == LeakHostPath {
+				got = append(got, l.Where)
+			}
+		}
+		if !slices.Equal(got, []string{want}) {
+			t.Errorf("ScanLeaks(%q) host paths at %v, want [%s]", text, got, want)
+		}
+	}
+}
+
+// TestHasLineColEdges: ":<digits>:<digits>" is found with a ':' at byte
+// 0 (leaks.go :257 `i >= 0` -> `>`), digits 0 and 9 on either side (:259,
+// :262 the range ends), after an empty "::" (:266 `k < 0` -> `<=`), and
+// not with no digit before the second ':' (:262 `j > i+1`, `i+1` ->
+// `i-1`), a ':' ending the text (:262 `j+1 < len(s)` -> `<=`: a panic) or
+// a letter after it (:262 `s[j+1]` -> `s[j-1]`).
+func TestHasLineColEdges(t *testing.T) {
+	for s, want := range map[string]bool{
+		":12:5":           true,
+		"at f (x.js:0:0)": true,
+		"x.js:9:9":        true,
+		"x.js:09:90":      true,
+		"a::12:3":         true,
+		"a::1":            false,
+		"x:12:":           false,
+		"x:12:y":          false,
+		"x:1:a":           false,
+		"x:/:1":           false,
+		"x:1:/":           false,
+		"x:1:;":           false,
+		"x:;:1":           false,
+		"no colon":        false,
+	} {
+		if got := hasLineCol(s); got != want {
+			t.Errorf("hasLineCol(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestRedactShortAndUserless: a credential of four bytes or fewer shows
+// nothing of itself (leaks.go :294 `len(s) <= 4` -> `<`), and a URL's
+// password goes even with no user name, the form Redis URLs take
+// ("redis://:pw@host"; :305 `colon >= 0` -> `>`).
+func TestRedactShortAndUserless(t *testing.T) {
+	for s, want := range map[string]string{"abcd": "…", "abc": "…", "abcde": "abcd…"} {
+		if got := redact(s); got != want {
+			t.Errorf("redact(%q) = %q, want %q", s, got, want)
+		}
+	}
+	for s, want := range map[string]string{
+		"redis://:hunter2@cache:6379":    `"redis://:***@cache:6379"`,
+		"postgres://app:hunter2@db/prod": `"postgres://app:***@db/prod"`,
+		"postgres://app@db/prod":         `"postgres://app@db/prod"`,
+	} {
+		if got := redactURL(s); got != want {
+			t.Errorf("redactURL(%q) = %s, want %s", s, got, want)
+		}
+	}
+	for _, l := range ScanLeaks("text", "cannot reach redis://:hunter2@cache:6379", nil) {
+		if strings.Contains(l.Evidence, "hunter2") {
+			t.Errorf("evidence repeats the password: %s", l.Evidence)
 		}
 	}
 }
