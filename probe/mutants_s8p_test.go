@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/tokens"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -713,5 +714,263 @@ func TestS8pBasicsArguments(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestS8pCompactRaw: JSON is counted as compact JSON, anything else as it
+// came.
+func TestS8pCompactRaw(t *testing.T) {
+	for in, want := range map[string]string{
+		`{ "a" : [1, 2] }`: `{"a":[1,2]}`,
+		`not json {`:       `not json {`,
+	} {
+		if got := string(compactRaw(json.RawMessage(in))); got != want {
+			t.Errorf("compactRaw(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestS8pCutTokens: the bytes an item lost are counted at the kept part's
+// rate, rounded to the nearest token.
+func TestS8pCutTokens(t *testing.T) {
+	for _, tt := range []struct{ n, kept, sent, want int }{
+		{10, 4, 5, 3}, // 2.5 rounds up
+		{10, 4, 4, 0},
+		{10, 0, 5, 0},
+		{9, 3, 6, 9},
+		{10, 3, 4, 3}, // 3.33 rounds down
+	} {
+		if got := cutTokens(tt.n, tt.kept, tt.sent); got != tt.want {
+			t.Errorf("cutTokens(%d, %d, %d) = %d, want %d", tt.n, tt.kept, tt.sent, got, tt.want)
+		}
+	}
+}
+
+// TestS8pMeasureContextParts: an empty part costs nothing; a prompt or a
+// resource cut at MaxItemField adds the tokens of what it lost and makes
+// the count an estimate; cut instructions are scaled to their full length.
+func TestS8pMeasureContextParts(t *testing.T) {
+	count := func(s string) int {
+		n, _ := tokens.Count(s)
+		return n
+	}
+	const item = `{"name":"p","description":"Summarise the day's notes."}`
+	itemRaw := json.RawMessage(item)
+
+	if got, want := MeasureContext(&Result{}), (&ContextCost{Encoding: tokens.Encoding}); !cmp.Equal(got, want) {
+		t.Errorf("empty result: %+v, want %+v", got, want)
+	}
+
+	c := MeasureContext(&Result{Prompts: []Prompt{{Name: "p", Raw: itemRaw, SentBytes: 2 * len(item)}}})
+	if want := count(`{"prompts":[`+item+`]}`) + count(item); c.Prompts != want || !c.Estimated || c.Total != want {
+		t.Errorf("cut prompt: prompts %d, total %d, estimated %v; want %d, estimated", c.Prompts, c.Total, c.Estimated, want)
+	}
+
+	c = MeasureContext(&Result{Resources: []Resource{{URI: "file:///p", Raw: itemRaw, SentBytes: 2 * len(item)}}})
+	if want := count(`{"resources":[`+item+`]}`) + count(item); c.Resources != want || !c.Estimated || c.Total != want {
+		t.Errorf("cut resource: resources %d, total %d, estimated %v; want %d, estimated", c.Resources, c.Total, c.Estimated, want)
+	}
+
+	c = MeasureContext(&Result{Prompts: []Prompt{{Name: "p", Raw: itemRaw}}, Resources: []Resource{{URI: "file:///p", Raw: itemRaw}}})
+	if c.Prompts != count(`{"prompts":[`+item+`]}`) || c.Resources != count(`{"resources":[`+item+`]}`) || c.Estimated {
+		t.Errorf("whole items: %+v", c)
+	}
+
+	const in = "Use search before fetch."
+	c = MeasureContext(&Result{Liveness: Liveness{Instructions: in, InstructionsBytes: 2 * len(in)}})
+	if want := 2 * count(in); c.Instructions != want || !c.Estimated {
+		t.Errorf("cut instructions: %d tokens, estimated %v; want %d, estimated", c.Instructions, c.Estimated, want)
+	}
+}
+
+// TestS8pElicitBounds: a form property contradicts itself only when a lower
+// bound is above its upper bound or a default lies outside them; a bound
+// equal to the other, or a default on a bound, is consistent. Only form
+// elicitations are checked.
+func TestS8pElicitBounds(t *testing.T) {
+	for _, tt := range []struct {
+		prop string
+		want []string
+	}{
+		{`{"type":"string","minLength":5,"maxLength":3}`, []string{"/minLength"}},
+		{`{"type":"string","minLength":3,"maxLength":3,"default":"abc"}`, nil},
+		{`{"type":"string","maxLength":3,"default":"abcd"}`, []string{"/default"}},
+		{`{"type":"string","minLength":3,"default":"ab"}`, []string{"/default"}},
+		{`{"type":"number","minimum":3,"maximum":2}`, []string{"/minimum"}},
+		{`{"type":"number","minimum":2,"maximum":2,"default":2}`, nil},
+		{`{"type":"number","minimum":2,"default":1}`, []string{"/default"}},
+		{`{"type":"number","maximum":2,"default":3}`, []string{"/default"}},
+		{`{"type":"array","items":{"enum":["a","b"]},"minItems":3,"maxItems":2}`, []string{"/minItems"}},
+		{`{"type":"array","items":{"enum":["a","b"]},"minItems":2,"maxItems":2,"default":["a","b"]}`, nil},
+		{`{"type":"array","items":{"enum":["a","b"]},"maxItems":1,"default":["a","b"]}`, []string{"/default"}},
+	} {
+		var got []string
+		for _, p := range elicitPropertyProblems(json.RawMessage(tt.prop)) {
+			got = append(got, p.at)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.prop, diff)
+		}
+	}
+	request := func(mode string) json.RawMessage {
+		return json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"` + mode +
+			`","message":"m","requestedSchema":{"type":"object","properties":{"n":{"type":"string","minLength":5,"maxLength":3}}}}}`)
+	}
+	if got := len(checkElicitRequest(request("form"))); got != 1 {
+		t.Errorf("form elicitation: %d findings, want 1", got)
+	}
+	if got := len(checkElicitRequest(request("url"))); got != 0 {
+		t.Errorf("url elicitation: %d findings, want 0", got)
+	}
+}
+
+// findingsAt lists "code pointer" of res's findings whose code is one of
+// codes.
+func findingsAt(res *Result, codes ...string) []string {
+	var out []string
+	for _, f := range res.Findings {
+		if slices.Contains(codes, f.Code) {
+			out = append(out, f.Code+" "+f.Pointer)
+		}
+	}
+	return out
+}
+
+// hangingList is a scripted server that never answers tools/list.
+func hangingList() *scriptServer {
+	return &scriptServer{script: map[string][]string{
+		"initialize": {initAnswer(`{"tools":{}}`)},
+		"tools/list": {""},
+	}}
+}
+
+func listOptions(process func(time.Duration) ProcessInfo) *Options {
+	return &Options{CallTimeout: 20 * time.Millisecond, Process: process, SkipBasics: true, Inject: &InjectOptions{Disabled: true}}
+}
+
+var listEndCodes = []string{CodeListTimeout, CodeLimitExceeded}
+
+// TestS8pListTimeout: a tools/list that gets no answer within the call
+// timeout is a list timeout.
+func TestS8pListTimeout(t *testing.T) {
+	res := Run(context.Background(), hangingList(), listOptions(nil))
+	if diff := cmp.Diff([]string{CodeListTimeout + " tools/list"}, findingsAt(res, listEndCodes...)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestS8pListTimeoutLimit: a timed-out tools/list is the limit the sandbox
+// reports meanwhile; the listing gives the sandbox's monitor, which polls
+// every 100 ms, that long to report (the fake launcher reports the limit
+// only to a caller that waits at least one poll).
+func TestS8pListTimeoutLimit(t *testing.T) {
+	polled := func(wait time.Duration) ProcessInfo {
+		if wait >= 100*time.Millisecond {
+			return ProcessInfo{LimitExceeded: "memory"}
+		}
+		return ProcessInfo{}
+	}
+	res := Run(context.Background(), hangingList(), listOptions(polled))
+	if diff := cmp.Diff([]string{CodeLimitExceeded + " tools/list"}, findingsAt(res, listEndCodes...)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestS8pListCancelled: a run cancelled while the listing waits reports
+// neither a timeout nor a limit.
+func TestS8pListCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res := Run(ctx, watchTransport{inner: hangingList(), onWrite: func(req *jsonrpc.Request) {
+		if req.Method == "tools/list" {
+			cancel()
+		}
+	}}, listOptions(nil))
+	if got := findingsAt(res, listEndCodes...); len(got) != 0 {
+		t.Errorf("cancelled run: %v", got)
+	}
+}
+
+// TestS8pCursorLoopMessage: a page that repeats a cursor is one finding;
+// its message counts the items it listed again, and says nothing of them
+// when it listed none again.
+func TestS8pCursorLoopMessage(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		repeating string
+		tools     []string
+		again     string
+	}{
+		{"items again", `{"tools":[{"name":"a"},{"name":"b"}],"nextCursor":"c1"}`, []string{"a", "b"},
+			"(the repeating page listed 1 items again; they are counted once)"},
+		{"new items", `{"tools":[{"name":"b"}],"nextCursor":"c1"}`, []string{"a", "b"}, ""},
+	} {
+		srv := &transcriptServer{Answers: []transcriptAnswer{
+			{Method: "tools/list", Cursor: true, Result: json.RawMessage(tt.repeating)},
+			{Method: "tools/list", Result: json.RawMessage(`{"tools":[{"name":"a"}],"nextCursor":"c1"}`)},
+		}}
+		srv.Listing.ProtocolVersion = "2025-11-25"
+		srv.Listing.Capabilities = json.RawMessage(`{"tools":{}}`)
+		srv.Listing.ServerInfo = json.RawMessage(`{"name":"loop","version":"1"}`)
+		res := Run(context.Background(), srv, &Options{SkipBasics: true, Inject: &InjectOptions{Disabled: true}})
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		if !slices.Equal(names, tt.tools) {
+			t.Errorf("%s: tools %v, want %v", tt.name, names, tt.tools)
+		}
+		var msgs []string
+		for _, f := range res.Findings {
+			if f.Code == CodeCursorLoop {
+				msgs = append(msgs, f.Message)
+			}
+		}
+		if len(msgs) != 1 {
+			t.Fatalf("%s: cursor loop findings %q, want one", tt.name, msgs)
+		}
+		if got := strings.Contains(msgs[0], "items again"); got != (tt.again != "") || !strings.Contains(msgs[0], tt.again) {
+			t.Errorf("%s: message %q, want it to say %q", tt.name, msgs[0], tt.again)
+		}
+	}
+}
+
+// TestS8pScanPageBounds: the page handed to validation keeps an extra
+// member of exactly maxExtraMember bytes (not one byte more); an item that
+// brings the method's kept bytes to exactly maxListKeptBytes is kept; a
+// cut item without a name is named by its index.
+func TestS8pScanPageBounds(t *testing.T) {
+	tools := listKinds[0]
+	str := func(n int) string { // a JSON string of n bytes, quotes included
+		return `"` + strings.Repeat("x", n-2) + `"`
+	}
+	o := Options{MaxItems: 1}
+	result := json.RawMessage(`{"tools":[{"name":"a"},{"name":"b"}],"keep":` + str(maxExtraMember) + `,"drop":` + str(maxExtraMember+1) + `}`)
+	page, _, ok := scanPage(result, tools, &Result{}, o, &listState{})
+	var members map[string]json.RawMessage
+	if !ok || json.Unmarshal(page, &members) != nil {
+		t.Fatalf("page %.80s not read", page)
+	}
+	if _, keep := members["keep"]; !keep {
+		t.Error("a member of exactly maxExtraMember bytes was dropped")
+	}
+	if _, drop := members["drop"]; drop {
+		t.Error("a member over maxExtraMember bytes was kept")
+	}
+
+	const item = `{"name":"c"}`
+	res := &Result{}
+	st := &listState{keptBytes: maxListKeptBytes - len(item)}
+	if _, _, ok := scanPage(json.RawMessage(`{"tools":[`+item+`]}`), tools, res, Options{MaxItems: 10}, st); !ok || len(res.Tools) != 1 || st.truncated {
+		t.Errorf("an item filling maxListKeptBytes exactly: kept %d, truncated %v", len(res.Tools), st.truncated)
+	}
+
+	st = &listState{}
+	big := `{"description":` + str(MaxItemField+10) + `}`
+	if _, _, ok := scanPage(json.RawMessage(`{"tools":[`+big+`]}`), tools, &Result{}, Options{MaxItems: 10}, st); !ok || len(st.cut) != 1 {
+		t.Fatalf("cut items %+v", st.cut)
+	}
+	if got := st.cut[0].subject; got != "tool:#0" {
+		t.Errorf("a cut item without a name is %q, want tool:#0", got)
 	}
 }
