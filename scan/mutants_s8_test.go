@@ -118,3 +118,26 @@ func TestRemoteHTTPChecksRun(t *testing.T) {
 		t.Errorf("HTTP checks: %s found %v, %d requests without the plan's header; want found and none", probe.CodeHTTPGet, found, unauthorized.Load())
 	}
 }
+
+// TestDetailWithoutEmptyHints: a probe's liveness detail gets a hint
+// only when there is one (one.go:300:46 and :305:81 `hint != ""` -> `==`
+// appended "; " and nothing to every detail: a server that answered,
+// and one that exited at once in an isolating sandbox).
+func TestDetailWithoutEmptyHints(t *testing.T) {
+	bins := testfixture.Build(t, "wellbehaved")
+	for _, c := range []struct {
+		name, backend, command string
+	}{
+		{"answers", "none", bins["wellbehaved"]},
+		{"exits", "auto", "/bin/false"},
+	} {
+		plan := vocab.Plan{Key: c.name, Name: c.name, Source: "test", Transport: vocab.TransportStdio, Command: c.command}
+		res, err := Probe(context.Background(), &plan, fastOptions(c.backend))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if d := res.Liveness.Detail; strings.HasSuffix(d, "; ") || strings.Contains(d, "; ;") {
+			t.Errorf("%s (status %s): detail %q has an empty hint", c.name, res.Liveness.Status, d)
+		}
+	}
+}
