@@ -1402,3 +1402,42 @@ func TestS8pExitWaited(t *testing.T) {
 		t.Errorf("status %s (%s), want %s", res.Liveness.Status, res.Liveness.Detail, vocab.StatusExitedEarly)
 	}
 }
+
+// TestS8pViewToolWithoutRaw: a tool without its raw JSON (built by a
+// caller) is viewed from its decoded fields: a member is present when it
+// is not empty.
+func TestS8pViewToolWithoutRaw(t *testing.T) {
+	type has struct{ Desc, Input, Output, Ann bool }
+	for _, tt := range []struct {
+		tool Tool
+		want has
+	}{
+		{Tool{Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: json.RawMessage(`{"readOnlyHint":true}`)},
+			has{Desc: true, Input: true, Ann: true}},
+		{Tool{Name: "t", OutputSchema: json.RawMessage(`{"type":"object"}`)}, has{Output: true}},
+	} {
+		v := viewTool(0, tt.tool)
+		if got := (has{v.hasDesc, v.hasInput, v.hasOutput, v.hasAnn}); got != tt.want {
+			t.Errorf("%+v: %+v, want %+v", tt.tool, got, tt.want)
+		}
+	}
+}
+
+// TestS8pSameWordsLengthBound: texts are compared word by word unless one
+// is more than four times the other plus 64 bytes long.
+func TestS8pSameWordsLengthBound(t *testing.T) {
+	long := "get" + strings.Repeat("_", 4*3+64-3) // exactly 4*len("get")+64 bytes
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{long, "get", true},
+		{"get", long, true},
+		{long + "_", "get", false},
+		{"get", long + "_", false},
+	} {
+		if got := sameWords(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameWords(%d bytes, %d bytes) = %v, want %v", len(tt.a), len(tt.b), got, tt.want)
+		}
+	}
+}
