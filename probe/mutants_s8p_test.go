@@ -1441,3 +1441,29 @@ func TestS8pSameWordsLengthBound(t *testing.T) {
 		}
 	}
 }
+
+// TestS8pSentenceSpans: sentences end at the ideographic full stop and at
+// the full-width ! ? ; (not at other CJK punctuation, nor at a cut-off
+// character at the end), at a blank line, and at tag brackets; no span is
+// empty.
+func TestS8pSentenceSpans(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want [][2]int
+	}{
+		{"你好。再见", [][2]int{{0, 9}, {9, 15}}},
+		{"a、b", [][2]int{{0, 5}}},
+		{"a！b", [][2]int{{0, 4}, {4, 5}}},
+		{"a？b", [][2]int{{0, 4}, {4, 5}}},
+		{"a；b", [][2]int{{0, 4}, {4, 5}}},
+		{"a，b", [][2]int{{0, 5}}},
+		{"ab\xe3\x80", [][2]int{{0, 4}}},
+		{"ab\xef\xbc", [][2]int{{0, 4}}},
+		{"a\n\nb", [][2]int{{0, 1}, {2, 4}}},
+		{"<b>", [][2]int{{1, 2}}},
+	} {
+		if diff := cmp.Diff(tt.want, sentenceSpans(tt.s)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.s, diff)
+		}
+	}
+}
