@@ -669,3 +669,217 @@ func TestPiecesReportedOnce(t *testing.T) {
 		t.Errorf("channels %q, want [a + b]", got)
 	}
 }
+
+// TestCodeFieldAndTokenEdges: a "code" field of exactly 64 bytes is a code
+// (elem_code.go :33 `len(v) <= 64` -> `<`), one of 65 is not; an UPPER_SNAKE
+// code counts in a text whose first underscore is at byte 0 (:46 `>= 0`
+// -> `>`: the text taken for one without underscores); a namespaced code
+// that opens the text counts (:177 `k >= 0` -> `>`).
+func TestCodeFieldAndTokenEdges(t *testing.T) {
+	grade := func(text string) (bool, string) {
+		return gradeCode(newInput(&Response{Kind: KindRuntime, Class: ClassToolError, Text: text}, &Context{}))
+	}
+	for _, tt := range []struct {
+		text string
+		ok   bool
+		ev   string
+	}{
+		{`{"code":"` + strings.Repeat("a", 64) + `"}`, true, `text.code = "` + strings.Repeat("a", 64) + `"`},
+		{`{"code":"` + strings.Repeat("a", 65) + `"}`, false, ""},
+		{"__call__ raised QUOTA_EXCEEDED", true, `text[16:30] "QUOTA_EXCEEDED"`},
+		{"auth/expired_token", true, `text[0:18] "auth/expired_token"`},
+	} {
+		ok, ev := grade(tt.text)
+		if ok != tt.ok || tt.ok && ev != tt.ev {
+			t.Errorf("gradeCode(%.40q) = %v, %q, want %v, %q", tt.text, ok, ev, tt.ok, tt.ev)
+		}
+	}
+}
+
+// TestErrnoScanEdges: maybeErrno stops at a text that ends two bytes
+// after an 'E' (elem_code.go :95 `i+3 < len(s)` -> `<=`: read past the
+// end, a panic) and goes on past an 'E' right after another (:100 `j <
+// 0` -> `<=`); isUpper holds A and Z (:108); findErrno reports the first
+// errno of the text whatever the map's order (:118 `best < 0` -> `<=`
+// and `i < best` -> `>=`), asked 64 times since that order is random.
+func TestErrnoScanEdges(t *testing.T) {
+	for s, want := range map[string]bool{
+		"failed: ENO": false, "EEab ENOENT": true, "ENOENT": true, "xEAB": false, "EAZ": false, "EAZX": true,
+	} {
+		if got := maybeErrno(s); got != want {
+			t.Errorf("maybeErrno(%q) = %v, want %v", s, got, want)
+		}
+	}
+	for c, want := range map[byte]bool{'A': true, 'Z': true, '@': false, '[': false, 'a': false} {
+		if got := isUpper(c); got != want {
+			t.Errorf("isUpper(%q) = %v, want %v", c, got, want)
+		}
+	}
+	seg := segment{label: "text", s: "ENOENT, then EACCES and EPERM"}
+	for range 64 {
+		if ev, ok := findErrno(seg); !ok || ev != `text[0:6] "ENOENT"` {
+			t.Fatalf("findErrno = %q, %v, want the first, ENOENT", ev, ok)
+		}
+		if at, ok := errnoAt(seg); !ok || at != [2]int{0, 6} {
+			t.Fatalf("errnoAt = %v, %v, want [0 6]", at, ok)
+		}
+	}
+}
+
+// TestSnakeShapes: the letter and upper-snake byte ranges at their ends
+// (elem_code.go :188, :203), a lower-snake token has only lower-case
+// letters, digits and '_' (:211 `i < len(t)` negated: every token lower
+// snake), and an '_' stands only between two name bytes (:193 negated).
+func TestSnakeShapes(t *testing.T) {
+	for c, want := range map[byte]bool{'a': true, 'z': true, 'A': true, 'Z': true, '`': false, '{': false, '@': false, '[': false, '0': false} {
+		if got := isLetter(c); got != want {
+			t.Errorf("isLetter(%q) = %v, want %v", c, got, want)
+		}
+	}
+	for s, want := range map[string]bool{"AZ09_": true, "A_Z": true, "ZERO_0": true, "A@": false, "A[": false, "A/": false, "A:": false, "Ab": false} {
+		if got := isUpperSnake(s); got != want {
+			t.Errorf("isUpperSnake(%q) = %v, want %v", s, got, want)
+		}
+	}
+	for s, want := range map[string]bool{"az09_": true, "Ab": false, "a-b": false} {
+		if got := isLowerSnake(s); got != want {
+			t.Errorf("isLowerSnake(%q) = %v, want %v", s, got, want)
+		}
+	}
+	for s, want := range map[string]bool{"a_b": true, "a__b": false, "_a": false, "a_": false, "ab": true} {
+		if got := wellFormedSnake(s); got != want {
+			t.Errorf("wellFormedSnake(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestNamespacedCodes: a namespaced code "area/name_x" is read back to the
+// start of its area, letters a to z and digits 0 to 9, at byte 0 too
+// (elem_code.go :223 `i < 2` -> `<=`, :227 and :233 `k > 0` -> `>=`: a
+// panic, :227 the range ends and `low[k-1]` -> `low[k+1]`, :230 `low[k]
+// >= 'a'`); digits 0 and 9 are lower snake (:212).
+func TestNamespacedCodes(t *testing.T) {
+	in := newInput(&Response{Kind: KindRuntime, Class: ClassToolError, Text: "x"}, &Context{})
+	for _, tt := range []struct {
+		s, want string
+	}{
+		{"auth/expired_token", "auth/expired_token"},
+		{"x/rate_limited", "x/rate_limited"},
+		{"failed: az/bad_input", "az/bad_input"},
+		{"failed: z9/bad_input", "z9/bad_input"},
+		{"failed: v0/bad_input", "v0/bad_input"},
+		{"failed: a/bad_input", "a/bad_input"},
+		{"failed: 9a/bad_input", ""},
+		{"error|auth/expired_token", "auth/expired_token"},
+		{"read /srv/app_data now", ""},
+	} {
+		seg := segment{label: "text", s: tt.s, lower: asciiLower(tt.s)}
+		i, j, ok := in.findCodeToken(seg)
+		if got := tt.s[i:j]; ok != (tt.want != "") || ok && got != tt.want {
+			t.Errorf("findCodeToken(%q) = %q, %v, want %q", tt.s, got, ok, tt.want)
+		}
+	}
+	for s, want := range map[string]bool{"a0_9": true, "a_0": true, "a9": true, "a/": false, "a:": false} {
+		if got := isLowerSnake(s); got != want {
+			t.Errorf("isLowerSnake(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestCodePositionEdges: where a lower_snake token stands as a code:
+// right after '[' (elem_code.go :255 `low[p-1]` -> `low[p+1]`), after a
+// code keyword and a tab or a line break (:261), a ':' with blanks or a
+// tab before it (:269), at the very start after ':' (:269, :274 `q > 0`
+// -> `>=`: a panic), after a keyword that opens the text (:279 `k > 0` ->
+// `>=`: a panic) or follows a '|' (:279 `low[k-1]` -> `low[k+1]`); and in
+// parentheses only when closed (:246 `j < len(low)` -> `<=`: a panic at
+// the end of the text); the last piece of an errno name cut by the text's
+// end is none.
+func TestCodePositionEdges(t *testing.T) {
+	in := newInput(&Response{Kind: KindRuntime, Class: ClassToolError, Text: "x"}, &Context{})
+	for _, tt := range []struct {
+		s, want string
+	}{
+		{"failed [rate_limited] now", "rate_limited"},
+		{"reason\tquota_exceeded", "quota_exceeded"},
+		{"reason\nquota_exceeded", "quota_exceeded"},
+		{"code : rate_limited", "rate_limited"},
+		{"code\t: rate_limited", "rate_limited"},
+		{"code: rate_limited", "rate_limited"},
+		{"level=error|code: rate_limited", "rate_limited"},
+		{": rate_limited", ""},
+		{"access denied (invalid_grant)", "invalid_grant"},
+		{"access denied (invalid_grant", ""},
+		{"failed rate_limited", ""},
+	} {
+		seg := segment{label: "text", s: tt.s, lower: asciiLower(tt.s)}
+		i, j, ok := in.findCodeToken(seg)
+		if got := tt.s[i:j]; ok != (tt.want != "") || ok && got != tt.want {
+			t.Errorf("findCodeToken(%q) = %q, %v, want %q", tt.s, got, ok, tt.want)
+		}
+	}
+}
+
+// TestJSONRPCReservedEnds: -32768 and -32000 are the ends of the reserved
+// range, both in it (elem_code.go :308 `>=` -> `>`, `<=` -> `<`), so an
+// error.code of either is no server code.
+func TestJSONRPCReservedEnds(t *testing.T) {
+	for c, want := range map[int64]bool{-32768: true, -32000: true, -32601: true, -32769: false, -31999: false, 1: false} {
+		if got := jsonrpcReserved(c); got != want {
+			t.Errorf("jsonrpcReserved(%d) = %v, want %v", c, got, want)
+		}
+	}
+	for _, c := range []int64{-32768, -32000} {
+		if ok, ev := gradeCode(newInput(&Response{Kind: KindRuntime, Class: ClassToolError, Text: "x", ErrorCode: &c}, &Context{})); ok {
+			t.Errorf("error.code %d graded a code: %s", c, ev)
+		}
+	}
+}
+
+// TestFileNamesAndNamesAreNoCodes: an UPPER_SNAKE token followed by a file
+// extension of one to five lower-case letters or digits is a file's name,
+// at the end of the text too (elem_code.go :341, :344: the ends of the
+// ranges, the length bound, `k == len(s)` negated: a panic), and one
+// followed by a bare '.' (a sentence's stop) is a code (:344 `k > j+1`);
+// the string value sent and the leaf of a dotted parameter are names,
+// not codes (:318 `in.sentType == 's'` negated, :321 `in.r.Param != ""`
+// negated).
+func TestFileNamesAndNamesAreNoCodes(t *testing.T) {
+	in := newInput(&Response{Kind: KindRuntime, Class: ClassToolError, Text: "x"}, &Context{})
+	for _, tt := range []struct {
+		s, want string
+	}{
+		{"see SOURCE_MAP.json", ""},
+		{"see SOURCE_MAP.jsonc now", ""},
+		{"see SOURCE_MAP.jsonld now", "SOURCE_MAP"},
+		{"see RELEASE_NOTES.adoc now", ""},
+		{"see RELEASE_NOTES.zip now", ""},
+		{"see ROOT_CA.x509 now", ""},
+		{"see ROOT_CA.0 now", ""},
+		{"see ROOT_CA.9 now", ""},
+		{"see ROOT_CA.json_x now", "ROOT_CA"},
+		{"failed: RATE_LIMITED.", "RATE_LIMITED"},
+		{"failed: RATE_LIMITED. Retry", "RATE_LIMITED"},
+	} {
+		seg := segment{label: "text", s: tt.s, lower: asciiLower(tt.s)}
+		i, j, ok := in.findCodeToken(seg)
+		if got := tt.s[i:j]; ok != (tt.want != "") || ok && got != tt.want {
+			t.Errorf("findCodeToken(%q) = %q, %v, want %q", tt.s, got, ok, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		r    Response
+		want bool
+	}{
+		{Response{Sent: []byte(`"BAD_MODE"`), Text: "unknown mode BAD_MODE"}, false},
+		{Response{Sent: []byte(`"x"`), Text: "unknown mode BAD_MODE"}, true},
+		{Response{Param: "options.sort_order", Text: "error: sort_order"}, false},
+		{Response{Param: "options.limit", Text: "error: sort_order"}, true},
+	} {
+		r := tt.r
+		r.Kind, r.Class = KindRuntime, ClassToolError
+		if ok, ev := gradeCode(newInput(&r, &Context{})); ok != tt.want {
+			t.Errorf("gradeCode(sent %s, param %q, %q) = %v (%s), want %v", r.Sent, r.Param, r.Text, ok, ev, tt.want)
+		}
+	}
+}
