@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"os"
+	"slices"
 	"testing"
 )
 
@@ -51,5 +53,40 @@ func TestAvailabilityCheckExposesNothing(t *testing.T) {
 		if len(s.exposed) != 0 || s.workDir != "" {
 			t.Errorf("%s: the check exposes %v and starts in %q, want nothing", b.name(), s.exposed, s.workDir)
 		}
+	}
+}
+
+// TestAutoChoosesFirstAvailable: backend auto takes the first isolating
+// backend whose check passes, in isolatingBackends' order: builtin first
+// as root (bwrap started by root would map the server's nobody to host
+// root), bwrap first otherwise. Both mutants of session 8's sandbox shard
+// lived here: the root test inverted (the order is seen by no other test
+// as root) and the check's result inverted (TestPrewarmSharesTheCheck
+// skips when the choice fails).
+func TestAutoChoosesFirstAvailable(t *testing.T) {
+	o := Options{Backend: BackendAuto, CacheDir: t.TempDir()}
+	var names []string
+	first := ""
+	for _, b := range isolatingBackends(o) {
+		names = append(names, b.name())
+		if first == "" && b.available() == nil {
+			first = b.name()
+		}
+	}
+	want := []string{BackendBwrap, BackendBuiltin}
+	if os.Geteuid() == 0 {
+		want = []string{BackendBuiltin, BackendBwrap}
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("isolating backends %v, want %v (euid %d)", names, want, os.Geteuid())
+	}
+	b, _, err := chooseBackend(o)
+	switch {
+	case first == "" && err == nil:
+		t.Errorf("auto chose %s though no isolating backend is available", b.name())
+	case first != "" && err != nil:
+		t.Errorf("auto: %v, want %s (available)", err, first)
+	case first != "" && b.name() != first:
+		t.Errorf("auto chose %s, want %s (the first available)", b.name(), first)
 	}
 }

@@ -70,6 +70,7 @@ type declNode struct {
 	// function literals it stores.
 	initRefs []int
 	isInit   bool
+	isVar    bool     // a variable (its initialiser runs in every process)
 	lits     []string // string literals
 	text     string
 	parent   int // the variable whose dispatch table holds this value; -1
@@ -208,6 +209,7 @@ func buildGraph(dir string) (*declGraph, error) {
 						g.nodes[i].name = s.Names[0].Name
 						if d.Tok == token.VAR {
 							g.entries = append(g.entries, i)
+							g.nodes[i].isVar = true
 						}
 						skip := storedFuncs(s)
 						if tbl := dispatchTable(s); tbl != nil && test {
@@ -664,6 +666,11 @@ func (cc *childCover) covers(t, file string, m Mutant, inBlock bool) bool {
 	d := cc.decl(file, m.Offset)
 	if d < 0 {
 		return !inBlock // outside every declaration: cannot say
+	}
+	if nd := cc.g.nodes[d]; nd.isVar && !nd.test {
+		// A variable's initialiser runs at initialisation, in every
+		// child (and in no coverage block).
+		return true
 	}
 	if cc.unseen[t][d] {
 		return true

@@ -580,6 +580,8 @@ func Launch(n int) int { return n - 1 } // LAUNCH
 func server(n int) int { return n + k } // SERVER
 
 func unrelated(n int) int { return n % 7 } // UNRELATED
+
+var table = []int{len(os.Args) - 1} // VAR
 `
 	tests := `package p
 
@@ -657,6 +659,7 @@ func TestPlain(t *testing.T) { unrelated(1) }
 		"K":         {"TestSrv", "TestHost", "TestGo"}, // in no block: who reaches it
 		"LAUNCH":    {"TestHost", "TestGo"},
 		"UNRELATED": {"TestGo", "TestPlain"},
+		"VAR":       stage, // initialised in every child
 	}
 	cc, err := newChildCover(cm, dir, false)
 	if err != nil {
