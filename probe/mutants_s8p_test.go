@@ -1544,3 +1544,46 @@ func TestS8pWalkJSONStringsBounds(t *testing.T) {
 		t.Errorf("a string %d deep: %d read, want 0", maxSchemaTextDepth+1, got)
 	}
 }
+
+// TestS8pDiffSpan: the part of a tool's new text that differs from the old
+// one lies between their common prefix and suffix, widened to whole runes;
+// the whole text when nothing differs.
+func TestS8pDiffSpan(t *testing.T) {
+	for _, tt := range []struct {
+		was, now string
+		want     span
+	}{
+		{"abc", "abXc", span{2, 3}},
+		{"same", "same", span{0, 4}},
+		{"", "new", span{0, 3}},
+		{"old", "", span{0, 0}},
+		{"aé", "aè", span{1, 3}},
+		{"éa", "èa", span{0, 2}},
+		{"aa", "aaa", span{2, 3}},
+		{"abab", "ab", span{0, 2}},
+		{"a\xc3\xa9", "a\xc4\xa9", span{1, 3}},
+		{"call read_file first", "call send_file first", span{5, 8}},
+		{"aXXXXa", "a", span{0, 1}},
+		{"x", "\xa9", span{0, 1}},
+	} {
+		if got := diffSpan(tt.was, tt.now); got != tt.want {
+			t.Errorf("diffSpan(%q, %q) = %v, want %v", tt.was, tt.now, got, tt.want)
+		}
+	}
+}
+
+// TestS8pCanonicalJSON: JSON compares by its canonical form, anything else
+// as it came.
+func TestS8pCanonicalJSON(t *testing.T) {
+	for in, want := range map[string]string{`{ "b":1, "a":2 }`: `{"a":2,"b":1}`, ``: ``, `not json`: `not json`} {
+		if got := canonicalJSON(json.RawMessage(in)); got != want {
+			t.Errorf("canonicalJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+	deep := func(depth int) string { return strings.Repeat(`{"k":`, depth) + `"x"` + strings.Repeat("}", depth) }
+	n := 0
+	walkJSONStrings(json.RawMessage(deep(maxSchemaTextDepth+1)), "/r", func(string, string) { n++ })
+	if n != 0 {
+		t.Errorf("a string %d objects deep was read", maxSchemaTextDepth+1)
+	}
+}
