@@ -141,3 +141,22 @@ func TestDetailWithoutEmptyHints(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionSuffix: a package's version is written as its registry
+// spells it, and not at all when there is none (one.go:391:15 and
+// :394:20 negated wrote "@" for an unpinned package, or "==" for npm).
+func TestVersionSuffix(t *testing.T) {
+	for _, c := range []struct {
+		p    vocab.Package
+		want string
+	}{
+		{vocab.Package{RegistryType: "npm"}, ""},
+		{vocab.Package{RegistryType: "npm", Version: "1.2.3"}, "@1.2.3"},
+		{vocab.Package{RegistryType: "pypi", Version: "0.4"}, "==0.4"},
+		{vocab.Package{RegistryType: "oci", Version: "2"}, "@2"},
+	} {
+		if got := versionSuffix(&c.p); got != c.want {
+			t.Errorf("versionSuffix(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}
