@@ -1587,3 +1587,32 @@ func TestS8pCanonicalJSON(t *testing.T) {
 		t.Errorf("a string %d objects deep was read", maxSchemaTextDepth+1)
 	}
 }
+
+// TestS8pInvisibleRanges: the tag block and the bidi embedding, override
+// and isolate controls, bounds included; a byte order mark only at the
+// start and a zero-width joiner inside an emoji sequence are no finding.
+func TestS8pInvisibleRanges(t *testing.T) {
+	for r, want := range map[rune]bool{0xE0000: true, 0xE007F: true, 0xDFFFF: false, 0xE0080: false} {
+		if got := isTagRune(r); got != want {
+			t.Errorf("isTagRune(%U) = %v", r, got)
+		}
+	}
+	for r, want := range map[rune]bool{0x202A: true, 0x202E: true, 0x2029: false, 0x202F: false, 0x2066: true, 0x2069: true, 0x2065: false, 0x206A: false} {
+		if got := isBidiControl(r); got != want {
+			t.Errorf("isBidiControl(%U) = %v", r, got)
+		}
+	}
+	for _, tt := range []struct {
+		text string
+		want int
+	}{
+		{"\uFEFFabc", 0},
+		{"a\uFEFFb", 1},
+		{"\U0001F44D\u200D\U0001F525", 0},
+		{"ab\u200Dcd", 1},
+	} {
+		if got := len(checkInvisible(textField{subject: "tool:t", pointer: "/description", text: tt.text})); got != tt.want {
+			t.Errorf("checkInvisible(%q): %d findings, want %d", tt.text, got, tt.want)
+		}
+	}
+}
