@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
+	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/scoring"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -139,5 +141,64 @@ func TestDetailWithoutEmptyHints(t *testing.T) {
 		if d := res.Liveness.Detail; strings.HasSuffix(d, "; ") || strings.Contains(d, "; ;") {
 			t.Errorf("%s (status %s): detail %q has an empty hint", c.name, res.Liveness.Status, d)
 		}
+	}
+}
+
+// TestVersionSuffix: a package's version is written as its registry
+// spells it, and not at all when there is none (one.go:391:15 and
+// :394:20 negated wrote "@" for an unpinned package, or "==" for npm).
+func TestVersionSuffix(t *testing.T) {
+	for _, c := range []struct {
+		p    vocab.Package
+		want string
+	}{
+		{vocab.Package{RegistryType: "npm"}, ""},
+		{vocab.Package{RegistryType: "npm", Version: "1.2.3"}, "@1.2.3"},
+		{vocab.Package{RegistryType: "pypi", Version: "0.4"}, "==0.4"},
+		{vocab.Package{RegistryType: "oci", Version: "2"}, "@2"},
+	} {
+		if got := versionSuffix(&c.p); got != c.want {
+			t.Errorf("versionSuffix(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
+// TestRunOneWithoutKeyOpensTheStoreFirst: for a plan without a key the
+// store is opened before anything else, and the store then refuses the
+// plan (scan.go:147:13, :147:35, :147:53 negated never opened it and
+// reported ErrNoStore instead); the run's conditions are recorded with
+// the scan's options (:168:18 `o.Conditions != nil` -> `==` left them
+// out).
+func TestRunOneWithoutKeyOpensTheStoreFirst(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var st *results.Store
+	open := func(ctx context.Context) (*results.Store, error) {
+		var err error
+		st, err = results.Open(ctx, filepath.Join(dir, "scan.db"), nil)
+		return st, err
+	}
+	keyless := vocab.Plan{Name: "keyless", Source: "test", Transport: vocab.TransportStdio, Command: "/bin/true"}
+	_, err := RunOne(ctx, &keyless, &Options{OpenStore: open, Probe: *fastOptions("none"),
+		Info: results.ScanInfo{Kind: results.KindProbe, Source: "test"}})
+	if err == nil || errors.Is(err, ErrNoStore) || st == nil || !strings.Contains(err.Error(), "empty key") {
+		t.Fatalf("RunOne of a keyless plan: %v (store opened: %v); want the store's refusal of the empty key", err, st != nil)
+	}
+	st.Close()
+	st = nil
+	plan := launchMarked(t, "keyed", filepath.Join(dir, "launched"))
+	cond := &vocab.Conditions{DNS: vocab.DNSCondition{PublicNames: true}}
+	res, err := RunOne(ctx, &plan, &Options{OpenStore: open, Probe: *fastOptions("none"), Conditions: cond,
+		Info: results.ScanInfo{Kind: results.KindProbe, Source: "test"}})
+	if err != nil || res == nil || res.Liveness.Status != vocab.StatusOK {
+		t.Fatalf("RunOne = %v, %v; want a stored ok result", res, err)
+	}
+	defer st.Close()
+	scans, err := st.Scans(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scans) != 2 || !strings.Contains(string(scans[len(scans)-1].Options), `"runConditions"`) {
+		t.Errorf("scans = %+v, want the keyed probe's options to hold the run's conditions", scans)
 	}
 }
