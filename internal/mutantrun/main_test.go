@@ -365,37 +365,7 @@ func main() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	write := func(name string, b []byte) {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", []byte("module m\n\ngo 1.22\n"))
-	write("zz_mutantrun_schema.go", schemaSupport("main"))
-	drop := map[int]bool{}
-	var held map[int]bool
-	for round := 0; ; round++ {
-		out, _, h, sites, err := schema("main.go", src, ms, drop)
-		if err != nil {
-			t.Fatal(err)
-		}
-		write("main.go", out)
-		b, err := exec.Command("go", "build", "-C", dir, "-o", "p").CombinedOutput()
-		if err == nil {
-			held = h
-			break
-		}
-		// The runner's overlay names the file schema.main.go.
-		msg := strings.ReplaceAll(string(b), "main.go:", "../mutantrun-1/schema.main.go:")
-		bad, ok := schemaErrors(msg, "main.go", out, sites)
-		if !ok || round > 3 {
-			t.Fatalf("schema does not compile (round %d): %s\n%s", round, b, out)
-		}
-		for i := range bad {
-			drop[i] = true
-		}
-	}
+	dir, held := buildSchema(t, src, ms)
 	for i, m := range ms {
 		want := !(m.Line == 5 || m.Line == 11 && m.Type == incrementDecrement || m.Line == 22)
 		if held[i] != want {
@@ -454,6 +424,20 @@ func main() {
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, held := buildSchema(t, src, ms)
+	for i, m := range ms {
+		if want := m.Line != 7; held[i] != want {
+			t.Errorf("mutant %d (%d:%d %s) held %v, want %v", i, m.Line, m.Column, m.Type, held[i], want)
+		}
+	}
+}
+
+// buildSchema builds the schema of the program src (package main) in a
+// new module as the runner does, dropping in rounds the sites the
+// compiler's errors name, and returns its folder (the binary is p) and
+// the mutants the schema holds.
+func buildSchema(t *testing.T, src []byte, ms []Mutant) (string, map[int]bool) {
+	t.Helper()
 	dir := t.TempDir()
 	write := func(name string, b []byte) {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
@@ -471,16 +455,13 @@ func main() {
 		write("main.go", out)
 		b, err := exec.Command("go", "build", "-C", dir, "-o", "p").CombinedOutput()
 		if err == nil {
-			for i, m := range ms {
-				if want := m.Line != 7; held[i] != want {
-					t.Errorf("mutant %d (%d:%d %s) held %v, want %v", i, m.Line, m.Column, m.Type, held[i], want)
-				}
-			}
-			return
+			return dir, held
 		}
-		bad, ok := schemaErrors(strings.ReplaceAll(string(b), "main.go:", "../mutantrun-1/schema.main.go:"), "main.go", out, sites)
-		if !ok || round > 2 {
-			t.Fatalf("round %d: the error was not mapped to a site: %s", round, b)
+		// The runner's overlay names the file schema.main.go.
+		msg := strings.ReplaceAll(string(b), "main.go:", "../mutantrun-1/schema.main.go:")
+		bad, ok := schemaErrors(msg, "main.go", out, sites)
+		if !ok || round > 3 {
+			t.Fatalf("schema does not compile (round %d): %s\n%s", round, b, out)
 		}
 		for i := range bad {
 			drop[i] = true
