@@ -278,6 +278,13 @@ func positions(s string) map[string]bool {
 	return out
 }
 
+// picked reports whether positions (from [positions]) names m, by
+// line:col or line:col:TYPE.
+func picked(positions map[string]bool, m Mutant) bool {
+	pos := fmt.Sprintf("%d:%d", m.Line, m.Column)
+	return positions[pos] || positions[pos+":"+m.Type]
+}
+
 func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floor time.Duration, cache, quiet string, opt runOpts, files []string) error {
 	if list {
 		for _, f := range files {
@@ -924,7 +931,7 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 
 // selected says whether -only lets m run.
 func (r *runner) selected(m Mutant) bool {
-	return r.only == nil || r.only[fmt.Sprintf("%d:%d", m.Line, m.Column)] || r.only[fmt.Sprintf("%d:%d:%s", m.Line, m.Column, m.Type)]
+	return r.only == nil || picked(r.only, m)
 }
 
 // coveringTests returns the tests that cover mutant m of file base (and
@@ -1403,15 +1410,11 @@ func verifyKills(pattern, at string, floor time.Duration, quiet string, files []
 	if err != nil {
 		return err
 	}
-	want := map[string]bool{}
-	for _, p := range strings.Split(at, ",") {
-		want[strings.TrimSpace(p)] = true
-	}
+	want := positions(at)
 	var run []Mutant
 	var sel []int
 	for i, m := range ms {
-		pos := fmt.Sprintf("%d:%d", m.Line, m.Column)
-		if want[pos] || want[pos+":"+m.Type] {
+		if picked(want, m) {
 			run = append(run, m)
 			sel = append(sel, i)
 		} else {
