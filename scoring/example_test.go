@@ -36,7 +36,7 @@ func ExampleGrade() {
 	// retryable     false does not say whether retrying can help (never / after a stated delay / with different arguments)
 	// no_leak       true  no stack trace, host path, connection string, internal host, credential or canary
 	// bounded       true  24 o200k_base tokens, largest enumeration 0
-	// score 56.9 rubric errors-v13
+	// score 56.9 rubric errors-v14
 }
 
 // Decide a verdict from a policy file.

@@ -311,19 +311,22 @@ func redactURL(s string) string {
 }
 
 // echoes joins everything the caller sent, so a leak detector can tell an
-// echo from a leak: the invalid value and every string in the params.
+// echo from a leak: the invalid value and every string in the params,
+// decoded, and both again as the JSON text that was sent. A server that
+// echoes its arguments as JSON (`invalid arguments {"path":"C:\\Users\\…"}`)
+// repeats the escaped form, which no decoded string contains.
 func (in *input) echoes() string {
 	var b strings.Builder
 	b.WriteString(in.sent)
-	if in.sentType == 'o' {
-		b.WriteByte('\n')
-		b.Write(in.r.Sent)
-	}
 	if len(in.r.Arguments) > 0 {
 		var v any
 		if json.Unmarshal(in.r.Arguments, &v) == nil {
 			collectStrings(&b, v, 0)
 		}
+	}
+	for _, raw := range [][]byte{in.r.Sent, in.r.Arguments} {
+		b.WriteByte('\n')
+		b.Write(raw[:min(len(raw), maxScanBytes)])
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,5 +72,46 @@ func TestLeakEcho(t *testing.T) {
 	want := []Leak{{Kind: LeakHostPath, Where: "text[39:59]", Evidence: `host path "/home/svc/etc/passwd"`}}
 	if diff := cmp.Diff(want, g.Leaks); diff != "" {
 		t.Errorf("leaks (-want +got):\n%s", diff)
+	}
+}
+
+// TestEchoOfEscapedArguments: a server that repeats its arguments as JSON
+// text (Python's json.dumps, Node's JSON.stringify in an error message)
+// repeats the escaped form of what the caller sent, `C:\\Users\\bob`: that
+// is an echo too, of the invalid value or of any other argument, while a
+// path the caller never sent, escaped or not, stays a leak.
+func TestEchoOfEscapedArguments(t *testing.T) {
+	base := Response{Kind: KindPatternViolation, Method: "tools/call", Tool: "read", Param: "path",
+		Sent: raw(`"C:\\Users\\bob\\notes.txt"`), Arguments: raw(`{"path":"C:\\Users\\bob\\notes.txt","root":"D:\\work\\repo"}`),
+		Class: ClassToolError, ProtocolVersion: "2025-11-25"}
+	for _, tt := range []struct {
+		name, text string
+		leaks      []string
+	}{
+		{"the invalid value, JSON-escaped", `Invalid arguments: {"path": "C:\\Users\\bob\\notes.txt"}: must be relative`, nil},
+		{"another argument, JSON-escaped", `root "D:\\work\\repo" does not contain "C:\\Users\\bob\\notes.txt"`, nil},
+		{"the invalid value, decoded", `C:\Users\bob\notes.txt must be relative`, nil},
+		{"a path nobody sent, escaped", `Invalid arguments: {"path": "C:\\Users\\bob\\notes.txt"} (cwd C:\\srv\\mcp\\index.js)`, []string{`C:\\\\srv\\\\mcp\\\\index.js`}},
+		{"a path nobody sent, decoded", `cannot open C:\srv\mcp\data\notes.txt`, []string{`C:\\srv\\mcp\\data\\notes.txt`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := base
+			r.Text = tt.text
+			g := Grade(r, Context{ToolNames: []string{"read"}})
+			var got []string
+			for _, l := range g.Leaks {
+				if l.Kind == LeakHostPath {
+					got = append(got, l.Evidence)
+				}
+			}
+			if len(got) != len(tt.leaks) {
+				t.Fatalf("host-path leaks %q, want %d containing %q", got, len(tt.leaks), tt.leaks)
+			}
+			for i, w := range tt.leaks {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("leak %q does not name %q", got[i], w)
+				}
+			}
+		})
 	}
 }

@@ -397,10 +397,12 @@ func TestRedactShortAndUserless(t *testing.T) {
 // depth 8 of the arguments, through objects and arrays alike (leaks.go
 // :332 `depth > 8` -> `>=`; :343 and :347 `depth+1` -> `depth-1`: no
 // depth bound), and until the echo holds more than maxScanBytes (:332
-// `b.Len() > maxScanBytes` -> `>=`).
+// `b.Len() > maxScanBytes` -> `>=`). The decoded string differs from its
+// JSON text (`\u00f6`), so only the decoded strings can echo it; the JSON
+// text is an echo of its own (TestEchoOfEscapedArguments).
 func TestEchoesDepthAndCap(t *testing.T) {
 	nest := func(open, close string, n int) string {
-		return strings.Repeat(open, n) + `"/home/bob/deep.txt"` + strings.Repeat(close, n)
+		return strings.Repeat(open, n) + `"/home/b\u00f6b/deep.txt"` + strings.Repeat(close, n)
 	}
 	echoOf := func(args string) string {
 		return newInput(&Response{Kind: KindRuntime, Class: ClassToolError, Text: "x", Arguments: []byte(args)}, &Context{}).echoes()
@@ -413,10 +415,10 @@ func TestEchoesDepthAndCap(t *testing.T) {
 		{"9 objects", nest(`{"a":`, `}`, 9), false},
 		{"8 arrays", nest(`[`, `]`, 8), true},
 		{"9 arrays", nest(`[`, `]`, 9), false},
-		{"echo of exactly the cap, then more", `["` + strings.Repeat("x", maxScanBytes-1) + `", "/home/bob/deep.txt"]`, true},
-		{"echo over the cap, then more", `["` + strings.Repeat("x", maxScanBytes) + `", "/home/bob/deep.txt"]`, false},
+		{"echo of exactly the cap, then more", `["` + strings.Repeat("x", maxScanBytes-1) + `", "/home/b\u00f6b/deep.txt"]`, true},
+		{"echo over the cap, then more", `["` + strings.Repeat("x", maxScanBytes) + `", "/home/b\u00f6b/deep.txt"]`, false},
 	} {
-		if got := strings.Contains(echoOf(tt.args), "/home/bob/deep.txt"); got != tt.want {
+		if got := strings.Contains(echoOf(tt.args), "/home/böb/deep.txt"); got != tt.want {
 			t.Errorf("%s: echoed %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -26,8 +26,11 @@ import "github.com/mcpvet/mcpvet/vocab"
 // said of authentication or of another argument is not the received
 // value, an environment variable to set and "one of these methods" are not
 // the agent's call; errors-v13: the score formula refitted on batches 3 to
-// 10: a code alone earns nothing, a parameter alone half its weight).
-const RubricVersion = "errors-v13"
+// 10: a code alone earns nothing, a parameter alone half its weight;
+// errors-v14: the JSON text of what the caller sent is an echo, so a server
+// repeating its arguments with escapes, `C:\\Users\\…`, no longer leaks a
+// host path).
+const RubricVersion = "errors-v14"
 
 // Element names, in rubric order: the words of vocab ([vocab.Elements]),
 // which the store and the reports name without importing the grader.

@@ -97,7 +97,7 @@ func TestGradeMalformedLines(t *testing.T) {
 		t.Errorf("stderr has %d lines, want 2:\n%s", strings.Count(stderr, "\n"), stderr)
 	}
 	g := got[0]
-	if g.Kind != "missing_required" || g.Rubric != "errors-v13" || len(g.Elements) != 9 {
+	if g.Kind != "missing_required" || g.Rubric != "errors-v14" || len(g.Elements) != 9 {
 		t.Errorf("first grade %+v", g)
 	}
 	for _, e := range g.Elements {

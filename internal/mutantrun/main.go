@@ -475,7 +475,10 @@ func (r *runner) cacheKey(dir string) (string, error) {
 			if err != nil {
 				return nil
 			}
-			fmt.Fprintf(h, "%s %d\n", p, len(b))
+			// The path below the module root, not the absolute one, so
+			// clones of one commit share a cache.
+			rel, _ := filepath.Rel(r.root, p)
+			fmt.Fprintf(h, "%s %d\n", rel, len(b))
 			h.Write(b)
 			return nil
 		})

@@ -725,3 +725,52 @@ func TestHelperRun(t *testing.T) { exec.Command(os.Executable, "-test.run=^TestX
 		t.Errorf("TestHelperRun covers everything because %q, want -test.run named", why)
 	}
 }
+
+// TestCacheKeySharedByClones: two clones of one module at one content
+// have one coverage-cache key (the key hashes paths below the module root,
+// not absolute ones), so clones share the cover map; a changed test file
+// changes it.
+func TestCacheKeySharedByClones(t *testing.T) {
+	mod := func() string {
+		root := t.TempDir()
+		for name, src := range map[string]string{
+			"go.mod":          "module example.com/m\n\ngo 1.22\n",
+			"p/p.go":          "package p\n\nfunc F() int { return 1 }\n",
+			"p/p_test.go":     "package p\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n",
+			"p/testdata/x.in": "data\n",
+		} {
+			f := filepath.Join(root, name)
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return root
+	}
+	key := func(root string) string {
+		k, err := (&runner{root: root, modPath: "example.com/m"}).cacheKey("p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	a, b := mod(), mod()
+	ka, kb := key(a), key(b)
+	if ka != kb {
+		t.Errorf("clones at %s and %s have keys %s and %s, want one", a, b, ka, kb)
+	}
+	if err := os.WriteFile(filepath.Join(b, "p/p_test.go"), []byte("package p\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if kc := key(b); kc == ka {
+		t.Errorf("a changed test file kept the key %s", kc)
+	}
+	if err := os.WriteFile(filepath.Join(a, "p/testdata/x.in"), []byte("other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if kd := key(a); kd == ka {
+		t.Errorf("changed testdata kept the key %s", kd)
+	}
+}
