@@ -73,7 +73,7 @@ func machineHomes() []machineHome {
 	if own != "" {
 		homes = append(homes, named{own, "you"})
 	}
-	homes = append(homes, passwdHomes()...)
+	homes = append(homes, passwdHomes("/etc/passwd")...)
 	homes = append(homes, named{"/root", "root"})
 	if ents, err := os.ReadDir("/home"); err == nil {
 		for _, e := range ents {
@@ -110,10 +110,10 @@ func machineHomes() []machineHome {
 	return out
 }
 
-// passwdHomes reads the home folders of /etc/passwd that exist as
-// folders.
-func passwdHomes() []named {
-	f, err := os.Open("/etc/passwd")
+// passwdHomes reads the home folders of the passwd file (/etc/passwd)
+// that exist as folders.
+func passwdHomes(passwd string) []named {
+	f, err := os.Open(passwd)
 	if err != nil {
 		return nil
 	}

@@ -17,17 +17,7 @@ func Prewarm(o *Options) {
 	if o == nil {
 		return
 	}
-	ro := o.resolve()
-	name := ro.Backend
-	if name == BackendNone {
-		return
-	}
-	var todo []isolatingBackend
-	for _, b := range isolatingBackends(ro) {
-		if name == BackendAuto || b.name() == name {
-			todo = append(todo, b)
-		}
-	}
+	todo := prewarmBackends(o.resolve())
 	if len(todo) == 0 {
 		return
 	}
@@ -39,4 +29,21 @@ func Prewarm(o *Options) {
 			}
 		}
 	}()
+}
+
+// prewarmBackends returns the backends whose check Prewarm runs for the
+// resolved ro: every isolating backend for auto, in the order auto tries
+// them, the named one otherwise, none for backend none or an unknown name.
+func prewarmBackends(ro Options) []isolatingBackend {
+	name := ro.Backend
+	if name == BackendNone {
+		return nil
+	}
+	var todo []isolatingBackend
+	for _, b := range isolatingBackends(ro) {
+		if name == BackendAuto || b.name() == name {
+			todo = append(todo, b)
+		}
+	}
+	return todo
 }

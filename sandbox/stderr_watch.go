@@ -16,14 +16,22 @@ type stderrWatch struct {
 	needles []canary.Needle
 	finder  *canary.Finder // every other layer and normalised form
 	longest int
-	carry   []byte // the end of the previous chunk, for needles split across reads
-	found   map[string]string
+	// canaries counts the canaries with needles: once each is found, the
+	// finder's decoding of every later chunk is skipped.
+	canaries int
+	carry    []byte // the end of the previous chunk, for needles split across reads
+	found    map[string]string
 }
 
 func newStderrWatch(canaries map[string]string) *stderrWatch {
 	w := &stderrWatch{needles: canary.Needles(canaries), finder: canary.NewFinder(canaries), found: map[string]string{}}
+	seen := map[string]bool{}
 	for _, n := range w.needles {
 		w.longest = max(w.longest, len(n.Text))
+		if !seen[n.Name] {
+			seen[n.Name] = true
+			w.canaries++
+		}
 	}
 	return w
 }
@@ -41,7 +49,7 @@ func (w *stderrWatch) Write(p []byte) {
 			w.found[n.Name] = n.Enc
 		}
 	}
-	if len(w.found) < len(w.needles) {
+	if len(w.found) < w.canaries {
 		// Decoded layers (base32 of the secret, gzip, ...) and pieces:
 		// a log line is usually written whole.
 		for _, h := range append(w.finder.Find(window), w.finder.FindPieces(window)...) {
