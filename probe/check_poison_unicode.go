@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/language"
 )
 
 // invisibleRune reports whether r is one of the characters the poison
@@ -15,6 +17,65 @@ func invisibleRune(r rune) bool {
 }
 
 func isTagRune(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+
+// blackFlag is U+1F3F4 WAVING BLACK FLAG, the base of the emoji flags of
+// subdivisions.
+const blackFlag = 0x1F3F4
+
+// emojiFlagEnd returns, for s[i:] starting with [blackFlag], the end of
+// the valid emoji tag sequence it begins, or i. UTS #51 (ED-14a, and
+// Annex C on validity) writes the flag of England, Scotland or Wales as
+// U+1F3F4, tag characters spelling a subdivision code in lowercase
+// (gbeng, gbsct, gbwls; usca, ...) and U+E007F CANCEL TAG: those tags are
+// part of a picture, not hidden text. The code must have the shape of a
+// CLDR unicode_subdivision_id (a region, two letters or three digits,
+// then one to four letters or digits) or be a three-digit region, and its
+// region must be one ISO 3166-1 or UN M.49 assign: so the tags of a flag
+// hide at most seven letters or digits, with no space, and the smuggled
+// sentences of the ASCII-smuggling attack never pass for a flag.
+func emojiFlagEnd(s string, i int) int {
+	var sd [7]byte
+	n := 0
+	for j := i + utf8.RuneLen(blackFlag); j < len(s); {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		j += size
+		if r == 0xE007F {
+			if subdivisionCode(sd[:n]) {
+				return j
+			}
+			return i
+		}
+		c := r - 0xE0000
+		if n == len(sd) || !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return i
+		}
+		sd[n] = byte(c)
+		n++
+	}
+	return i
+}
+
+// subdivisionCode reports whether sd, lowercase letters and digits, is a
+// three-digit region or a region followed by a suffix of one to four
+// letters or digits, the region assigned and not for private use.
+func subdivisionCode(sd []byte) bool {
+	var region int
+	switch {
+	case len(sd) >= 3 && isDigit(sd[0]) && isDigit(sd[1]) && isDigit(sd[2]):
+		region = 3
+	case len(sd) >= 3 && !isDigit(sd[0]) && !isDigit(sd[1]):
+		region = 2
+	default:
+		return false
+	}
+	if len(sd) > region+4 {
+		return false
+	}
+	r, err := language.ParseRegion(string(sd[:region]))
+	return err == nil && !r.IsPrivateUse()
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // isZeroWidth: zero-width space, non-joiner, joiner, word joiner, the
 // invisible operators, the Mongolian vowel separator and a byte order mark
@@ -35,7 +96,8 @@ func isBidiControl(r rune) bool {
 }
 
 // checkInvisible reports runs of tag characters (decoding the hidden
-// ASCII), zero-width characters outside emoji sequences and bidi controls.
+// ASCII) outside emoji flags, zero-width characters outside emoji
+// sequences and bidi controls.
 func checkInvisible(f textField) []Finding {
 	var out []Finding
 	s := f.text
@@ -45,10 +107,17 @@ func checkInvisible(f textField) []Finding {
 	}
 	var runs []run
 	var prev rune
+	flag := 0 // the end of the emoji flag being read
 	for i, r := range s {
+		if r == blackFlag {
+			flag = emojiFlagEnd(s, i)
+		}
 		kind := ""
 		switch {
 		case isTagRune(r):
+			if i < flag {
+				break
+			}
 			kind = CodePoisonUnicodeTag
 		case isBidiControl(r):
 			kind = CodePoisonBidi

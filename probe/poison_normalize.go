@@ -58,10 +58,14 @@ func normalize(s string, ident bool) view {
 		}
 	}
 	var prev rune
+	flag := 0 // the end of the emoji flag being read, whose tags are dropped
 	for i, r := range s {
+		if r == blackFlag {
+			flag = emojiFlagEnd(s, i)
+		}
 		switch {
 		case isTagRune(r):
-			if c := r - 0xE0000; c >= 0x20 && c < 0x7F {
+			if c := r - 0xE0000; i >= flag && c >= 0x20 && c < 0x7F {
 				emit(string(c), i)
 			}
 		case hiddenRune(r):
