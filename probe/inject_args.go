@@ -653,6 +653,12 @@ func sampleNumber(s map[string]any, integer bool) json.Number {
 			}
 		}
 	}
+	// The step of 1 inside one exclusive bound lands past the other when
+	// the bounds are closer than that (pydantic's gt=0, lt=1 for a ratio):
+	// the midpoint lies inside.
+	if !integer && b.hasLo && b.hasHi && (v < b.lo || (b.exclLo && v <= b.lo)) {
+		v = b.lo + (b.hi-b.lo)/2
+	}
 	if integer {
 		v = math.Trunc(v)
 	}

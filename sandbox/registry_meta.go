@@ -49,7 +49,12 @@ const metaMaxBytes = 64 << 20
 
 // defaultNPMRegistry is the registry npm itself would use, read once from
 // npm's configuration (environment, .npmrc).
-var defaultNPMRegistry = sync.OnceValue(func() string {
+var defaultNPMRegistry = sync.OnceValue(npmConfigRegistry)
+
+// npmConfigRegistry reads the registry npm would use: $npm_config_registry,
+// else what `npm config get registry` prints (a valid http(s) URL, within
+// 10 s), else the public registry.
+func npmConfigRegistry() string {
 	if v := os.Getenv("npm_config_registry"); v != "" {
 		return v
 	}
@@ -62,7 +67,7 @@ var defaultNPMRegistry = sync.OnceValue(func() string {
 		}
 	}
 	return "https://registry.npmjs.org/"
-})
+}
 
 // npmMetadata fetches (once per registry and package) the abbreviated
 // metadata of name. A nil error means the registry answered definitely:
