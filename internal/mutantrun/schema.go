@@ -400,24 +400,27 @@ func schemaErrors(msg, base string, out []byte, sites []*site) (map[int]bool, bo
 			continue
 		}
 		line, _ := strconv.Atoi(m[2])
-		col, _ := strconv.Atoi(m[3])
 		if line < 1 || line > len(lineStart) {
 			continue
 		}
-		o := lineStart[line-1] + col - 1
 		var in *site
-		size := -1
-		for _, st := range sites {
-			for _, r := range st.outs {
-				if r[0] <= o && o < r[1] && (size < 0 || r[1]-r[0] < size) {
-					in, size = st, r[1]-r[0]
+		if m[3] != "" {
+			col, _ := strconv.Atoi(m[3])
+			o := lineStart[line-1] + col - 1
+			size := -1
+			for _, st := range sites {
+				for _, r := range st.outs {
+					if r[0] <= o && o < r[1] && (size < 0 || r[1]-r[0] < size) {
+						in, size = st, r[1]-r[0]
+					}
 				}
 			}
 		}
 		if in == nil {
 			// The error names a position outside every site, such as
 			// the start of the statement `c += <site>` whose operand
-			// types no longer match: every site on that line goes.
+			// types no longer match, or no column: every site on that
+			// line goes.
 			end := len(out)
 			if line < len(lineStart) {
 				end = lineStart[line]
@@ -446,7 +449,11 @@ func schemaErrors(msg, base string, out []byte, sites []*site) (map[int]bool, bo
 	return bad, found
 }
 
-var reCompileErr = regexp.MustCompile(`^(?:\./)?(\S+\.go):(\d+):(\d+): `)
+// reCompileErr reads an error's file, line and column. The column is
+// optional: the compiler leaves it out past column 1023 of a line (its
+// positions keep 10 bits for it), and a schema line holding many sites is
+// often longer than that.
+var reCompileErr = regexp.MustCompile(`^(?:\./)?(\S+\.go):(\d+)(?::(\d+))?: `)
 
 func joinAnd(ss []string) string {
 	var b bytes.Buffer
