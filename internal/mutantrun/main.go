@@ -219,6 +219,7 @@ type runner struct {
 	schema        bool
 	childrenAll   bool            // -children=all: a spawning test covers every mutant (the rule before session 8)
 	only          map[string]bool // -only: run just these mutants (line:col or line:col:TYPE)
+	isolate       []string        // the command prefix each test binary runs in (isolate.go), or none
 }
 
 func main() {
@@ -236,14 +237,20 @@ func main() {
 		at       = flag.String("at", "", "with -verify: the mutants, line:col[:TYPE] separated by commas")
 		children = flag.String("children", "closure", "what a test that re-executes the test binary covers: closure (its children's code, from the package's code: children.go) or all (every mutant)")
 		only     = flag.String("only", "", "run only these mutants, line:col[:TYPE] separated by commas (the others are not reported)")
+		isolate  = flag.String("isolate", "auto", "run each test binary in a PID namespace of its own (isolate.go): auto (when root and unshare works), on, off")
 	)
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: mutantrun [-json out.json] [-tsv out.tsv] [-list] FILE.go ...")
 		os.Exit(2)
 	}
+	prefix, err := isolation(*isolate, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format, args...) })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutantrun:", err)
+		os.Exit(2)
+	}
 	if *verify != "" {
-		if err := verifyKills(*verify, *at, *floor, *quiet, flag.Args()); err != nil {
+		if err := verifyKills(*verify, *at, *floor, *quiet, prefix, flag.Args()); err != nil {
 			fmt.Fprintln(os.Stderr, "mutantrun:", err)
 			os.Exit(1)
 		}
@@ -253,7 +260,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mutantrun: -children %q: want closure or all\n", *children)
 		os.Exit(2)
 	}
-	opt := runOpts{childrenAll: *children == "all", only: positions(*only)}
+	opt := runOpts{childrenAll: *children == "all", only: positions(*only), isolate: prefix}
 	if err := run(*jsonOut, *tsvOut, *list, *coverage, *schema, *coef, *floor, *cache, *quiet, opt, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "mutantrun:", err)
 		os.Exit(1)
@@ -264,6 +271,7 @@ func main() {
 type runOpts struct {
 	childrenAll bool
 	only        map[string]bool
+	isolate     []string
 }
 
 // positions reads line:col[:TYPE],... into a set ("" gives nil).
@@ -319,7 +327,7 @@ func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floo
 	}
 	defer os.RemoveAll(work)
 	r := &runner{root: root, modPath: modPath, work: work, coef: coef, floor: floor, quietLog: quiet, cacheDir: cache, log: os.Stderr, schema: schema,
-		childrenAll: opt.childrenAll, only: opt.only}
+		childrenAll: opt.childrenAll, only: opt.only, isolate: opt.isolate}
 	if tsvOut != "" {
 		f, err := os.OpenFile(tsvOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -588,7 +596,7 @@ func (r *runner) coverTest(bin, dir, name string) (Test, error) {
 	}
 	_ = os.Remove(prof)
 	for attempt := 0; ; attempt++ {
-		cmd := exec.Command(bin, "-test.run", "^"+regexp.QuoteMeta(name)+"$", "-test.count=1", "-test.short",
+		cmd := r.testCommand(bin, "-test.run", "^"+regexp.QuoteMeta(name)+"$", "-test.count=1", "-test.short",
 			"-test.timeout=20m", "-test.coverprofile="+prof, "-test.v")
 		cmd.Dir = filepath.Join(r.root, dir)
 		cmd.Env = append(cleanGoflags(os.Environ()), "GOCOVERDIR="+covdir)
@@ -1169,7 +1177,7 @@ func (r *runner) runSome(cm *CoverMap, bin, ovFile string, id int, m Mutant, tes
 		// The test binary's own -test.timeout is a backstop well past
 		// ours: its clock runs on while a quiet window freezes it.
 		// -test.v names each test as it starts and ends (testWatch).
-		cmd := exec.Command(bin, "-test.run", pattern, "-test.count=1", "-test.short", "-test.failfast", "-test.v",
+		cmd := r.testCommand(bin, "-test.run", pattern, "-test.count=1", "-test.short", "-test.failfast", "-test.v",
 			"-test.timeout="+(timeout+maxFrozen).String())
 		cmd.Dir = filepath.Join(r.root, cm.Dir)
 		cmd.Env = append(cleanGoflags(os.Environ()), "GOFLAGS=-overlay="+ovFile)
@@ -1400,7 +1408,7 @@ func frozenOverlap(r io.Reader, s, e int64) (time.Duration, bool) {
 // binary, and prints each one's status: the check that new tests kill the
 // mutants they were written for (KILLED), and that an argued equivalent
 // LIVES.
-func verifyKills(pattern, at string, floor time.Duration, quiet string, files []string) error {
+func verifyKills(pattern, at string, floor time.Duration, quiet string, isolate []string, files []string) error {
 	if len(files) != 1 || at == "" {
 		return errors.New("-verify takes one file and -at")
 	}
@@ -1444,7 +1452,7 @@ func verifyKills(pattern, at string, floor time.Duration, quiet string, files []
 		return err
 	}
 	defer os.RemoveAll(work)
-	r := &runner{verifyRun: pattern, root: root, work: work, coef: 20, floor: floor, quietLog: quiet, log: os.Stderr, schema: true}
+	r := &runner{verifyRun: pattern, root: root, work: work, coef: 20, floor: floor, quietLog: quiet, log: os.Stderr, schema: true, isolate: isolate}
 	cm := &CoverMap{Dir: dir}
 	var bin, ov string
 	held := map[int]bool{}
