@@ -645,8 +645,8 @@ func branchesDefine(m map[string]any, name string) bool {
 }
 
 // resolveLocalRef resolves a "#/a/b" pointer or a "#name" anchor ($anchor
-// in 2019-09 and later, an "#name" $id or id before) inside root; nil if it
-// does not resolve.
+// in 2019-09 and later, $dynamicAnchor in 2020-12, an "#name" $id or id
+// before) inside root; nil if it does not resolve.
 func resolveLocalRef(root map[string]any, ref string) any {
 	frag := strings.TrimPrefix(ref, "#")
 	if frag != "" && !strings.HasPrefix(frag, "/") {
@@ -678,7 +678,7 @@ func findAnchor(root map[string]any, anchor string) any {
 		stack = stack[:len(stack)-1]
 		switch t := v.(type) {
 		case map[string]any:
-			if t["$anchor"] == anchor || t["$id"] == "#"+anchor || t["id"] == "#"+anchor {
+			if t["$anchor"] == anchor || t["$dynamicAnchor"] == anchor || t["$id"] == "#"+anchor || t["id"] == "#"+anchor {
 				return t
 			}
 			for _, c := range t {
