@@ -351,16 +351,27 @@ func (in *injector) probe(ctx context.Context, p ProbeCall) *ProbeCall {
 	default:
 		note = answered(&p, result, werr)
 	}
+	spent := false
 	if note.httpStatus != 0 && ctx.Err() == nil {
 		// The go-sdk client spends its connection on a plain 4xx
 		// answer, so whether the server still answers is asked on a new
-		// session: only a server that no longer answers crashed.
-		if !in.reconnect(ctx) {
+		// session: only a server that no longer answers crashed. When no
+		// new session may be opened (no Relaunch, or maxReconnects
+		// opened already), the answer stands: the server did not die,
+		// but no further request can go through the spent connection,
+		// so the injection ends here. (Before, such an answer was taken
+		// for a crash: a live server answering its 17th invalid call
+		// with 400 got the fatal errors/crash_on_invalid_input.)
+		switch {
+		case !in.mayReconnect():
+			spent = true
+			in.stop = true
+		case !in.reconnect(ctx):
 			note.killed = true
 			p.Class = ClassCrash
 		}
 	}
-	if !note.killed && !in.alive(ctx) && ctx.Err() == nil {
+	if !note.killed && !spent && !in.alive(ctx) && ctx.Err() == nil {
 		note.killed = true
 		if p.Class != ClassHang {
 			p.Class = ClassCrash
@@ -467,14 +478,18 @@ func (in *injector) relaunch(ctx context.Context) bool {
 // maxReconnects bounds the new sessions of [injector.reconnect] per server.
 const maxReconnects = 16
 
+// mayReconnect reports whether a new session may replace one an HTTP
+// error answer spent.
+func (in *injector) mayReconnect() bool {
+	return in.opts.Relaunch != nil && in.reconnects < maxReconnects
+}
+
 // reconnect opens a new session to a server that answered a request with
 // an HTTP error status, after which the client's connection is spent; it
 // reports whether the server answered the new session's handshake. It is
-// not a relaunch: the server did not die.
+// not a relaunch: the server did not die. The caller checks
+// [injector.mayReconnect] first.
 func (in *injector) reconnect(ctx context.Context) bool {
-	if in.opts.Relaunch == nil || in.reconnects >= maxReconnects || ctx.Err() != nil {
-		return false
-	}
 	in.reconnects++
 	return in.fresh(ctx)
 }

@@ -343,7 +343,12 @@ func rejectingHTTP(next http.Handler) http.Handler {
 // TestS9iHTTPRejectionReconnects: a server that answers invalid calls
 // with HTTP 400 and no JSON-RPC did not die: the go-sdk client's spent
 // connection is replaced by a new session and the probe is a
-// protocol_error, for up to maxReconnects new sessions per server.
+// protocol_error, for up to maxReconnects new sessions per server. The
+// answer after those stands too, and ends the injection: before, it was
+// taken for a crash, and a live server got the fatal
+// errors/crash_on_invalid_input for its 17th invalid call. Without
+// Relaunch no new session can be opened: the first such answer stands
+// and ends the injection.
 func TestS9iHTTPRejectionReconnects(t *testing.T) {
 	var tools []memTool
 	for _, n := range []string{"a", "b", "c"} {
@@ -352,33 +357,44 @@ func TestS9iHTTPRejectionReconnects(t *testing.T) {
 	srv := newToolServer(tools)
 	hs := httptest.NewServer(rejectingHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)))
 	t.Cleanup(hs.Close)
-	var launches atomic.Int32
-	launch := func(context.Context) (mcp.Transport, error) {
-		launches.Add(1)
-		return &mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hs.Client()}, nil
-	}
-	first, _ := launch(context.Background())
-	res := Run(context.Background(), first, &Options{
-		ProtocolVersion: "2025-11-25", SkipBasics: true, Relaunch: launch,
-		Inject: &InjectOptions{Sequential: true, MaxRelaunches: 1},
-	})
-	rejected, firstCrash, lastRejected := 0, -1, -1
-	for i, p := range res.Probes {
-		switch {
-		case p.Class == ClassProtocolError && strings.HasPrefix(p.Text, "HTTP 400"):
-			rejected++
-			lastRejected = i
-		case p.Class == ClassCrash && firstCrash < 0:
-			firstCrash = i
-		}
-	}
-	if rejected != maxReconnects {
-		t.Errorf("%d probes answered HTTP 400 recorded as protocol_error, want %d (one new session each)", rejected, maxReconnects)
-	}
-	if firstCrash >= 0 && firstCrash < lastRejected {
-		t.Errorf("probe %d recorded as a crash before the new sessions were spent", firstCrash)
-	}
-	if n := launches.Load(); n < maxReconnects+1 {
-		t.Errorf("launches = %d, want at least %d", n, maxReconnects+1)
+	for _, tt := range []struct {
+		name     string
+		relaunch bool
+		rejected int
+	}{{"relaunch", true, maxReconnects + 1}, {"no relaunch", false, 1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var launches atomic.Int32
+			launch := func(context.Context) (mcp.Transport, error) {
+				launches.Add(1)
+				return &mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: hs.Client()}, nil
+			}
+			first, _ := launch(context.Background())
+			o := &Options{ProtocolVersion: "2025-11-25", SkipBasics: true, Inject: &InjectOptions{Sequential: true}}
+			if tt.relaunch {
+				o.Relaunch = launch
+			}
+			res := Run(context.Background(), first, o)
+			rejected := 0
+			for i, p := range res.Probes {
+				if p.Class == ClassCrash {
+					t.Errorf("probe %d (%s %s) recorded as a crash", i, p.Tool, p.Kind)
+				}
+				if p.Class == ClassProtocolError && strings.HasPrefix(p.Text, "HTTP 400") {
+					rejected++
+					if i != len(res.Probes)-1 && rejected == tt.rejected {
+						t.Errorf("probe %d after the last new session was spent", i+1)
+					}
+				}
+			}
+			if rejected != tt.rejected {
+				t.Errorf("%d probes answered HTTP 400 recorded as protocol_error, want %d", rejected, tt.rejected)
+			}
+			if got := codesOf(res.Findings, "errors/crash"); len(got) != 0 {
+				t.Errorf("crash findings for a server that never died: %v", got)
+			}
+			if n, want := launches.Load(), int32(tt.rejected); n != want {
+				t.Errorf("launches = %d, want %d (the first and one per new session)", n, want)
+			}
+		})
 	}
 }
