@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"encoding/base32"
+	"encoding/binary"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -166,5 +168,57 @@ func TestHTTPClientOnlyForRemote(t *testing.T) {
 	}
 	if base.CheckRedirect != nil {
 		t.Error("the transport's own client was changed")
+	}
+}
+
+// TestTailBufferEdges: the stderr tail keeps the last cap bytes in order
+// once its ring has wrapped, keeps nothing under a limit of 0 and counts
+// what it dropped (tail.go :28:11, :55:16 x2, :66:11, :69:17).
+func TestTailBufferEdges(t *testing.T) {
+	b := newTailBuffer(4, -1)
+	b.Write([]byte("abcd"))
+	b.Write([]byte("ef"))
+	if got := b.String(); got != "cdef" {
+		t.Errorf("after a wrap: %q, want cdef", got)
+	}
+	z := newTailBuffer(8, 0)
+	z.Write([]byte("abc"))
+	if got, d := z.String(), z.Dropped(); got != "" || d != 3 {
+		t.Errorf("limit 0: kept %q, dropped %d; want nothing kept, 3 dropped", got, d)
+	}
+	m := newTailBuffer(16, 5)
+	m.Write([]byte("12345678"))
+	if got, d := m.String(), m.Dropped(); got != "12345" || d != 3 {
+		t.Errorf("limit 5: kept %q, dropped %d; want 12345, 3", got, d)
+	}
+}
+
+// TestInitConfigEncodeRecords: what the builtin backend's C helper is
+// told: a NUL even at a string's first byte is refused; /tmp is a shared
+// 1777 tmpfs and every other tmpfs (HOME) is the server's own, 0700; a
+// bind with a Source binds that source (/dev/null masking a file); no
+// seccomp filter sends no 's' record (init.go :123:30, :142:8, :149:15,
+// :179:18).
+func TestInitConfigEncodeRecords(t *testing.T) {
+	if _, err := (&initConfig{Root: "/r", Argv: []string{"\x00true"}}).encode(nil, 40); err == nil {
+		t.Error("an argument starting with NUL was encoded")
+	}
+	c := &initConfig{Root: "/r", Argv: []string{"server"}, Tmpfs: []string{"/tmp", "/home/mcp"}, TmpfsSize: 1024, UID: 1234, GID: 1234,
+		Binds: []initBind{{Path: "/etc/machine-id", Source: "/dev/null"}, {Path: "/usr", Dir: true}}}
+	buf, err := c.encode(nil, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"mode=1777,size=1024", "mode=0700,uid=1234,gid=1234,size=1024", "/dev/null"} {
+		if !strings.Contains(string(buf), want) {
+			t.Errorf("the encoded configuration lacks %q", want)
+		}
+	}
+	tmp := "/tmp" + string(binary.LittleEndian.AppendUint32(nil, uint32(len("mode=1777,size=1024")))) + "mode=1777,size=1024"
+	if strings.Count(string(buf), "mode=1777") != 1 || !strings.Contains(string(buf), tmp) {
+		t.Error("/tmp is not the one shared 1777 tmpfs")
+	}
+	if strings.Contains(string(buf), "s\x01\x00\x00\x00\x00") {
+		t.Error("an empty seccomp filter was sent as a record")
 	}
 }
