@@ -268,14 +268,9 @@ type crashConn struct {
 }
 
 func (c *crashConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/call" {
-		var p struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(req.Params, &p) == nil && p.Name == c.t.kill {
-			c.once.Do(func() { c.t.crashes.Add(1) })
-			return c.Connection.Close()
-		}
+	if req, ok := msg.(*jsonrpc.Request); ok && callsTool(req, c.t.kill) {
+		c.once.Do(func() { c.t.crashes.Add(1) })
+		return c.Connection.Close()
 	}
 	return c.Connection.Write(ctx, msg)
 }

@@ -244,7 +244,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: mutantrun [-json out.json] [-tsv out.tsv] [-list] FILE.go ...")
 		os.Exit(2)
 	}
-	prefix, err := isolation(*isolate, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format, args...) })
+	mode := *isolate
+	if *list {
+		mode = "off" // -list runs no test: no need to try unshare
+	}
+	prefix, err := isolation(mode, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format, args...) })
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutantrun:", err)
 		os.Exit(2)
