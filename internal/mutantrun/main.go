@@ -27,6 +27,11 @@
 // The mutants are gremlins v0.6.0's, enumerated the same way (its
 // default mutators, on the same AST nodes, in the same order): a mutant
 // no test covers (by gremlins' block rule) is NOT COVERED without running.
+// A mutant in no coverage block of its file (gaps.go: a constant, a
+// package-level initialiser, the rest of a statement after a function
+// literal), which gremlins calls NOT COVERED, is covered by every test of
+// the package when it is outside every function body, and by the tests
+// that executed a block of its function body when it is in one.
 // Each other mutant is applied through go test -overlay (the tree is never
 // edited), compiled once into a test binary (NOT VIABLE if that fails),
 // and that binary runs only the covering tests, -test.run
@@ -389,11 +394,14 @@ func run(jsonOut, tsvOut string, list, coverage, schema bool, coef float64, floo
 			if err != nil {
 				return err
 			}
-			cases := caseExprs(abs, src)
+			fc, err := newFileCode(root, abs, src)
+			if err != nil {
+				fmt.Fprintln(r.log, "blocks:", err)
+			}
 			for _, m := range ms {
-				t1, s1 := coveringTests(cm, cc, filepath.Base(abs), cases, m)
-				t2, s2 := coveringTests(cm, all, filepath.Base(abs), cases, m)
-				fmt.Printf("mutant %s:%d:%d\t%s\ttests %d (%.1fs)\tall %d (%.1fs)\n", filepath.Join(dir, filepath.Base(abs)), m.Line, m.Column, m.Type, len(t1), s1, len(t2), s2)
+				t1, s1 := coveringTests(cm, cc, fc, m)
+				t2, s2 := coveringTests(cm, all, fc, m)
+				fmt.Printf("mutant %s:%d:%d\t%s\ttests %d (%.1fs)\tall %d (%.1fs)%s\n", filepath.Join(dir, filepath.Base(abs)), m.Line, m.Column, m.Type, len(t1), s1, len(t2), s2, fc.note(m))
 			}
 			continue
 		}
@@ -862,7 +870,10 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 	if len(ms) == 0 {
 		rep.Files = nil
 	}
-	cases := caseExprs(abs, src)
+	fc, err := newFileCode(r.root, abs, src)
+	if err != nil {
+		fmt.Fprintln(r.log, "blocks:", err)
+	}
 	cc, err := newChildCover(cm, filepath.Dir(abs), r.childrenAll)
 	if err != nil {
 		return nil, err
@@ -871,15 +882,18 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 		fmt.Fprintln(r.log, "children:", l)
 	}
 	covering := func(m Mutant) ([]string, float64) {
-		return coveringTests(cm, cc, base, cases, m)
+		return coveringTests(cm, cc, fc, m)
 	}
-	// One binary for the comparison mutants that some test covers.
+	// One binary for the comparison mutants that some test covers, in
+	// function bodies: outside them (a constant, a string concatenation in
+	// an initialiser) most do not compile there, and each would cost the
+	// schema a round (gaps.go).
 	var schemaBin, schemaOv string
 	var held map[int]bool
 	if r.schema {
 		var run []Mutant
 		for _, m := range ms {
-			if t, _ := covering(m); len(t) > 0 && r.selected(m) {
+			if t, _ := covering(m); len(t) > 0 && r.selected(m) && !fc.outsideFuncs(m) {
 				run = append(run, m)
 			} else {
 				run = append(run, Mutant{Offset: -1})
@@ -934,7 +948,7 @@ func (r *runner) mutateFile(cm *CoverMap, abs string) (*Report, error) {
 		mu.Seconds = time.Since(start).Seconds()
 		counts[mu.Status]++
 		rep.Files[0].Mutations = append(rep.Files[0].Mutations, mu)
-		fmt.Fprintf(r.log, "%3d/%d %-11s %5.1fs %s:%d:%d %s (%d tests)\n", i+1, len(ms), mu.Status, mu.Seconds, rel, m.Line, m.Column, m.Type, len(tests))
+		fmt.Fprintf(r.log, "%3d/%d %-11s %5.1fs %s:%d:%d %s (%d tests%s)\n", i+1, len(ms), mu.Status, mu.Seconds, rel, m.Line, m.Column, m.Type, len(tests), fc.note(m))
 		if r.tsv != nil {
 			fmt.Fprintf(r.tsv, "%s\t%.1f\t%s:%d:%d\t%s\t%s\n", mu.Status, mu.Seconds, rel, m.Line, m.Column, m.Type, strings.Join(tests, ","))
 		}
@@ -949,36 +963,43 @@ func (r *runner) selected(m Mutant) bool {
 	return r.only == nil || picked(r.only, m)
 }
 
-// coveringTests returns the tests that cover mutant m of file base (and
+// coveringTests returns the tests that cover mutant m of file fc (and
 // their own time): those whose profile holds its position (a case
 // expression's switch: at), and the spawning tests whose children's code
-// may hold it (childCover.covers).
-func coveringTests(cm *CoverMap, cc *childCover, base string, cases []caseSpan, m Mutant) ([]string, float64) {
+// may hold it (childCover.covers). A mutant in no coverage block (gaps.go)
+// is covered by every test of the package when it is outside every
+// function body, and by the tests that executed a block of its function
+// body when it is in a gap of one.
+func coveringTests(cm *CoverMap, cc *childCover, fc *fileCode, m Mutant) ([]string, float64) {
 	var tests []string
 	var secs float64
-	line, col := at(cases, m.Line, m.Column)
+	line, col := at(fc.cases, m.Line, m.Column)
 	inBlock := false
 	for _, t := range cm.Tests {
-		for _, b := range t.Blocks[base] {
+		for _, b := range t.Blocks[fc.base] {
 			if b.Covers(line, col) {
 				inBlock = true
 				break
 			}
 		}
 	}
+	gap, body := fc.gap(line, col)
 	for _, t := range cm.Tests {
 		if t.Failed {
 			continue
 		}
 		covered := false
-		for _, b := range t.Blocks[base] {
+		for _, b := range t.Blocks[fc.base] {
 			if b.Covers(line, col) {
 				covered = true
 				break
 			}
 		}
+		if !covered && gap {
+			covered = body == nil || ranIn(t.Blocks[fc.base], body)
+		}
 		if !covered && t.Spawns {
-			covered = cc.covers(t.Name, base, m, inBlock)
+			covered = cc.covers(t.Name, fc.base, m, inBlock)
 		}
 		if covered {
 			tests = append(tests, t.Name)

@@ -682,17 +682,21 @@ func TestPlain(t *testing.T) { unrelated(1) }
 		"HELPER":    stage,
 		"METHOD":    stage, // thing is named by stageErr: its methods come with it
 		"SERVER":    {"TestSrv", "TestHost", "TestGo"},
-		"K":         {"TestSrv", "TestHost", "TestGo"}, // in no block: who reaches it
+		"K":         {"TestStage", "TestSrv", "TestHost", "TestGo", "TestPlain"}, // in no block, outside functions: every test
 		"LAUNCH":    {"TestHost", "TestGo"},
 		"UNRELATED": {"TestGo", "TestPlain"},
-		"VAR":       stage, // initialised in every child
+		"VAR":       {"TestStage", "TestSrv", "TestHost", "TestGo", "TestPlain"}, // the same
 	}
 	cc, err := newChildCover(cm, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	fc, err := newFileCode(dir, filepath.Join(dir, "p.go"), []byte(pkg))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for mark, w := range want {
-		got, _ := coveringTests(cm, cc, "p.go", nil, at(mark))
+		got, _ := coveringTests(cm, cc, fc, at(mark))
 		if !slices.Equal(got, w) {
 			t.Errorf("%s: covering tests %v, want %v", mark, got, w)
 		}
@@ -705,7 +709,7 @@ func TestPlain(t *testing.T) { unrelated(1) }
 		t.Fatal(err)
 	}
 	for mark := range want {
-		got, _ := coveringTests(cm, old, "p.go", nil, at(mark))
+		got, _ := coveringTests(cm, old, fc, at(mark))
 		if w := []string{"TestStage", "TestSrv", "TestHost", "TestGo"}; !slices.Contains(got, "TestStage") || len(got) < len(w) {
 			t.Errorf("-children=all, %s: covering tests %v, want every spawning test", mark, got)
 		}
@@ -762,7 +766,8 @@ func TestHelperRun(t *testing.T) { exec.Command(os.Executable, "-test.run=^TestX
 	if err != nil || len(ms) != 1 {
 		t.Fatalf("mutants %v, %v", ms, err)
 	}
-	got, _ := coveringTests(cm, cc, "p.go", nil, ms[0])
+	fc := &fileCode{base: "p.go", bodies: funcBodies("p.go", []byte(files["p.go"]))}
+	got, _ := coveringTests(cm, cc, fc, ms[0])
 	if want := []string{"TestAll", "TestHelperRun"}; !slices.Equal(got, want) {
 		t.Errorf("covering tests %v, want %v", got, want)
 	}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNoBlockMutantsJudged runs the runner on a module whose constants,
+// one derived from the other, are observed by one test, and whose
+// comparison after a function literal (in no coverage block) by another:
+// each mutant is KILLED, judged by every test of the package (outside
+// functions) or by the tests that ran its function (the gap); a string
+// concatenation's is NOT VIABLE. Before session 10 no test covered them:
+// NOT COVERED.
+func TestNoBlockMutantsJudged(t *testing.T) {
+	root := t.TempDir()
+	pkg := `package p
+
+import "time"
+
+const timeout = 30 * time.Second // BASE
+
+const doubled = timeout * 2 // DOUBLED
+
+// greeting's mutant (- on strings) does not compile: NOT VIABLE.
+var greeting = "hello, " + "p" // CONCAT
+
+// Timeout observes both constants.
+func Timeout() time.Duration { return doubled }
+
+func call(f func() error) error { return f() }
+
+// Failed says whether f failed; its comparison follows a function literal.
+func Failed(f func() error) bool {
+	if err := call(func() error { return f() }); err != nil { // GAP
+		return true
+	}
+	return false
+}
+`
+	tests := `package p
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestTimeout(t *testing.T) {
+	if got := Timeout(); got != time.Minute {
+		t.Errorf("Timeout() = %v, want 1m", got)
+	}
+}
+
+func TestFailed(t *testing.T) {
+	if Failed(func() error { return nil }) || !Failed(func() error { return errors.New("x") }) {
+		t.Error("Failed does not tell a failure")
+	}
+}
+
+func TestOther(t *testing.T) {}
+`
+	for name, src := range map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"p/p.go":      pkg,
+		"p/p_test.go": tests,
+	} {
+		f := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line := func(mark string) int {
+		for i, l := range strings.Split(pkg, "\n") {
+			if strings.HasSuffix(l, "// "+mark) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %s", mark)
+		return 0
+	}
+	r := &runner{root: root, modPath: "example.com/m", work: t.TempDir(), coef: 20, floor: time.Minute,
+		quietLog: filepath.Join(t.TempDir(), "none"), cacheDir: t.TempDir(), log: io.Discard, schema: true}
+	cm, err := r.coverMap("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.mutateFile(cm, filepath.Join(root, "p/p.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	every := []string{"TestTimeout", "TestFailed", "TestOther"}
+	want := map[int][]string{line("BASE"): every, line("DOUBLED"): every, line("GAP"): {"TestFailed"}, line("CONCAT"): every}
+	got := map[int]bool{}
+	for _, mu := range rep.Files[0].Mutations {
+		w, ok := want[mu.Line]
+		if !ok {
+			t.Errorf("unexpected mutant %d:%d %s", mu.Line, mu.Column, mu.Type)
+			continue
+		}
+		got[mu.Line] = true
+		status := "KILLED"
+		if mu.Line == line("CONCAT") {
+			status = "NOT VIABLE"
+		}
+		if mu.Status != status || !slices.Equal(mu.Tests, w) {
+			t.Errorf("%d:%d %s: %s by %v, want %s by %v", mu.Line, mu.Column, mu.Type, mu.Status, mu.Tests, status, w)
+		}
+	}
+	for l := range want {
+		if !got[l] {
+			t.Errorf("no mutant on line %d", l)
+		}
+	}
+}
