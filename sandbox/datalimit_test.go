@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,19 @@ func TestCgroupEventsExceeded(t *testing.T) {
 				t.Errorf("exceeded = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCgroupPidsOutsideNamespace: a cgroup.procs line of 0 (a process
+// outside this PID namespace, as the kernel lists it) is never a pid to
+// kill: kill(0, SIGKILL) would kill this process's own group.
+func TestCgroupPidsOutsideNamespace(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte("0\n0\n2147483646\nx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cg := &cgroupSet{v1: map[string]string{"pids": dir}}
+	if got := cg.pids(); !slices.Equal(got, []int{2147483646}) {
+		t.Fatalf("pids() = %v, want [2147483646]: a 0 (a process of another PID namespace) must be left out", got)
 	}
 }

@@ -3,16 +3,21 @@ package sandbox
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -194,16 +199,20 @@ func TestS10NReadCapped(t *testing.T) {
 	}
 }
 
-// zipEntry is one entry of a bundle made by [zipOf].
-type zipEntry struct {
+// s10nZipEntry is one entry of a bundle made by [s10nZip].
+type s10nZipEntry struct {
 	name string
 	mode os.FileMode
 	data string
-	crc  uint32 // when not 0, stored raw with this (wrong) CRC-32
+	// crc, when not 0, makes data the entry's raw bytes: stored with this
+	// CRC-32 (a wrong one for a damaged entry), or deflated when size is
+	// set (the uncompressed size).
+	crc  uint32
+	size int64
 }
 
-// zipOf returns a zip of entries, in order.
-func zipOf(t *testing.T, entries ...zipEntry) []byte {
+// s10nZip returns a zip of entries, in order.
+func s10nZip(t *testing.T, entries ...s10nZipEntry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -215,6 +224,9 @@ func zipOf(t *testing.T, entries ...zipEntry) []byte {
 		if e.crc != 0 {
 			h.Method, h.CRC32 = zip.Store, e.crc
 			h.CompressedSize64, h.UncompressedSize64 = uint64(len(e.data)), uint64(len(e.data))
+			if e.size != 0 {
+				h.Method, h.UncompressedSize64 = zip.Deflate, uint64(e.size)
+			}
 			w, err = zw.CreateRaw(h)
 		} else {
 			w, err = zw.CreateHeader(h)
@@ -242,12 +254,12 @@ func zipOf(t *testing.T, entries ...zipEntry) []byte {
 func TestS10NUnzipBundle(t *testing.T) {
 	t.Run("folders and modes", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "bundle")
-		data := zipOf(t,
-			zipEntry{name: "server/", mode: os.ModeDir | 0o755},
-			zipEntry{name: "server/run", mode: 0o755, data: "#!/bin/sh\n"},
-			zipEntry{name: "server/lib/", mode: os.ModeDir | 0o755},
-			zipEntry{name: "server/lib/data.json", mode: 0o644, data: "{}"},
-			zipEntry{name: "manifest.json", mode: 0o644, data: `{"server":{"type":"binary","entry_point":"server/run"}}`},
+		data := s10nZip(t,
+			s10nZipEntry{name: "server/", mode: os.ModeDir | 0o755},
+			s10nZipEntry{name: "server/run", mode: 0o755, data: "#!/bin/sh\n"},
+			s10nZipEntry{name: "server/lib/", mode: os.ModeDir | 0o755},
+			s10nZipEntry{name: "server/lib/data.json", mode: 0o644, data: "{}"},
+			s10nZipEntry{name: "manifest.json", mode: 0o644, data: `{"server":{"type":"binary","entry_point":"server/run"}}`},
 		)
 		if err := unzipBundle(data, dir); err != nil {
 			t.Fatalf("unzipBundle: %v", err)
@@ -264,7 +276,7 @@ func TestS10NUnzipBundle(t *testing.T) {
 		}
 	})
 	t.Run("damaged entry", func(t *testing.T) {
-		data := zipOf(t, zipEntry{name: "server/run", mode: 0o755, data: "#!/bin/sh\nexec true\n", crc: 0xdeadbeef})
+		data := s10nZip(t, s10nZipEntry{name: "server/run", mode: 0o755, data: "#!/bin/sh\nexec true\n", crc: 0xdeadbeef})
 		err := unzipBundle(data, filepath.Join(t.TempDir(), "bundle"))
 		var le *LaunchError
 		if !errors.As(err, &le) || le.Status != vocab.StatusInstallFailed || !strings.Contains(le.Detail, `extracting mcpb bundle entry "server/run": zip: checksum error`) {
@@ -272,18 +284,147 @@ func TestS10NUnzipBundle(t *testing.T) {
 		}
 	})
 	t.Run("entry count", func(t *testing.T) {
-		entries := make([]zipEntry, mcpbMaxEntries)
+		entries := make([]s10nZipEntry, mcpbMaxEntries)
 		for i := range entries {
-			entries[i] = zipEntry{name: "d/", mode: os.ModeDir | 0o755}
+			entries[i] = s10nZipEntry{name: "d/", mode: os.ModeDir | 0o755}
 		}
-		if err := unzipBundle(zipOf(t, entries...), filepath.Join(t.TempDir(), "bundle")); err != nil {
+		if err := unzipBundle(s10nZip(t, entries...), filepath.Join(t.TempDir(), "bundle")); err != nil {
 			t.Errorf("unzipBundle of %d entries: %v", mcpbMaxEntries, err)
 		}
-		err := unzipBundle(zipOf(t, append(entries, entries[0])...), filepath.Join(t.TempDir(), "bundle"))
+		err := unzipBundle(s10nZip(t, append(entries, entries[0])...), filepath.Join(t.TempDir(), "bundle"))
 		want := fmt.Sprintf("mcpb bundle has %d entries (max %d)", mcpbMaxEntries+1, mcpbMaxEntries)
 		var le *LaunchError
 		if !errors.As(err, &le) || le.Status != vocab.StatusInstallFailed || le.Detail != want {
 			t.Errorf("unzipBundle of %d entries = %v, want install_failed: %s", mcpbMaxEntries+1, err, want)
 		}
 	})
+}
+
+// s10nZeroEntry is a zip entry of n zero bytes, deflated without compressing
+// n bytes: one flushed deflate piece of a MiB of zeros repeated (each
+// piece starts with a literal and ends on a byte boundary, so copies
+// chain), then the rest and the final block.
+func s10nZeroEntry(t *testing.T, name string, n int64) s10nZipEntry {
+	t.Helper()
+	const chunk = 1 << 20
+	zeros := make([]byte, chunk)
+	deflate := func(n int, final bool) []byte {
+		var buf bytes.Buffer
+		fw, err := flate.NewWriter(&buf, flate.BestCompression)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(zeros[:n])
+		if final {
+			err = fw.Close()
+		} else {
+			err = fw.Flush()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	piece := deflate(chunk, false)
+	var raw bytes.Buffer
+	var crc uint32
+	for left := n; left > 0; left -= chunk {
+		if left <= chunk {
+			raw.Write(deflate(int(left), true))
+			crc = crc32.Update(crc, crc32.IEEETable, zeros[:left])
+			break
+		}
+		raw.Write(piece)
+		crc = crc32.Update(crc, crc32.IEEETable, zeros)
+	}
+	return s10nZipEntry{name: name, mode: 0o644, data: raw.String(), size: n, crc: crc}
+}
+
+// TestS10NUnzipTotalCap: a bundle that unpacks to exactly mcpbMaxTotal
+// bytes is unpacked whole; one that unpacks to more is refused once the
+// cap is passed, whatever entry passes it, having written at most one
+// byte past the cap (the zip headers' sizes are not trusted, the bytes
+// are counted as written): install_mcpb.go:180 `>` → `>=` (exactly the
+// cap refused); :174 the copy's limit mcpbMaxTotal-total+1 → -1 (every
+// entry cut short and nothing refused) and → mcpbMaxTotal+total+1 (an
+// entry after the first written past the cap before the refusal). Each
+// case writes 1 GiB of zeros to a temporary folder (about 2 s); the
+// bundles are 1 MiB.
+func TestS10NUnzipTotalCap(t *testing.T) {
+	// onDisk is the bytes of the regular files under dir.
+	onDisk := func(dir string) int64 {
+		var n int64
+		filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					n += fi.Size()
+				}
+			}
+			return err
+		})
+		return n
+	}
+	t.Run("exactly the cap", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "bundle")
+		defer os.RemoveAll(dir)
+		if err := unzipBundle(s10nZip(t, s10nZeroEntry(t, "big", mcpbMaxTotal)), dir); err != nil {
+			t.Fatalf("unzipBundle of %d bytes: %v", mcpbMaxTotal, err)
+		}
+		if got := onDisk(dir); got != mcpbMaxTotal {
+			t.Errorf("unpacked %d bytes, want %d", got, mcpbMaxTotal)
+		}
+	})
+	t.Run("past the cap in a second entry", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "bundle")
+		defer os.RemoveAll(dir)
+		data := s10nZip(t, s10nZipEntry{name: "small", mode: 0o644, data: "x"}, s10nZeroEntry(t, "big", mcpbMaxTotal+1))
+		err := unzipBundle(data, dir)
+		want := fmt.Sprintf("mcpb bundle expands beyond %d bytes", mcpbMaxTotal)
+		var le *LaunchError
+		if !errors.As(err, &le) || le.Status != vocab.StatusInstallFailed || le.Detail != want {
+			t.Errorf("unzipBundle = %v, want install_failed: %s", err, want)
+		}
+		if got := onDisk(dir); got > mcpbMaxTotal+1 {
+			t.Errorf("%d bytes written before the refusal, want at most %d", got, mcpbMaxTotal+1)
+		}
+	})
+}
+
+// TestS10NGuardedTransportKeepAlive: the connections of mcpvet's own
+// requests for a package (registry metadata, a bundle download of up to
+// five minutes) send TCP keep-alive probes after 30 s idle, as Go's
+// default transport does (private_url.go:113 `30 * time.Second` → `/`:
+// a zero KeepAlive, Go's 15 s). It pins that number, read from the socket
+// (TCP_KEEPIDLE), without waiting; the trusted path is the one a loopback
+// listener can reach, and the guarded dialer is a copy of the same one.
+func TestS10NGuardedTransportKeepAlive(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := guardedTransport.DialContext(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("dialing %s: %v", ln.Addr(), err)
+	}
+	defer c.Close()
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		t.Fatalf("connection is a %T, want *net.TCPConn", c)
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on, idle int
+	var onErr, idleErr error
+	if err := raw.Control(func(fd uintptr) {
+		on, onErr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_KEEPALIVE)
+		idle, idleErr = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_KEEPIDLE)
+	}); err != nil || onErr != nil || idleErr != nil {
+		t.Fatalf("reading the socket's options: %v, %v, %v", err, onErr, idleErr)
+	}
+	if on != 1 || idle != 30 {
+		t.Errorf("SO_KEEPALIVE = %d, TCP_KEEPIDLE = %d s; want 1, 30", on, idle)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 )
 
 // Each test binary runs in a PID namespace of its own (and a /proc that
@@ -48,10 +49,21 @@ func isolation(mode string, log func(format string, args ...any)) ([]string, err
 }
 
 // testCommand is exec.Command of a test binary, inside the isolation
-// prefix when there is one.
+// prefix when there is one, and in a process group of its own either way:
+// a PID namespace does not stop kill(0, sig), which signals the caller's
+// process group wherever its members are. Session 10 found it: a mutant of
+// sandbox's leftover sweep listed another namespace's cgroup, read its
+// processes as pid 0, and its kill(0, SIGKILL) killed the runner and the
+// timeout(1) above it (bash: "Killed", the shard lost). The test binary
+// also dies with the runner (Pdeathsig), as it did when it shared its
+// group.
 func (r *runner) testCommand(bin string, args ...string) *exec.Cmd {
+	var cmd *exec.Cmd
 	if len(r.isolate) == 0 {
-		return exec.Command(bin, args...)
+		cmd = exec.Command(bin, args...)
+	} else {
+		cmd = exec.Command(r.isolate[0], append(append(r.isolate[1:len(r.isolate):len(r.isolate)], bin), args...)...)
 	}
-	return exec.Command(r.isolate[0], append(append(r.isolate[1:len(r.isolate):len(r.isolate)], bin), args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return cmd
 }

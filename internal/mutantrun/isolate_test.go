@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mcpvet/mcpvet/internal/testenv"
@@ -62,5 +64,30 @@ func TestIsolation(t *testing.T) {
 	}
 	if p := (&runner{}).testCommand("/bin/true"); p.Path != "/bin/true" || len(p.Args) != 1 {
 		t.Errorf("without isolation: %v, want /bin/true alone", p.Args)
+	}
+}
+
+// TestKillZeroStaysInGroup: a test binary's kill(0, SIGKILL) reaches only
+// its own process group, with isolation or without (a PID namespace does
+// not stop it). The check runs in a child of this test, in a group of its
+// own: were the group shared, the kill would take the child down, not go
+// test and everything that shares its group.
+func TestKillZeroStaysInGroup(t *testing.T) {
+	if os.Getenv("MUTANTRUN_KILL0_CHILD") == "1" {
+		prefix, _ := isolation("auto", func(string, ...any) {})
+		for _, r := range []*runner{{isolate: prefix}, {}} {
+			if err := r.testCommand("/bin/sh", "-c", "kill -KILL 0; sleep 5").Run(); err == nil {
+				fmt.Printf("isolate %q: sh survived its own kill -KILL 0\n", r.isolate)
+			}
+		}
+		fmt.Println("runner survived")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillZeroStaysInGroup$", "-test.v")
+	cmd.Env = append(os.Environ(), "MUTANTRUN_KILL0_CHILD=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "runner survived") || strings.Contains(string(out), "survived its own") {
+		t.Fatalf("the runner's child did not survive its test's kill(0): %v\n%s", err, out)
 	}
 }
