@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,8 +155,9 @@ func TestS10POwnerTag(t *testing.T) {
 // and one from pid namespace 0 (a process that could not read its own)
 // is not this namespace's: both stay (leftovers.go:85 `pid <= 0` → `<`;
 // :46 and :55, which made every namespace 0 and every start time 0).
-// Folders only: cgroups are left out so that the sweep cannot touch
-// other runs on this machine.
+// It returns what it removed (:115 the RemoveAll error test inverted
+// returned nothing). Folders only: cgroups are left out so that the sweep
+// cannot touch other runs on this machine.
 func TestS10PSweepJudgesLiveOwners(t *testing.T) {
 	cgroupsDisabled = true
 	defer func() { cgroupsDisabled = false }()
@@ -192,11 +194,20 @@ func TestS10PSweepJudgesLiveOwners(t *testing.T) {
 		dirs[tc.name] = d
 	}
 	removed := sweepLeftovers()
+	var want []string
 	for _, tc := range tests {
 		_, err := os.Stat(dirs[tc.name])
 		if kept := err == nil; kept != tc.kept {
-			t.Errorf("%s (%s): kept=%v, want %v (removed %v)", tc.name, tc.tag, kept, tc.kept, removed)
+			t.Errorf("%s (%s): kept=%v, want %v", tc.name, tc.tag, kept, tc.kept)
 		}
+		if !tc.kept {
+			want = append(want, dirs[tc.name])
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(removed)
+	if diff := cmp.Diff(want, removed); diff != "" {
+		t.Errorf("sweepLeftovers() removed (-want +got):\n%s", diff)
 	}
 }
 
@@ -219,8 +230,13 @@ func listenUnix(t *testing.T, p string) {
 // WalkDir does not follow). The scan budget counts every entry, the
 // folder included: a budget of exactly the entries checks them all
 // without a warning (:49 `budget < 0` → `<=`: the last entry was not
-// checked), one fewer leaves the last unchecked and says so (:49
-// `budget--` → `++`: the budget never ran out).
+// checked; :78 `budget < 0` → `<=` warned of it), one fewer leaves the
+// last unchecked and says so (:49 `budget--` → `++`: the budget never ran
+// out; :78 inverted warned when it did not). The results database itself
+// is masked by its real path before the walk, past the budget too, also
+// in a folder exposed through a symlink (:115 and :119 the EvalSymlinks
+// error tests inverted: only the walk found it). An SQLite file of one
+// 512-byte page is a database (:96 `< 512` → `<=`).
 func TestS10PMaskHostFiles(t *testing.T) {
 	root := t.TempDir()
 	p := func(rel string) string { return filepath.Join(root, rel) }
@@ -243,10 +259,26 @@ func TestS10PMaskHostFiles(t *testing.T) {
 	if err := os.Symlink(p("sockets"), p("sockets-link")); err != nil {
 		t.Fatal(err)
 	}
-	const over = "the exposed folders hold more than 3 entries: those past it were not checked for sockets and databases to mask; expose a smaller folder"
+	if err := os.Mkdir(p("work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p("work/a.txt"), nil, 0o644)
+	results := p("work/mcpvet.db")
+	os.WriteFile(results, mcpvetDBBytes(mcpvetApplicationID, "ROWS"), 0o644)
+	if err := os.Symlink(p("work"), p("work-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p("old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p("old/one-page.db"), mcpvetDBBytes(mcpvetApplicationID, "")[:512], 0o644)
+	over := func(n int) string {
+		return fmt.Sprintf("the exposed folders hold more than %d entries: those past it were not checked for sockets and databases to mask; expose a smaller folder", n)
+	}
 	tests := []struct {
 		name     string
 		expose   string
+		hidden   string // default: a database outside the exposed folders
 		budget   int
 		masked   []string
 		warnings []string
@@ -254,7 +286,12 @@ func TestS10PMaskHostFiles(t *testing.T) {
 		{name: "hard link to the results database", expose: p("proj"), masked: []string{p("proj/copy.db")}},
 		{name: "folder exposed through a symlink", expose: p("sockets-link"), masked: []string{p("sockets/z.sock")}},
 		{name: "budget of exactly the entries", expose: p("sockets"), budget: 4, masked: []string{p("sockets/z.sock")}},
-		{name: "one entry over the budget", expose: p("sockets"), budget: 3, warnings: []string{over}},
+		{name: "one entry over the budget", expose: p("sockets"), budget: 3, warnings: []string{over(3)}},
+		{name: "results database past the budget", expose: p("work"), hidden: results, budget: 1,
+			masked: []string{results}, warnings: []string{over(1)}},
+		{name: "results database past the budget, folder through a symlink", expose: p("work-link"), hidden: p("work-link/mcpvet.db"), budget: 1,
+			masked: []string{results}, warnings: []string{over(1)}},
+		{name: "one-page database", expose: p("old"), masked: []string{p("old/one-page.db")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,7 +301,11 @@ func TestS10PMaskHostFiles(t *testing.T) {
 				defer func() { maskScanBudget = old }()
 			}
 			plan := vocab.Plan{Command: "node"}
-			s := &Server{plan: &plan, opts: Options{WorkDir: WorkDirNone, Expose: []string{tc.expose}, Hidden: []string{db}}, argv: []string{"node"}}
+			hidden := tc.hidden
+			if hidden == "" {
+				hidden = db
+			}
+			s := &Server{plan: &plan, opts: Options{WorkDir: WorkDirNone, Expose: []string{tc.expose}, Hidden: []string{hidden}}, argv: []string{"node"}}
 			s.planExposure()
 			if len(s.exposed) != 1 {
 				t.Fatalf("exposed %v, want %s", s.exposed, tc.expose)
