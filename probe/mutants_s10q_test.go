@@ -201,8 +201,8 @@ func TestS10QDiscovery(t *testing.T) {
 			readiness: OAuthReady, prm: "{rs}/oauth/metadata.json", asMeta: "{as}" + asWK,
 		},
 		{
-			// The parameter is read wherever it stands in the challenge,
-			// also first, as servers that leave out the scheme send it.
+			// The parameter is read wherever it stands in the value, also
+			// at its very start (a challenge sent without its scheme).
 			name:      "resource_metadata without a scheme",
 			f:         s10qFixture{header: `resource_metadata="{rs}/oauth/metadata.json"`, rs: prmAt("/oauth/metadata.json", s10qPRM), as: goodAS},
 			readiness: OAuthReady, prm: "{rs}/oauth/metadata.json", asMeta: "{as}" + asWK,
