@@ -2,13 +2,20 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/mcpvet/mcpvet/vocab"
 )
 
 // TestS10TDefaultLimits: a run with no limits set gets the defaults its
@@ -154,5 +161,185 @@ func TestS10TCgroupsBelowOwn(t *testing.T) {
 		if want := filepath.Join(own[c], "mcpvet", run); in[c] != want {
 			t.Errorf("the attached process is in %s group %q, want %q", c, in[c], want)
 		}
+	}
+}
+
+// TestS10TCacheDirDefault: without --cache-dir, installed packages go to
+// $XDG_CACHE_HOME/mcpvet, else $HOME/.cache/mcpvet, else (no home) a
+// folder in the temp dir, as [Options.CacheDir] says (options.go:193 and
+// :196 the tests inverted: the XDG folder was ignored when set, and the
+// home folder used only when there is none).
+func TestS10TCacheDirDefault(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct{ name, xdg, home, want string }{
+		{"XDG_CACHE_HOME wins", "/xdg/cache", "/home/u", "/xdg/cache/mcpvet"},
+		{"HOME without XDG_CACHE_HOME", "", "/home/u", "/home/u/.cache/mcpvet"},
+		{"neither", "", "", filepath.Join(tmp, "mcpvet-cache")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("XDG_CACHE_HOME", tc.xdg)
+			t.Setenv("HOME", tc.home)
+			t.Setenv("TMPDIR", tmp)
+			if got := (*Options)(nil).resolve().CacheDir; got != tc.want {
+				t.Errorf("CacheDir = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// s10tDNS answers every A query with ip (other queries get no answer) and
+// returns a resolver that asks it.
+func s10tDNS(t *testing.T, ip net.IP) *net.Resolver {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			m, addr, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			if m < 12 {
+				continue
+			}
+			q := buf[:m]
+			// The question ends after the name's zero label and 4 bytes.
+			i := 12
+			for i < m && q[i] != 0 {
+				i += int(q[i]) + 1
+			}
+			if i+5 > m {
+				continue
+			}
+			resp := append([]byte(nil), q[:i+5]...)
+			resp[2] |= 0x84 // response, authoritative
+			resp[3] = 0
+			binary.BigEndian.PutUint16(resp[6:], 0)
+			binary.BigEndian.PutUint16(resp[8:], 0)
+			binary.BigEndian.PutUint16(resp[10:], 0)
+			if binary.BigEndian.Uint16(q[i+1:]) == 1 {
+				binary.BigEndian.PutUint16(resp[6:], 1)
+				resp = append(resp, 0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4)
+				resp = append(resp, ip.To4()...)
+			}
+			_, _ = pc.WriteTo(resp, addr)
+		}
+	}()
+	addr := pc.LocalAddr().String()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "udp", addr)
+	}}
+}
+
+// TestS10TResolverOption: the host name of an untrusted remote target is
+// looked up with [Options.Resolver] when one is set: a name it resolves to
+// a private address is refused, naming that address (options.go:156 the
+// nil test inverted: the given resolver was ignored for the system's).
+func TestS10TResolverOption(t *testing.T) {
+	plan := &vocab.Plan{Key: "r", Name: "r", Source: "registry", Transport: vocab.TransportStreamable,
+		URL: "https://s10t.mcpvet-test.example/mcp"}
+	err := CheckRemote(context.Background(), plan, &Options{Resolver: s10tDNS(t, net.IPv4(10, 1, 2, 3))})
+	var le *LaunchError
+	if !errors.As(err, &le) || le.Status != vocab.StatusInvalidPlan || !strings.Contains(err.Error(), "10.1.2.3") {
+		t.Errorf("CheckRemote = %v; want invalid_plan naming 10.1.2.3, the address the resolver gave", err)
+	}
+}
+
+// s10tV2Mount returns the mount point of the cgroup2 hierarchy, read from
+// /proc/self/mountinfo, or "".
+func s10tV2Mount(t *testing.T) string {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Skipf("no mountinfo: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		pre, post, _ := strings.Cut(line, " - ")
+		pf, qf := strings.Fields(pre), strings.Fields(post)
+		if len(pf) >= 5 && len(qf) >= 1 && qf[0] == "cgroup2" {
+			return pf[4]
+		}
+	}
+	return ""
+}
+
+// TestS10TCgroup2Group: where a cgroup2 hierarchy is writable (as root), a
+// run gets a group there below mcpvet's own (mcpvet/<run>), which tracks
+// every process of the server, and a descriptor of it that starts a
+// process straight inside it (CLONE_INTO_CGROUP, so not even the first
+// instructions of a server run outside). Where mcpvet's own group
+// delegates memory and pids, the group also holds those limits.
+// cgroup.go:142 `cg.v2 != ""` inverted skipped every cgroup2 hierarchy;
+// :157 the Open error test inverted left no descriptor, so servers were
+// moved into the group only after they had started.
+func TestS10TCgroup2Group(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making cgroups needs root")
+	}
+	mount := s10tV2Mount(t)
+	if mount == "" {
+		t.Skip("no cgroup2 hierarchy")
+	}
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own string
+	for _, line := range strings.Split(string(data), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			own = p
+		}
+	}
+	run := ownerTag() + "-s10t-" + newRunID()
+	lim := Limits{MemoryBytes: 64 << 20, Processes: 32}
+	cg := newCgroupSet(run, lim)
+	defer func() {
+		if err := cg.remove(); err != nil {
+			t.Errorf("remove: %v", err)
+		}
+	}()
+	if want := filepath.Join(mount, own, "mcpvet", run); cg.v2 != want || !cg.has("cgroup2") || !cg.tracks() {
+		t.Fatalf("cgroup2 group %q (mechanisms %v, tracks %v), want %q", cg.v2, cg.mechanisms, cg.tracks(), want)
+	}
+	delegated, _ := os.ReadFile(filepath.Join(mount, own, "cgroup.subtree_control"))
+	for _, c := range []struct{ ctrl, file, value string }{
+		{"memory", "memory.max", fmt.Sprint(lim.MemoryBytes)},
+		{"pids", "pids.max", fmt.Sprint(lim.Processes)},
+	} {
+		if !slices.Contains(strings.Fields(string(delegated)), c.ctrl) {
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(cg.v2, c.file))
+		if !cg.has("cgroup2:"+c.ctrl) || err != nil || strings.TrimSpace(string(got)) != c.value {
+			t.Errorf("%s is delegated: mechanisms %v, %s %q (%v); want cgroup2:%s and %s", c.ctrl, cg.mechanisms, c.file, got, err, c.ctrl, c.value)
+		}
+	}
+
+	fd := cg.cloneFD()
+	if fd < 0 {
+		t.Fatal("cloneFD() = -1: no descriptor to start a server inside its group")
+	}
+	child := exec.Command("sleep", "60")
+	child.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	if err := child.Start(); err != nil {
+		t.Fatalf("starting a process into the group: %v", err)
+	}
+	defer func() {
+		_ = child.Process.Kill()
+		_ = child.Wait()
+	}()
+	in, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", child.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0::" + filepath.Join(own, "mcpvet", run)
+	if !slices.Contains(strings.Split(strings.TrimSpace(string(in)), "\n"), want) {
+		t.Errorf("the process started with the descriptor is in\n%s\nwant the line %q", in, want)
+	}
+	if !slices.Contains(cg.pids(), child.Process.Pid) {
+		t.Errorf("pids() = %v, want it to hold %d", cg.pids(), child.Process.Pid)
 	}
 }
