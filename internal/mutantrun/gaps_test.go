@@ -121,3 +121,57 @@ func TestOther(t *testing.T) {}
 		}
 	}
 }
+
+// TestVerifyWithoutSchema: -verify judges a mutant whose shared binary
+// (the schema) does not compile for a reason no mutant site owns, as the
+// full run does: each mutant compiled alone. Session 10's helper met it
+// on sandbox/mask.go:49:13 (`budget--` in an if's init): -verify stopped
+// at the syntax error.
+func TestVerifyWithoutSchema(t *testing.T) {
+	root := t.TempDir()
+	pkg := `package p
+
+// Count takes up to n steps while the budget lasts.
+func Count(n, budget int) int {
+	steps := 0
+	for range n {
+		if budget--; budget < 0 { // DEC
+			break
+		}
+		steps++
+	}
+	return steps
+}
+`
+	tests := `package p
+
+import "testing"
+
+func TestCount(t *testing.T) {
+	if got := Count(5, 3); got != 3 {
+		t.Errorf("Count(5, 3) = %d, want 3", got)
+	}
+}
+`
+	for name, src := range map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"p/p.go":      pkg,
+		"p/p_test.go": tests,
+	} {
+		f := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(root)
+	var out strings.Builder
+	if err := verifyKills(&out, "^TestCount$", "7:12", time.Minute, filepath.Join(t.TempDir(), "none"), nil, []string{"p/p.go"}); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if got := out.String(); !strings.Contains(got, "p/p.go:7:12\tINCREMENT_DECREMENT") || !strings.HasSuffix(strings.TrimSpace(got), "KILLED") {
+		t.Errorf("verify printed %q, want the INCREMENT_DECREMENT at 7:12 KILLED", got)
+	}
+}

@@ -259,7 +259,7 @@ func main() {
 		os.Exit(2)
 	}
 	if *verify != "" {
-		if err := verifyKills(*verify, *at, *floor, *quiet, prefix, flag.Args()); err != nil {
+		if err := verifyKills(os.Stdout, *verify, *at, *floor, *quiet, prefix, flag.Args()); err != nil {
 			fmt.Fprintln(os.Stderr, "mutantrun:", err)
 			os.Exit(1)
 		}
@@ -1433,7 +1433,7 @@ func frozenOverlap(r io.Reader, s, e int64) (time.Duration, bool) {
 // binary, and prints each one's status: the check that new tests kill the
 // mutants they were written for (KILLED), and that an argued equivalent
 // LIVES.
-func verifyKills(pattern, at string, floor time.Duration, quiet string, isolate []string, files []string) error {
+func verifyKills(out io.Writer, pattern, at string, floor time.Duration, quiet string, isolate []string, files []string) error {
 	if len(files) != 1 || at == "" {
 		return errors.New("-verify takes one file and -at")
 	}
@@ -1494,7 +1494,11 @@ func verifyKills(pattern, at string, floor time.Duration, quiet string, isolate 
 		}
 		bad, ok := schemaErrors(err.Error(), filepath.Base(abs), ssrc, sites)
 		if !ok {
-			return err
+			// As the full run does: no shared binary, each mutant
+			// compiled alone (a `budget--` in an if's init, mask.go
+			// :49:13, made the schema a syntax error no site owns).
+			fmt.Fprintf(os.Stderr, "schema: not used: %v\n", err)
+			break
 		}
 		for i := range bad {
 			drop[i] = true
@@ -1508,7 +1512,7 @@ func verifyKills(pattern, at string, floor time.Duration, quiet string, isolate 
 		} else {
 			st = r.runMutant(cm, abs, src, m, nil, 0)
 		}
-		fmt.Printf("%s:%d:%d\t%s\t%s -> %s\t%s\n", f, m.Line, m.Column, m.Type, m.From, m.To, st)
+		fmt.Fprintf(out, "%s:%d:%d\t%s\t%s -> %s\t%s\n", f, m.Line, m.Column, m.Type, m.From, m.To, st)
 	}
 	return nil
 }

@@ -1,0 +1,345 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcpvet/mcpvet/vocab"
+)
+
+// TestS10TDefaultLimits: a run with no limits set gets the defaults its
+// documentation promises (1 GiB, 256 processes, 60s of CPU time, 5m of
+// wall time, 64 MiB of stdout, 1 MiB of stderr kept, 16 MiB per
+// message), in the words a report shows for the limit that ended a
+// server. options.go:45 and :46 `*` → `/` made the CPU and wall defaults
+// 0, which leaves a server with neither limit.
+func TestS10TDefaultLimits(t *testing.T) {
+	l := (*Options)(nil).resolve().Limits
+	for _, tc := range []struct{ limit, want string }{
+		{LimitMemory, "1073741824 bytes"},
+		{LimitProcesses, "256 processes"},
+		{LimitCPUTime, "1m0s of CPU time"},
+		{LimitWallTime, "5m0s of wall time"},
+		{LimitStdoutBytes, "67108864 bytes of stdout"},
+		{LimitMessageSize, "16777216 bytes per message"},
+	} {
+		t.Run(tc.limit, func(t *testing.T) {
+			if got := (Info{Limits: l, LimitExceeded: tc.limit}).LimitValue(); got != tc.want {
+				t.Errorf("LimitValue() of the default limits = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if l.StderrBytes != 1<<20 {
+		t.Errorf("default StderrBytes = %d, want %d", l.StderrBytes, 1<<20)
+	}
+	if l.CPUTime <= 0 || l.Wall <= 0 {
+		t.Errorf("default CPUTime, Wall = %v, %v; a default run would have no CPU or wall limit", l.CPUTime, l.Wall)
+	}
+}
+
+// s10tV1Mounts returns the mount points of the cgroup v1 hierarchies that
+// hold memory and pids, read from /proc/self/mountinfo here rather than
+// with cgroupMounts, which is under test.
+func s10tV1Mounts(t *testing.T) map[string]string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		t.Skipf("no mountinfo: %v", err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		pre, post, _ := strings.Cut(sc.Text(), " - ")
+		pf, qf := strings.Fields(pre), strings.Fields(post)
+		if len(pf) < 5 || len(qf) < 3 || qf[0] != "cgroup" {
+			continue
+		}
+		for _, c := range strings.Split(qf[2], ",") {
+			if c == "memory" || c == "pids" {
+				out[c] = pf[4]
+			}
+		}
+	}
+	return out
+}
+
+// s10tProcCgroups returns the v1 controller → path lines of
+// /proc/<pid>/cgroup ("self" for this process).
+func s10tProcCgroups(t *testing.T, pid string) map[string]string {
+	data, err := os.ReadFile("/proc/" + pid + "/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 || parts[1] == "" {
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out
+}
+
+// TestS10TCgroupsBelowOwn: where cgroup v1 memory and pids hierarchies are
+// writable (as root), a run gets a group in each, made below mcpvet's own
+// group (mcpvet/<run>) so that the limits of the group mcpvet was started
+// in still bound its servers; the limits are written there and a process
+// attached to the set lands in those groups. Each check compares with
+// what /proc says of this process, not with ownCgroups.
+//
+// Mutants it kills: cgroup.go:77 `len(ctrl) > 0` → `<=` dropped the
+// memory, pids and cpuacct hierarchies (the memory limit fell back to
+// RLIMIT_DATA, and nothing tracked a server's processes where there is no
+// cgroup2); :88 and :94 inverted made ownCgroups find no own group, so the
+// run's groups went to the hierarchy's root, out from under the limits
+// mcpvet runs under. The last two need an own group other than the root,
+// as in a container or a systemd service.
+func TestS10TCgroupsBelowOwn(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making cgroups needs root")
+	}
+	mounts := s10tV1Mounts(t)
+	if mounts["memory"] == "" || mounts["pids"] == "" {
+		t.Skipf("no cgroup v1 memory and pids hierarchies (%v)", mounts)
+	}
+	own := s10tProcCgroups(t, "self")
+	run := ownerTag() + "-s10t-" + newRunID()
+	lim := Limits{MemoryBytes: 64 << 20, Processes: 32}
+	cg := newCgroupSet(run, lim)
+	defer func() {
+		if err := cg.remove(); err != nil {
+			t.Errorf("remove: %v", err)
+		}
+	}()
+	if !cg.limitsMemory() || !cg.limitsProcesses() {
+		t.Errorf("limitsMemory, limitsProcesses = %v, %v; want both (mechanisms %v)", cg.limitsMemory(), cg.limitsProcesses(), cg.mechanisms)
+	}
+	files := map[string]string{"memory": "memory.limit_in_bytes", "pids": "pids.max"}
+	values := map[string]string{"memory": fmt.Sprint(lim.MemoryBytes), "pids": fmt.Sprint(lim.Processes)}
+	for _, c := range []string{"memory", "pids"} {
+		want := filepath.Join(mounts[c], own[c], "mcpvet", run)
+		if got := cg.v1[c]; got != want {
+			t.Errorf("%s group %q, want %q (below this process's %q)", c, got, want, own[c])
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(want, files[c]))
+		if got := strings.TrimSpace(string(data)); err != nil || got != values[c] {
+			t.Errorf("%s: %q, %v; want %q", files[c], got, err, values[c])
+		}
+		if !slices.Contains(cg.mechanisms, "cgroup1:"+c) {
+			t.Errorf("mechanisms %v lack cgroup1:%s", cg.mechanisms, c)
+		}
+	}
+
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = child.Process.Kill()
+		_ = child.Wait()
+	}()
+	if err := cg.attach(child.Process.Pid, false); err != nil {
+		t.Fatal(err)
+	}
+	in := s10tProcCgroups(t, fmt.Sprint(child.Process.Pid))
+	for _, c := range []string{"memory", "pids"} {
+		if want := filepath.Join(own[c], "mcpvet", run); in[c] != want {
+			t.Errorf("the attached process is in %s group %q, want %q", c, in[c], want)
+		}
+	}
+}
+
+// TestS10TCacheDirDefault: without --cache-dir, installed packages go to
+// $XDG_CACHE_HOME/mcpvet, else $HOME/.cache/mcpvet, else (no home) a
+// folder in the temp dir, as [Options.CacheDir] says (options.go:193 and
+// :196 the tests inverted: the XDG folder was ignored when set, and the
+// home folder used only when there is none).
+func TestS10TCacheDirDefault(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct{ name, xdg, home, want string }{
+		{"XDG_CACHE_HOME wins", "/xdg/cache", "/home/u", "/xdg/cache/mcpvet"},
+		{"HOME without XDG_CACHE_HOME", "", "/home/u", "/home/u/.cache/mcpvet"},
+		{"neither", "", "", filepath.Join(tmp, "mcpvet-cache")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("XDG_CACHE_HOME", tc.xdg)
+			t.Setenv("HOME", tc.home)
+			t.Setenv("TMPDIR", tmp)
+			if got := (*Options)(nil).resolve().CacheDir; got != tc.want {
+				t.Errorf("CacheDir = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// s10tDNS answers every A query with ip (other queries get no answer) and
+// returns a resolver that asks it.
+func s10tDNS(t *testing.T, ip net.IP) *net.Resolver {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			m, addr, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			if m < 12 {
+				continue
+			}
+			q := buf[:m]
+			// The question ends after the name's zero label and 4 bytes.
+			i := 12
+			for i < m && q[i] != 0 {
+				i += int(q[i]) + 1
+			}
+			if i+5 > m {
+				continue
+			}
+			resp := append([]byte(nil), q[:i+5]...)
+			resp[2] |= 0x84 // response, authoritative
+			resp[3] = 0
+			binary.BigEndian.PutUint16(resp[6:], 0)
+			binary.BigEndian.PutUint16(resp[8:], 0)
+			binary.BigEndian.PutUint16(resp[10:], 0)
+			if binary.BigEndian.Uint16(q[i+1:]) == 1 {
+				binary.BigEndian.PutUint16(resp[6:], 1)
+				resp = append(resp, 0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4)
+				resp = append(resp, ip.To4()...)
+			}
+			_, _ = pc.WriteTo(resp, addr)
+		}
+	}()
+	addr := pc.LocalAddr().String()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "udp", addr)
+	}}
+}
+
+// TestS10TResolverOption: the host name of an untrusted remote target is
+// looked up with [Options.Resolver] when one is set: a name it resolves to
+// a private address is refused, naming that address (options.go:156 the
+// nil test inverted: the given resolver was ignored for the system's).
+func TestS10TResolverOption(t *testing.T) {
+	plan := &vocab.Plan{Key: "r", Name: "r", Source: "registry", Transport: vocab.TransportStreamable,
+		URL: "https://s10t.mcpvet-test.example/mcp"}
+	err := CheckRemote(context.Background(), plan, &Options{Resolver: s10tDNS(t, net.IPv4(10, 1, 2, 3))})
+	var le *LaunchError
+	if !errors.As(err, &le) || le.Status != vocab.StatusInvalidPlan || !strings.Contains(err.Error(), "10.1.2.3") {
+		t.Errorf("CheckRemote = %v; want invalid_plan naming 10.1.2.3, the address the resolver gave", err)
+	}
+}
+
+// s10tV2Mount returns the mount point of the cgroup2 hierarchy, read from
+// /proc/self/mountinfo, or "".
+func s10tV2Mount(t *testing.T) string {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Skipf("no mountinfo: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		pre, post, _ := strings.Cut(line, " - ")
+		pf, qf := strings.Fields(pre), strings.Fields(post)
+		if len(pf) >= 5 && len(qf) >= 1 && qf[0] == "cgroup2" {
+			return pf[4]
+		}
+	}
+	return ""
+}
+
+// TestS10TCgroup2Group: where a cgroup2 hierarchy is writable (as root), a
+// run gets a group there below mcpvet's own (mcpvet/<run>), which tracks
+// every process of the server, and a descriptor of it that starts a
+// process straight inside it (CLONE_INTO_CGROUP, so not even the first
+// instructions of a server run outside). Where mcpvet's own group
+// delegates memory and pids, the group also holds those limits.
+// cgroup.go:142 `cg.v2 != ""` inverted skipped every cgroup2 hierarchy;
+// :157 the Open error test inverted left no descriptor, so servers were
+// moved into the group only after they had started.
+func TestS10TCgroup2Group(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making cgroups needs root")
+	}
+	mount := s10tV2Mount(t)
+	if mount == "" {
+		t.Skip("no cgroup2 hierarchy")
+	}
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own string
+	for _, line := range strings.Split(string(data), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			own = p
+		}
+	}
+	run := ownerTag() + "-s10t-" + newRunID()
+	lim := Limits{MemoryBytes: 64 << 20, Processes: 32}
+	cg := newCgroupSet(run, lim)
+	defer func() {
+		if err := cg.remove(); err != nil {
+			t.Errorf("remove: %v", err)
+		}
+	}()
+	if want := filepath.Join(mount, own, "mcpvet", run); cg.v2 != want || !cg.has("cgroup2") || !cg.tracks() {
+		t.Fatalf("cgroup2 group %q (mechanisms %v, tracks %v), want %q", cg.v2, cg.mechanisms, cg.tracks(), want)
+	}
+	delegated, _ := os.ReadFile(filepath.Join(mount, own, "cgroup.subtree_control"))
+	for _, c := range []struct{ ctrl, file, value string }{
+		{"memory", "memory.max", fmt.Sprint(lim.MemoryBytes)},
+		{"pids", "pids.max", fmt.Sprint(lim.Processes)},
+	} {
+		if !slices.Contains(strings.Fields(string(delegated)), c.ctrl) {
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(cg.v2, c.file))
+		if !cg.has("cgroup2:"+c.ctrl) || err != nil || strings.TrimSpace(string(got)) != c.value {
+			t.Errorf("%s is delegated: mechanisms %v, %s %q (%v); want cgroup2:%s and %s", c.ctrl, cg.mechanisms, c.file, got, err, c.ctrl, c.value)
+		}
+	}
+
+	fd := cg.cloneFD()
+	if fd < 0 {
+		t.Fatal("cloneFD() = -1: no descriptor to start a server inside its group")
+	}
+	child := exec.Command("sleep", "60")
+	child.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	if err := child.Start(); err != nil {
+		t.Fatalf("starting a process into the group: %v", err)
+	}
+	defer func() {
+		_ = child.Process.Kill()
+		_ = child.Wait()
+	}()
+	in, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", child.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0::" + filepath.Join(own, "mcpvet", run)
+	if !slices.Contains(strings.Split(strings.TrimSpace(string(in)), "\n"), want) {
+		t.Errorf("the process started with the descriptor is in\n%s\nwant the line %q", in, want)
+	}
+	if !slices.Contains(cg.pids(), child.Process.Pid) {
+		t.Errorf("pids() = %v, want it to hold %d", cg.pids(), child.Process.Pid)
+	}
+}
