@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -65,8 +66,8 @@ func init() {
 			"a remote answers 401 without OAuth protected resource metadata (no resource_metadata in WWW-Authenticate, nothing at the well-known path)",
 			"serve RFC 9728 metadata at /.well-known/oauth-protected-resource and name it in WWW-Authenticate: Bearer resource_metadata=\"...\"; or document the header credential the server needs instead"},
 		CatalogEntry{CodeOAuthBadResourceMeta, SeverityError,
-			"the protected resource metadata could not be read (not 200, not a JSON object, or no valid resource identifier)",
-			"answer GET on the metadata URL with 200 and a JSON object holding resource (the server's absolute URL, no fragment) and authorization_servers"},
+			"the protected resource metadata could not be read (named in WWW-Authenticate by a URL that is not absolute while the well-known path has none, not 200, not a JSON object, or no valid resource identifier)",
+			"name the metadata in WWW-Authenticate by its absolute https URL, and answer GET on it with 200 and a JSON object holding resource (the server's absolute URL, no fragment) and authorization_servers"},
 		CatalogEntry{CodeOAuthResourceMismatch, SeverityError,
 			"the resource of the protected resource metadata is not the server's URL, so clients must discard the metadata",
 			"set resource to the canonical URL of the MCP endpoint (or a path prefix of it on the same origin)"},
@@ -91,7 +92,7 @@ func init() {
 	)
 	registerWhy(map[string]string{
 		CodeOAuthNoResourceMetadata: specOAuthDiscovery + ". Graded warn: authorization is optional, and a server may want a header credential instead (then it needs setup the user must know of).",
-		CodeOAuthBadResourceMeta:    specOAuthDiscovery + "; RFC 9728 section 3: the metadata is a JSON object whose resource is the resource identifier (RFC 8707: an absolute URI without fragment).",
+		CodeOAuthBadResourceMeta:    specOAuthDiscovery + "; RFC 9728 section 5.1: resource_metadata in WWW-Authenticate is the URL of the metadata; RFC 9728 section 3: the metadata is a JSON object whose resource is the resource identifier (RFC 8707: an absolute URI without fragment).",
 		CodeOAuthResourceMismatch:   specOAuthPRM + ".",
 		CodeOAuthNoAuthServers:      specOAuthPRM + ".",
 		CodeOAuthNoASMetadata:       specOAuthASMeta + ".",
@@ -281,27 +282,31 @@ func deref(s *string) string {
 func (c *oauthCheck) resourceMetadata(ctx context.Context, hdr http.Header) (json.RawMessage, string, bool) {
 	var candidates []string
 	named := resourceMetadataParam(hdr)
-	if named != "" {
-		nu, err := url.Parse(named)
-		if err == nil && nu.IsAbs() && strings.EqualFold(nu.Host, c.target.Host) {
-			candidates = append(candidates, named)
-		}
+	nu, err := url.Parse(named)
+	// RFC 9728 section 5.1: resource_metadata carries the URL of the
+	// metadata, which a client fetches as it stands; a relative
+	// reference, a URL without host or of another scheme, or text that
+	// does not parse names nothing a client can fetch.
+	fetchable := named != "" && err == nil && nu.IsAbs() && nu.Host != "" && (nu.Scheme == "https" || nu.Scheme == "http")
+	foreign := fetchable && !strings.EqualFold(nu.Host, c.target.Host)
+	if fetchable && !foreign {
+		candidates = append(candidates, named)
 	}
 	base := c.target.Scheme + "://" + c.target.Host + "/.well-known/oauth-protected-resource"
 	if p := strings.TrimSuffix(c.target.EscapedPath(), "/"); p != "" {
 		candidates = append(candidates, base+p)
 	}
 	candidates = append(candidates, base)
-	reached := false
+	var answered []string // the URLs that answered without metadata
 	for _, u := range candidates {
 		status, _, body, err := c.do(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			continue
 		}
-		reached = true
 		if status == http.StatusOK && isJSONObject(body) {
 			return body, u, true
 		}
+		answered = append(answered, u)
 		if u == named {
 			// Named by the server itself: it must be there.
 			c.add(CodeOAuthBadResourceMeta, u, fmt.Sprintf("%d %s", status, firstLine(body)),
@@ -311,10 +316,19 @@ func (c *oauthCheck) resourceMetadata(ctx context.Context, hdr http.Header) (jso
 		}
 	}
 	switch {
-	case named != "" && !slices.Contains(candidates, named):
-		c.notChecked("WWW-Authenticate names resource metadata on another host (" + redactedRaw(named) + "), which mcpvet does not contact, and the target's own well-known path has none")
-	case !reached:
+	case foreign:
+		own := "the target's own well-known path has none"
+		if len(answered) == 0 {
+			own = "the target's own well-known paths could not be reached"
+		}
+		c.notChecked("WWW-Authenticate names resource metadata on another host (" + redactedRaw(named) + "), which mcpvet does not contact, and " + own)
+	case len(answered) == 0:
 		c.notChecked("the well-known metadata paths could not be reached")
+	case named != "" && !fetchable:
+		// Clients fall back to the well-known paths (the go-sdk client
+		// does), so the named URL is a defect only when they have nothing.
+		c.add(CodeOAuthBadResourceMeta, "WWW-Authenticate", redactedRaw(named),
+			"WWW-Authenticate names the protected resource metadata %q, which is not an absolute http(s) URL (RFC 9728 section 5.1), and %s answered without metadata; the spec says %s", redactedRaw(named), strings.Join(answered, " and "), specOAuthDiscovery)
 	default:
 		c.add(CodeOAuthNoResourceMetadata, "WWW-Authenticate", strings.Join(hdr.Values("WWW-Authenticate"), ", "),
 			"the server answered 401 without resource_metadata in WWW-Authenticate and has no protected resource metadata at %s; the spec says %s", base, specOAuthDiscovery)
@@ -323,27 +337,143 @@ func (c *oauthCheck) resourceMetadata(ctx context.Context, hdr http.Header) (jso
 	return nil, "", false
 }
 
-// resourceMetadataParam returns the resource_metadata parameter of a
-// Bearer challenge, or "".
+// resourceMetadataParam returns the first non-empty resource_metadata
+// parameter of the WWW-Authenticate challenges, of whatever scheme (as
+// the go-sdk client reads it), or "".
 func resourceMetadataParam(hdr http.Header) string {
 	for _, v := range hdr.Values("WWW-Authenticate") {
-		i := strings.Index(strings.ToLower(v), "resource_metadata=")
-		if i < 0 {
-			continue
-		}
-		rest := v[i+len("resource_metadata="):]
-		if strings.HasPrefix(rest, `"`) {
-			if j := strings.IndexByte(rest[1:], '"'); j >= 0 {
-				return rest[1 : 1+j]
+		for _, ch := range parseChallenges(v) {
+			if u := ch.params["resource_metadata"]; u != "" {
+				return u
 			}
-			return ""
 		}
-		if j := strings.IndexAny(rest, ", "); j >= 0 {
-			rest = rest[:j]
-		}
-		return rest
 	}
 	return ""
+}
+
+// authChallenge is one challenge of a WWW-Authenticate field: its scheme
+// in lower case ("" for parameters sent before any scheme) and its
+// parameters, names in lower case, the first of a repeated name kept.
+type authChallenge struct {
+	scheme string
+	params map[string]string
+}
+
+// parseChallenges reads the challenges of one WWW-Authenticate field value
+// (RFC 9110 section 11.6.1):
+//
+//	WWW-Authenticate = #challenge
+//	challenge        = auth-scheme [ 1*SP ( token68 / #auth-param ) ]
+//	auth-param       = token BWS "=" BWS ( token / quoted-string )
+//
+// A comma separates both the parameters of a challenge and the challenges,
+// so a token followed by "=" is a parameter of the challenge before it and
+// any other token starts a challenge. A quoted string ends at its first
+// unescaped quote, and a backslash takes the next character as it is
+// (quoted-pair, section 5.6.4), so nothing inside one is read as a
+// parameter. Two leniencies follow what servers send and clients accept:
+// an unquoted value runs to the next comma or space even when it is not a
+// token (URLs are sent unquoted), and parameters before any scheme make a
+// challenge without one. Reading stops at the first thing no rule fits
+// (an unterminated quoted string, a value not followed by a comma), since
+// what follows cannot be split reliably.
+func parseChallenges(v string) []authChallenge {
+	var out []authChallenge
+	p := 0
+	for {
+		// Empty list elements are allowed (RFC 9110 section 5.6.1).
+		p += spanOf(v[p:], " \t,")
+		name := v[p : p+tokenLen(v[p:])]
+		if name == "" {
+			return out
+		}
+		p += len(name)
+		if rest := v[p+spanOf(v[p:], " \t"):]; strings.HasPrefix(rest, "=") {
+			val, n, ok := authParamValue(rest[1:])
+			if !ok {
+				return out
+			}
+			if len(out) == 0 {
+				out = append(out, authChallenge{params: map[string]string{}})
+			}
+			if _, dup := out[len(out)-1].params[strings.ToLower(name)]; !dup {
+				out[len(out)-1].params[strings.ToLower(name)] = val
+			}
+			after := rest[1+n:]
+			p = len(v) - len(after)
+			if after = strings.TrimLeft(after, " \t"); after != "" && after[0] != ',' {
+				return out
+			}
+			continue
+		}
+		out = append(out, authChallenge{scheme: strings.ToLower(name), params: map[string]string{}})
+		p += token68Len(v[p:])
+	}
+}
+
+// authParamValue reads an auth-param's value after its "=" (and BWS): a
+// quoted string, unescaped, or an unquoted run up to a comma or space. It
+// returns the value and the bytes read, or false for an unterminated
+// quoted string.
+func authParamValue(s string) (string, int, bool) {
+	lead := spanOf(s, " \t")
+	s = s[lead:]
+	if !strings.HasPrefix(s, `"`) {
+		n := strings.IndexAny(s, ", \t")
+		if n < 0 {
+			n = len(s)
+		}
+		return s[:n], lead + n, true
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			return b.String(), lead + i + 1, true
+		case '\\':
+			if i+1 < len(s) {
+				i++
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return "", 0, false
+}
+
+// token68Len is the length of the token68 that follows an auth-scheme
+// (RFC 9110 section 11.2: 1*SP, then letters, digits and -._~+/ ending in
+// any number of "="), or 0 when what follows is no token68 but
+// parameters: a token68 is the challenge's last item, so a comma or the
+// end must come after it.
+func token68Len(s string) int {
+	sp := spanOf(s, " ")
+	if sp == 0 {
+		return 0
+	}
+	n := sp + spanOf(s[sp:], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/")
+	if n == sp {
+		return 0
+	}
+	n += spanOf(s[n:], "=")
+	if rest := strings.TrimLeft(s[n:], " \t"); rest != "" && rest[0] != ',' {
+		return 0
+	}
+	return n
+}
+
+// tokenLen is the length of the token s starts with (RFC 9110 section
+// 5.6.2).
+func tokenLen(s string) int {
+	return spanOf(s, "!#$%&'*+-.^_`|~ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+}
+
+// spanOf is the length of the prefix of s made of bytes in set.
+func spanOf(s, set string) int {
+	i := 0
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // resourceCovers reports whether the resource identifier r names the
@@ -484,10 +614,8 @@ func firstLine(b []byte) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
+	// At most 200 bytes, cut at a rune boundary.
+	return safe.Truncate(s, 200, "")
 }
 
 // redactedURL is u without user info, query and fragment, which may carry
@@ -498,12 +626,21 @@ func redactedURL(u *url.URL) string {
 	return c.String()
 }
 
+// redactedRaw is raw as [redactedURL] shows it, or, when it does not
+// parse, raw cut before its query or fragment and without what comes
+// before an "@" after the scheme (user info).
 func redactedRaw(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
+	if u, err := url.Parse(raw); err == nil {
+		return redactedURL(u)
 	}
-	return redactedURL(u)
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = raw[:i]
+	}
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if at := strings.LastIndexByte(rest, '@'); ok && at >= 0 {
+		raw = scheme + "://" + rest[at+1:]
+	}
+	return raw
 }
 
 // oauthCheck401 runs the OAuth readiness check on a remote whose
