@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/authchallenge"
+	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -65,8 +67,8 @@ func init() {
 			"a remote answers 401 without OAuth protected resource metadata (no resource_metadata in WWW-Authenticate, nothing at the well-known path)",
 			"serve RFC 9728 metadata at /.well-known/oauth-protected-resource and name it in WWW-Authenticate: Bearer resource_metadata=\"...\"; or document the header credential the server needs instead"},
 		CatalogEntry{CodeOAuthBadResourceMeta, SeverityError,
-			"the protected resource metadata could not be read (not 200, not a JSON object, or no valid resource identifier)",
-			"answer GET on the metadata URL with 200 and a JSON object holding resource (the server's absolute URL, no fragment) and authorization_servers"},
+			"the protected resource metadata could not be read (named in WWW-Authenticate by a URL that is not absolute while the well-known path has none, not 200, not a JSON object, or no valid resource identifier)",
+			"name the metadata in WWW-Authenticate by its absolute https URL, and answer GET on it with 200 and a JSON object holding resource (the server's absolute URL, no fragment) and authorization_servers"},
 		CatalogEntry{CodeOAuthResourceMismatch, SeverityError,
 			"the resource of the protected resource metadata is not the server's URL, so clients must discard the metadata",
 			"set resource to the canonical URL of the MCP endpoint (or a path prefix of it on the same origin)"},
@@ -91,7 +93,7 @@ func init() {
 	)
 	registerWhy(map[string]string{
 		CodeOAuthNoResourceMetadata: specOAuthDiscovery + ". Graded warn: authorization is optional, and a server may want a header credential instead (then it needs setup the user must know of).",
-		CodeOAuthBadResourceMeta:    specOAuthDiscovery + "; RFC 9728 section 3: the metadata is a JSON object whose resource is the resource identifier (RFC 8707: an absolute URI without fragment).",
+		CodeOAuthBadResourceMeta:    specOAuthDiscovery + "; RFC 9728 section 5.1: resource_metadata in WWW-Authenticate is the URL of the metadata; RFC 9728 section 3: the metadata is a JSON object whose resource is the resource identifier (RFC 8707: an absolute URI without fragment).",
 		CodeOAuthResourceMismatch:   specOAuthPRM + ".",
 		CodeOAuthNoAuthServers:      specOAuthPRM + ".",
 		CodeOAuthNoASMetadata:       specOAuthASMeta + ".",
@@ -280,28 +282,32 @@ func deref(s *string) string {
 // endpoint's path, else the root one (RFC 9728 section 3.1).
 func (c *oauthCheck) resourceMetadata(ctx context.Context, hdr http.Header) (json.RawMessage, string, bool) {
 	var candidates []string
-	named := resourceMetadataParam(hdr)
-	if named != "" {
-		nu, err := url.Parse(named)
-		if err == nil && nu.IsAbs() && strings.EqualFold(nu.Host, c.target.Host) {
-			candidates = append(candidates, named)
-		}
+	named := authchallenge.ResourceMetadata(hdr)
+	nu, err := url.Parse(named)
+	// RFC 9728 section 5.1: resource_metadata carries the URL of the
+	// metadata, which a client fetches as it stands; a relative
+	// reference, a URL without host or of another scheme, or text that
+	// does not parse names nothing a client can fetch.
+	fetchable := named != "" && err == nil && nu.IsAbs() && nu.Host != "" && (nu.Scheme == "https" || nu.Scheme == "http")
+	foreign := fetchable && !strings.EqualFold(nu.Host, c.target.Host)
+	if fetchable && !foreign {
+		candidates = append(candidates, named)
 	}
 	base := c.target.Scheme + "://" + c.target.Host + "/.well-known/oauth-protected-resource"
 	if p := strings.TrimSuffix(c.target.EscapedPath(), "/"); p != "" {
 		candidates = append(candidates, base+p)
 	}
 	candidates = append(candidates, base)
-	reached := false
+	var answered []string // the URLs that answered without metadata
 	for _, u := range candidates {
 		status, _, body, err := c.do(ctx, http.MethodGet, u, nil)
 		if err != nil {
 			continue
 		}
-		reached = true
 		if status == http.StatusOK && isJSONObject(body) {
 			return body, u, true
 		}
+		answered = append(answered, u)
 		if u == named {
 			// Named by the server itself: it must be there.
 			c.add(CodeOAuthBadResourceMeta, u, fmt.Sprintf("%d %s", status, firstLine(body)),
@@ -311,39 +317,25 @@ func (c *oauthCheck) resourceMetadata(ctx context.Context, hdr http.Header) (jso
 		}
 	}
 	switch {
-	case named != "" && !slices.Contains(candidates, named):
-		c.notChecked("WWW-Authenticate names resource metadata on another host (" + redactedRaw(named) + "), which mcpvet does not contact, and the target's own well-known path has none")
-	case !reached:
+	case foreign:
+		own := "the target's own well-known path has none"
+		if len(answered) == 0 {
+			own = "the target's own well-known paths could not be reached"
+		}
+		c.notChecked("WWW-Authenticate names resource metadata on another host (" + redactedRaw(named) + "), which mcpvet does not contact, and " + own)
+	case len(answered) == 0:
 		c.notChecked("the well-known metadata paths could not be reached")
+	case named != "" && !fetchable:
+		// Clients fall back to the well-known paths (the go-sdk client
+		// does), so the named URL is a defect only when they have nothing.
+		c.add(CodeOAuthBadResourceMeta, "WWW-Authenticate", redactedRaw(named),
+			"WWW-Authenticate names the protected resource metadata %q, which is not an absolute http(s) URL (RFC 9728 section 5.1), and %s answered without metadata; the spec says %s", redactedRaw(named), strings.Join(answered, " and "), specOAuthDiscovery)
 	default:
 		c.add(CodeOAuthNoResourceMetadata, "WWW-Authenticate", strings.Join(hdr.Values("WWW-Authenticate"), ", "),
 			"the server answered 401 without resource_metadata in WWW-Authenticate and has no protected resource metadata at %s; the spec says %s", base, specOAuthDiscovery)
 		c.out.Readiness = OAuthNotReady
 	}
 	return nil, "", false
-}
-
-// resourceMetadataParam returns the resource_metadata parameter of a
-// Bearer challenge, or "".
-func resourceMetadataParam(hdr http.Header) string {
-	for _, v := range hdr.Values("WWW-Authenticate") {
-		i := strings.Index(strings.ToLower(v), "resource_metadata=")
-		if i < 0 {
-			continue
-		}
-		rest := v[i+len("resource_metadata="):]
-		if strings.HasPrefix(rest, `"`) {
-			if j := strings.IndexByte(rest[1:], '"'); j >= 0 {
-				return rest[1 : 1+j]
-			}
-			return ""
-		}
-		if j := strings.IndexAny(rest, ", "); j >= 0 {
-			rest = rest[:j]
-		}
-		return rest
-	}
-	return ""
 }
 
 // resourceCovers reports whether the resource identifier r names the
@@ -484,10 +476,8 @@ func firstLine(b []byte) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
+	// At most 200 bytes, cut at a rune boundary.
+	return safe.Truncate(s, 200, "")
 }
 
 // redactedURL is u without user info, query and fragment, which may carry
@@ -498,12 +488,21 @@ func redactedURL(u *url.URL) string {
 	return c.String()
 }
 
+// redactedRaw is raw as [redactedURL] shows it, or, when it does not
+// parse, raw cut before its query or fragment and without what comes
+// before an "@" after the scheme (user info).
 func redactedRaw(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
+	if u, err := url.Parse(raw); err == nil {
+		return redactedURL(u)
 	}
-	return redactedURL(u)
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = raw[:i]
+	}
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if at := strings.LastIndexByte(rest, '@'); ok && at >= 0 {
+		raw = scheme + "://" + rest[at+1:]
+	}
+	return raw
 }
 
 // oauthCheck401 runs the OAuth readiness check on a remote whose

@@ -230,10 +230,13 @@ func TestS10QDiscovery(t *testing.T) {
 			detail:    "WWW-Authenticate names resource metadata on another host ({other}/.well-known/oauth-protected-resource), which mcpvet does not contact, and the target's own well-known path has none",
 		},
 		{
+			// A URL that does not parse names nothing a client can fetch:
+			// with nothing at the well-known paths, the server's defect
+			// (i26s; TestS10SNamedURLInvalid has the other invalid forms).
 			name:      "named URL unparsable",
 			f:         s10qFixture{header: `Bearer resource_metadata="https://[::1/prm"`},
-			readiness: OAuthNotChecked,
-			detail:    "WWW-Authenticate names resource metadata on another host ((unparsable URL)), which mcpvet does not contact, and the target's own well-known path has none",
+			want:      []string{CodeOAuthBadResourceMeta},
+			readiness: OAuthBroken,
 		},
 		{
 			name:      "resource at the origin covers /mcp",

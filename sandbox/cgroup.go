@@ -185,7 +185,7 @@ func newCgroupSet(run string, lim Limits) *cgroupSet {
 				// Without this, the limit only bounds RAM and the rest swaps.
 				_ = writeCgroupFile(dir, "memory.memsw.limit_in_bytes", strconv.FormatInt(lim.MemoryBytes, 10))
 			case "pids":
-				werr = writeCgroupFile(dir, "pids.max", strconv.Itoa(lim.Processes))
+				werr = writeCgroupFile(dir, "pids.max", pidsMax(lim.Processes))
 			}
 			if werr != nil {
 				_ = os.Remove(dir)
@@ -406,4 +406,14 @@ func (cg *cgroupSet) remove() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// pidsMax is the pids.max of a process limit n. A disabled limit (n <= 0)
+// is "max": the kernel refuses a negative number, and the group is still
+// wanted to track the server's processes where there is no cgroup2.
+func pidsMax(n int) string {
+	if n > 0 {
+		return strconv.Itoa(n)
+	}
+	return "max"
 }

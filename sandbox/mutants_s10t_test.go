@@ -14,7 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -49,7 +51,7 @@ func TestS10TDefaultLimits(t *testing.T) {
 }
 
 // s10tV1Mounts returns the mount points of the cgroup v1 hierarchies that
-// hold memory and pids, read from /proc/self/mountinfo here rather than
+// hold memory, pids and cpuacct, read from /proc/self/mountinfo here rather than
 // with cgroupMounts, which is under test.
 func s10tV1Mounts(t *testing.T) map[string]string {
 	f, err := os.Open("/proc/self/mountinfo")
@@ -66,7 +68,7 @@ func s10tV1Mounts(t *testing.T) map[string]string {
 			continue
 		}
 		for _, c := range strings.Split(qf[2], ",") {
-			if c == "memory" || c == "pids" {
+			if c == "memory" || c == "pids" || c == "cpuacct" {
 				out[c] = pf[4]
 			}
 		}
@@ -304,6 +306,9 @@ func TestS10TCgroup2Group(t *testing.T) {
 	if want := filepath.Join(mount, own, "mcpvet", run); cg.v2 != want || !cg.has("cgroup2") || !cg.tracks() {
 		t.Fatalf("cgroup2 group %q (mechanisms %v, tracks %v), want %q", cg.v2, cg.mechanisms, cg.tracks(), want)
 	}
+	if cg.v1["cpuacct"] != "" || !cg.measuresCPU() {
+		t.Errorf("cpuacct group %q, measuresCPU %v: cgroup2's cpu.stat measures CPU time, a cpuacct group adds nothing", cg.v1["cpuacct"], cg.measuresCPU())
+	}
 	delegated, _ := os.ReadFile(filepath.Join(mount, own, "cgroup.subtree_control"))
 	for _, c := range []struct{ ctrl, file, value string }{
 		{"memory", "memory.max", fmt.Sprint(lim.MemoryBytes)},
@@ -341,5 +346,101 @@ func TestS10TCgroup2Group(t *testing.T) {
 	}
 	if !slices.Contains(cg.pids(), child.Process.Pid) {
 		t.Errorf("pids() = %v, want it to hold %d", cg.pids(), child.Process.Pid)
+	}
+}
+
+// s10tBlockCgroup2 makes newCgroupSet find no usable cgroup2 hierarchy for
+// run, as on a machine with cgroup v1 only: it makes the run's cgroup2
+// folders beforehand, so that creating them fails with EEXIST.
+func s10tBlockCgroup2(t *testing.T, run string) {
+	mount := s10tV2Mount(t)
+	if mount == "" {
+		return
+	}
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := "/"
+	for _, line := range strings.Split(string(data), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			own = p
+		}
+	}
+	for _, base := range []string{filepath.Join(mount, own), mount} {
+		dir := filepath.Join(base, "mcpvet", run)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Skipf("cannot make %s: %v", dir, err)
+		}
+		t.Cleanup(func() { os.Remove(dir) })
+	}
+}
+
+// TestS10TCgroupV1Only: without cgroup2, a run gets the v1 groups that
+// limit what is limited (memory, pids) and measure CPU time (cpuacct),
+// below mcpvet's own groups. The pids group is also what finds every
+// descendant of a server (a daemon that left the process group included),
+// so a run gets one even when its process limit is disabled (negative,
+// see [Limits]); it then has no limit ("max"). Before pidsMax, pids.max
+// was written "-1", which the kernel refuses, and such a run was not
+// tracked at all.
+func TestS10TCgroupV1Only(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making cgroups needs root")
+	}
+	mounts := s10tV1Mounts(t)
+	if mounts["pids"] == "" || mounts["memory"] == "" || mounts["cpuacct"] == "" {
+		t.Skipf("no cgroup v1 memory, pids and cpuacct hierarchies (%v)", mounts)
+	}
+	own := s10tProcCgroups(t, "self")
+	for _, tc := range []struct {
+		name    string
+		lim     Limits
+		want    []string // controllers with a group
+		pidsMax string
+	}{
+		{"limits off", Limits{MemoryBytes: -1, Processes: -1, CPUTime: -1}, []string{"pids"}, "max"},
+		{"limits on", Limits{MemoryBytes: 64 << 20, Processes: 32, CPUTime: time.Second}, []string{"cpuacct", "memory", "pids"}, "32"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := ownerTag() + "-s10t-" + newRunID()
+			s10tBlockCgroup2(t, run)
+			cg := newCgroupSet(run, tc.lim)
+			defer func() {
+				if err := cg.remove(); err != nil {
+					t.Errorf("remove: %v", err)
+				}
+			}()
+			if cg.v2 != "" {
+				t.Fatalf("cgroup2 group %q: the test could not make cgroup2 unusable", cg.v2)
+			}
+			want := map[string]string{}
+			for _, c := range tc.want {
+				want[c] = filepath.Join(mounts[c], own[c], "mcpvet", run)
+			}
+			if diff := cmp.Diff(want, cg.v1); diff != "" {
+				t.Fatalf("v1 groups (-want +got):\n%s", diff)
+			}
+			if !cg.tracks() || cg.measuresCPU() != (tc.lim.CPUTime > 0) {
+				t.Errorf("tracks, measuresCPU = %v, %v; want true, %v", cg.tracks(), cg.measuresCPU(), tc.lim.CPUTime > 0)
+			}
+			if data, err := os.ReadFile(filepath.Join(want["pids"], "pids.max")); strings.TrimSpace(string(data)) != tc.pidsMax {
+				t.Errorf("pids.max = %q (%v), want %s", data, err, tc.pidsMax)
+			}
+			child := exec.Command("sleep", "60")
+			if err := child.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				_ = child.Process.Kill()
+				_ = child.Wait()
+			}()
+			if err := cg.attach(child.Process.Pid, false); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(cg.pids(), child.Process.Pid) {
+				t.Errorf("pids() = %v, want it to hold %d", cg.pids(), child.Process.Pid)
+			}
+		})
 	}
 }
