@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -310,4 +311,115 @@ func TestS10WStoredWhileTheLaunchIsStillThere(t *testing.T) {
 	if after := runDirs(); len(after) != 0 {
 		t.Errorf("run folders after RunOne: %q; want none", after)
 	}
+}
+
+// TestS10WMaskSameValueOneName: one token configured under two names (a
+// GITHUB_TOKEN and a GH_TOKEN holding the same value, as users set both
+// for the tools that read either) is masked under one name, the same in
+// every run: the first in alphabetical order. (secrets.go:83:19
+// `names[i] < names[j]` -> `>=` masked it as the other name: an earlier
+// session took the order among values of one length for unobservable,
+// but two names may hold one value, and the replacer takes the first
+// pair that matches.)
+func TestS10WMaskSameValueOneName(t *testing.T) {
+	const token = "ghp_0123456789abcdef"
+	mask := map[string]string{"GITHUB_TOKEN": token, "GH_TOKEN": token, "header Authorization": "Bearer " + token}
+	for range 5 { // the map's order differs between runs
+		res := &probe.Result{Liveness: probe.Liveness{Detail: "echoed " + token + " and Bearer " + token}}
+		out := maskResult(res, mask)
+		if want := "echoed [secret GH_TOKEN] and [secret header Authorization]"; out.Liveness.Detail != want {
+			t.Fatalf("masked %q, want %q", out.Liveness.Detail, want)
+		}
+	}
+}
+
+// TestS10WRecheckOnlyAfterAFailedStart: a sandbox pass saved by an earlier
+// process is dropped, and checked again, when a server fails to start
+// under it, and only then (issue 25: the saved pass spares every later
+// process a sandboxed rehearsal; see [sandbox.Recheck]). Each probe runs
+// in a process of its own (this test binary, running
+// TestS10WRecheckChild), as a pass read from a record is a process's
+// state. The test rewrites the saved record indented, which the sandbox
+// reads like the compact one it writes: an indented record afterwards is
+// the one the test left, a compact one was dropped and saved again.
+// (one.go:170:41 `SpawnError != ""` -> `==` launched every server that
+// started twice, after a check, and kept the pass of a sandbox whose
+// servers no longer start.)
+func TestS10WRecheckOnlyAfterAFailedStart(t *testing.T) {
+	bins := testfixture.Build(t, "wellbehaved")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	probeIn := func(command string) string {
+		t.Helper()
+		cmd := exec.Command(exe, "-test.run", "^TestS10WRecheckChild$", "-test.short")
+		cmd.Env = append(os.Environ(), "MCPVET_S10W_CACHE="+cache, "MCPVET_S10W_COMMAND="+command)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("probe of %s in a process of its own: %v\n%s", command, err, out)
+		}
+		_, status, _ := strings.Cut(string(out), "status=")
+		status, _, _ = strings.Cut(status, "\n")
+		return status
+	}
+	record := func() string {
+		t.Helper()
+		names, _ := filepath.Glob(filepath.Join(cache, "sandbox", "available-*.json"))
+		if len(names) != 1 {
+			t.Fatalf("sandbox records %q; want one", names)
+		}
+		return names[0]
+	}
+	indent := func(file string) {
+		t.Helper()
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var state map[string]string
+		if err := json.Unmarshal(b, &state); err != nil {
+			t.Fatal(err)
+		}
+		b, _ = json.MarshalIndent(state, "", "  ")
+		if err := os.WriteFile(file, b, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	indented := func(file string) bool {
+		b, err := os.ReadFile(file)
+		return err == nil && strings.Contains(string(b), "\n  ")
+	}
+
+	if status := probeIn(bins["wellbehaved"]); status != string(vocab.StatusOK) {
+		t.Skipf("the first probe, which saves the pass: status %q; no isolating sandbox here", status)
+	}
+	file := record()
+	indent(file)
+	if status := probeIn(bins["wellbehaved"]); status != string(vocab.StatusOK) || !indented(file) {
+		t.Errorf("a server that started under the saved pass: status %q, the pass kept as it was: %v; want ok, kept", status, indented(file))
+	}
+	indent(file)
+	if status := probeIn("/nonexistent/mcp-server"); status != string(vocab.StatusSpawnFailed) || indented(file) || record() != file {
+		t.Errorf("a server that failed to start under the saved pass: status %q, the pass kept as it was: %v; want %s, checked and saved again",
+			status, indented(file), vocab.StatusSpawnFailed)
+	}
+}
+
+// TestS10WRecheckChild is TestS10WRecheckOnlyAfterAFailedStart's probe in
+// a process of its own; it prints the liveness status.
+func TestS10WRecheckChild(t *testing.T) {
+	cache, command := os.Getenv("MCPVET_S10W_CACHE"), os.Getenv("MCPVET_S10W_COMMAND")
+	if cache == "" {
+		t.Skip("run by TestS10WRecheckOnlyAfterAFailedStart")
+	}
+	plan := vocab.Plan{Key: "recheck", Name: "recheck", Source: "test", Transport: vocab.TransportStdio, Command: command}
+	opts := fastOptions("auto")
+	opts.Sandbox.CacheDir = cache
+	res, err := Probe(context.Background(), &plan, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("status=%s\n", res.Liveness.Status)
 }
