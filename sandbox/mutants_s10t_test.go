@@ -534,7 +534,14 @@ func TestS10TCgroupV1Only(t *testing.T) {
 			if fd := cg.cloneFD(); fd != -1 {
 				t.Errorf("cloneFD() = %d without a cgroup2 group, want -1", fd)
 			}
+			// Without cgroup2 there is no cgroup.kill to write: kill writes
+			// nothing, in the working directory least of all.
+			wd := t.TempDir()
+			t.Chdir(wd)
 			s10tKillAll(t, cg, child)
+			if entries, _ := os.ReadDir(wd); len(entries) > 0 {
+				t.Errorf("kill() left %v in the working directory", entries)
+			}
 			s10tAttachGone(t, cg)
 		})
 	}
@@ -573,5 +580,47 @@ func s10tAttachGone(t *testing.T, cg *cgroupSet) {
 		if !strings.Contains(err.Error(), filepath.Join(dir, "cgroup.procs")) {
 			t.Errorf("attach(%d): %v; want it to name %s", gone.Process.Pid, err, dir)
 		}
+	}
+}
+
+// TestS10TCgroupCPUExceeded: the CPU time a run's cgroups measured (cgroup2
+// cpu.stat usage_usec, or cgroup v1 cpuacct.usage in nanoseconds) ends it
+// for cpu_time once it is more than the budget; a disabled budget
+// (negative) never does. Files laid out as the kernel writes them.
+func TestS10TCgroupCPUExceeded(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		v2         bool
+		file, text string
+		used       time.Duration
+		budget     time.Duration
+		want       string
+	}{
+		{"v2 over", true, "cpu.stat", "usage_usec 1500000\nuser_usec 1400000\nsystem_usec 100000\n", 1500 * time.Millisecond, time.Second, LimitCPUTime},
+		{"v2 under", true, "cpu.stat", "usage_usec 1500000\nuser_usec 1400000\nsystem_usec 100000\n", 1500 * time.Millisecond, 2 * time.Second, ""},
+		{"v2 exactly the budget", true, "cpu.stat", "usage_usec 1000000\n", time.Second, time.Second, ""},
+		{"v2 budget disabled", true, "cpu.stat", "usage_usec 1500000\n", 1500 * time.Millisecond, -1, ""},
+		{"v1 over", false, "cpuacct.usage", "1500000000\n", 1500 * time.Millisecond, time.Second, LimitCPUTime},
+		{"v1 under", false, "cpuacct.usage", "1500000000\n", 1500 * time.Millisecond, 2 * time.Second, ""},
+		{"v1 budget disabled", false, "cpuacct.usage", "1500000000\n", 1500 * time.Millisecond, -1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cg := &cgroupSet{v1: map[string]string{}}
+			if tc.v2 {
+				cg.v2 = dir
+			} else {
+				cg.v1["cpuacct"] = dir
+			}
+			if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if used, ok := cg.cpuUsed(); !ok || used != tc.used {
+				t.Errorf("cpuUsed() = %v, %v; want %v, true", used, ok, tc.used)
+			}
+			if got := cg.exceeded(tc.budget); got != tc.want {
+				t.Errorf("exceeded(%v) = %q, want %q", tc.budget, got, tc.want)
+			}
+		})
 	}
 }
