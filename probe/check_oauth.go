@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/authchallenge"
 	"github.com/mcpvet/mcpvet/internal/safe"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -281,7 +282,7 @@ func deref(s *string) string {
 // endpoint's path, else the root one (RFC 9728 section 3.1).
 func (c *oauthCheck) resourceMetadata(ctx context.Context, hdr http.Header) (json.RawMessage, string, bool) {
 	var candidates []string
-	named := resourceMetadataParam(hdr)
+	named := authchallenge.ResourceMetadata(hdr)
 	nu, err := url.Parse(named)
 	// RFC 9728 section 5.1: resource_metadata carries the URL of the
 	// metadata, which a client fetches as it stands; a relative
@@ -335,145 +336,6 @@ func (c *oauthCheck) resourceMetadata(ctx context.Context, hdr http.Header) (jso
 		c.out.Readiness = OAuthNotReady
 	}
 	return nil, "", false
-}
-
-// resourceMetadataParam returns the first non-empty resource_metadata
-// parameter of the WWW-Authenticate challenges, of whatever scheme (as
-// the go-sdk client reads it), or "".
-func resourceMetadataParam(hdr http.Header) string {
-	for _, v := range hdr.Values("WWW-Authenticate") {
-		for _, ch := range parseChallenges(v) {
-			if u := ch.params["resource_metadata"]; u != "" {
-				return u
-			}
-		}
-	}
-	return ""
-}
-
-// authChallenge is one challenge of a WWW-Authenticate field: its scheme
-// in lower case ("" for parameters sent before any scheme) and its
-// parameters, names in lower case, the first of a repeated name kept.
-type authChallenge struct {
-	scheme string
-	params map[string]string
-}
-
-// parseChallenges reads the challenges of one WWW-Authenticate field value
-// (RFC 9110 section 11.6.1):
-//
-//	WWW-Authenticate = #challenge
-//	challenge        = auth-scheme [ 1*SP ( token68 / #auth-param ) ]
-//	auth-param       = token BWS "=" BWS ( token / quoted-string )
-//
-// A comma separates both the parameters of a challenge and the challenges,
-// so a token followed by "=" is a parameter of the challenge before it and
-// any other token starts a challenge. A quoted string ends at its first
-// unescaped quote, and a backslash takes the next character as it is
-// (quoted-pair, section 5.6.4), so nothing inside one is read as a
-// parameter. Two leniencies follow what servers send and clients accept:
-// an unquoted value runs to the next comma or space even when it is not a
-// token (URLs are sent unquoted), and parameters before any scheme make a
-// challenge without one. Reading stops at the first thing no rule fits
-// (an unterminated quoted string, a value not followed by a comma), since
-// what follows cannot be split reliably.
-func parseChallenges(v string) []authChallenge {
-	var out []authChallenge
-	p := 0
-	for {
-		// Empty list elements are allowed (RFC 9110 section 5.6.1).
-		p += spanOf(v[p:], " \t,")
-		name := v[p : p+tokenLen(v[p:])]
-		if name == "" {
-			return out
-		}
-		p += len(name)
-		if rest := v[p+spanOf(v[p:], " \t"):]; strings.HasPrefix(rest, "=") {
-			val, n, ok := authParamValue(rest[1:])
-			if !ok {
-				return out
-			}
-			if len(out) == 0 {
-				out = append(out, authChallenge{params: map[string]string{}})
-			}
-			if _, dup := out[len(out)-1].params[strings.ToLower(name)]; !dup {
-				out[len(out)-1].params[strings.ToLower(name)] = val
-			}
-			after := rest[1+n:]
-			p = len(v) - len(after)
-			if after = strings.TrimLeft(after, " \t"); after != "" && after[0] != ',' {
-				return out
-			}
-			continue
-		}
-		out = append(out, authChallenge{scheme: strings.ToLower(name), params: map[string]string{}})
-		p += token68Len(v[p:])
-	}
-}
-
-// authParamValue reads an auth-param's value after its "=" (and BWS): a
-// quoted string, unescaped, or an unquoted run up to a comma or space. It
-// returns the value and the bytes read, or false for an unterminated
-// quoted string.
-func authParamValue(s string) (string, int, bool) {
-	lead := spanOf(s, " \t")
-	s = s[lead:]
-	if !strings.HasPrefix(s, `"`) {
-		n := strings.IndexAny(s, ", \t")
-		if n < 0 {
-			n = len(s)
-		}
-		return s[:n], lead + n, true
-	}
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			return b.String(), lead + i + 1, true
-		case '\\':
-			if i+1 < len(s) {
-				i++
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return "", 0, false
-}
-
-// token68Len is the length of the token68 that follows an auth-scheme
-// (RFC 9110 section 11.2: 1*SP, then letters, digits and -._~+/ ending in
-// any number of "="), or 0 when what follows is no token68 but
-// parameters: a token68 is the challenge's last item, so a comma or the
-// end must come after it.
-func token68Len(s string) int {
-	sp := spanOf(s, " ")
-	if sp == 0 {
-		return 0
-	}
-	n := sp + spanOf(s[sp:], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/")
-	if n == sp {
-		return 0
-	}
-	n += spanOf(s[n:], "=")
-	if rest := strings.TrimLeft(s[n:], " \t"); rest != "" && rest[0] != ',' {
-		return 0
-	}
-	return n
-}
-
-// tokenLen is the length of the token s starts with (RFC 9110 section
-// 5.6.2).
-func tokenLen(s string) int {
-	return spanOf(s, "!#$%&'*+-.^_`|~ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-}
-
-// spanOf is the length of the prefix of s made of bytes in set.
-func spanOf(s, set string) int {
-	i := 0
-	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
-		i++
-	}
-	return i
 }
 
 // resourceCovers reports whether the resource identifier r names the

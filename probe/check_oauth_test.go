@@ -183,20 +183,6 @@ func TestRunOAuth(t *testing.T) {
 	}
 }
 
-func TestResourceMetadataParam(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{`Bearer resource_metadata="https://a.example/.well-known/oauth-protected-resource"`, "https://a.example/.well-known/oauth-protected-resource"},
-		{`Bearer realm="x", resource_metadata=https://a.example/m, scope="a"`, "https://a.example/m"},
-		{`Bearer error="invalid_token"`, ""},
-	} {
-		h := http.Header{}
-		h.Set("WWW-Authenticate", tt.in)
-		if got := resourceMetadataParam(h); got != tt.want {
-			t.Errorf("resourceMetadataParam(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestSecureURL(t *testing.T) {
 	for _, tt := range []struct {
 		in   string

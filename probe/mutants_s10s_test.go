@@ -15,7 +15,9 @@ import (
 // session 10 (notes/issue-26q.md): what the check reports when
 // WWW-Authenticate names resource metadata by an invalid URL, how it
 // reads the resource_metadata parameter out of the header, and where it
-// cuts a finding's evidence.
+// cuts a finding's evidence. The header's parser and its own tests (the
+// resource_metadata table, the round trip, the fuzz target) moved to
+// internal/authchallenge (helper i26v), which sandbox shares.
 
 // TestS10SNamedURLInvalid: RFC 9728 section 5.1 names the protected
 // resource metadata by URL, and a client fetches it as it stands. A
@@ -117,54 +119,6 @@ func TestS10SNamedURLInvalidFallback(t *testing.T) {
 	}
 }
 
-// TestS10SResourceMetadataParam: the parameter is read from the
-// auth-params of the challenges (RFC 9110 section 11.6.1), never from a
-// longer name that ends in it nor from inside another parameter's quoted
-// value, and a quoted value keeps its escaped characters.
-func TestS10SResourceMetadataParam(t *testing.T) {
-	const u = "https://a.example/.well-known/oauth-protected-resource"
-	tests := []struct {
-		name string
-		in   []string // header lines
-		want string
-	}{
-		{"quoted", []string{`Bearer resource_metadata="` + u + `"`}, u},
-		{"unquoted", []string{`Bearer realm="x", resource_metadata=` + u + `, scope="a"`}, u},
-		{"name in another case", []string{`Bearer Resource_Metadata="` + u + `"`}, u},
-		{"spaces around =", []string{`Bearer resource_metadata = "` + u + `"`}, u},
-		{"no space after the comma", []string{`Bearer error="invalid_token",resource_metadata="` + u + `"`}, u},
-		{"Bearer with several params", []string{`Bearer error="invalid_token", error_description="The access token expired", resource_metadata="` + u + `", scope="mcp:read mcp:write"`}, u},
-		{"another scheme before Bearer", []string{`Basic realm="x", Bearer resource_metadata="` + u + `"`}, u},
-		{"token68 scheme before Bearer", []string{`Negotiate abc+/==, Bearer realm="mcp", resource_metadata="` + u + `"`}, u},
-		{"on a second header line", []string{`Basic realm="x"`, `Bearer resource_metadata="` + u + `"`}, u},
-		{"empty list elements", []string{`, Bearer , realm="mcp",, resource_metadata="` + u + `"`}, u},
-		{"the first of a repeated name", []string{`Bearer resource_metadata="` + u + `", resource_metadata="https://b.example/m"`}, u},
-		{"empty in the first challenge, set in the next", []string{`Bearer resource_metadata="", DPoP resource_metadata="` + u + `"`}, u},
-		{"escaped quotes in the value", []string{`Bearer resource_metadata="https://a.example/m?q=\"x\\y\""`}, `https://a.example/m?q="x\y"`},
-		{"quoted commas and escaped quotes before it", []string{`Bearer realm="say \"resource_metadata=x\", then", resource_metadata="` + u + `"`}, u},
-		{"a longer name", []string{`Bearer x_resource_metadata="https://evil.example/m"`}, ""},
-		{"a longer name, unquoted", []string{`Bearer x_resource_metadata=https://evil.example/m`}, ""},
-		{"inside a quoted value", []string{`Bearer realm="resource_metadata=https://evil.example/m"`}, ""},
-		{"inside a quoted value with commas", []string{`Bearer realm="a, resource_metadata=https://evil.example/m", error="invalid_token"`}, ""},
-		{"inside another scheme's quoted value", []string{`Basic realm="resource_metadata=\"https://evil.example/m\"", Bearer realm="mcp"`}, ""},
-		{"unterminated quoted string", []string{`Bearer realm="mcp, resource_metadata="https://evil.example/m"`}, ""},
-		{"empty quoted", []string{`Bearer resource_metadata="", realm="mcp"`}, ""},
-		{"empty unquoted", []string{`Bearer resource_metadata=, realm="mcp"`}, ""},
-		{"empty unquoted after another param", []string{`Bearer realm="mcp", resource_metadata=, scope="a"`}, ""},
-		{"none", []string{`Bearer error="invalid_token"`}, ""},
-		{"no header", nil, ""},
-	}
-	for _, tt := range tests {
-		h := http.Header{}
-		for _, v := range tt.in {
-			h.Add("WWW-Authenticate", v)
-		}
-		if got := resourceMetadataParam(h); got != tt.want {
-			t.Errorf("%s: resourceMetadataParam(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestS10SFirstLine: the evidence is cut at a rune boundary, never past
 // 200 bytes, so no multi-byte character is split into bytes that JSON
 // output turns into U+FFFD.
@@ -205,55 +159,4 @@ func TestS10SRedactedRaw(t *testing.T) {
 			t.Errorf("redactedRaw(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-}
-
-// s10sQuote writes v as an RFC 9110 quoted-string, escaping quotes and
-// backslashes.
-func s10sQuote(v string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
-}
-
-// TestS10SParseChallengesRoundTrip: any value, quoted as RFC 9110 says,
-// reads back as it was, whatever parameters and challenges surround it;
-// the scheme is read in lower case and a token68 is no parameter.
-func TestS10SParseChallengesRoundTrip(t *testing.T) {
-	for _, v := range []string{"", "plain", `a"b`, `a\b`, `\"`, `"\\"`, "a, b=c", `x", resource_metadata="y`, "é€😀", "tab\there", `trailing\`} {
-		header := `Negotiate abc+/==, Bearer realm="mcp", resource_metadata=` + s10sQuote(v) + `, scope=` + s10sQuote("a b")
-		got := parseChallenges(header)
-		want := []authChallenge{
-			{scheme: "negotiate", params: map[string]string{}},
-			{scheme: "bearer", params: map[string]string{"realm": "mcp", "resource_metadata": v, "scope": "a b"}},
-		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(authChallenge{})); diff != "" {
-			t.Errorf("parseChallenges(%q) (-want +got):\n%s", header, diff)
-		}
-	}
-}
-
-// FuzzS10SParseChallenges: any header value is read without a panic, and
-// a value quoted after it in a challenge of its own is read back whole
-// unless the header leaves a quoted string open.
-func FuzzS10SParseChallenges(f *testing.F) {
-	for _, s := range []string{"", `Bearer realm="x"`, `Basic abc==`, `"`, `Bearer realm="a\`, `a=b, c`, `, ,`, `Bearer realm=x y`} {
-		f.Add(s, "https://a.example/m")
-	}
-	f.Fuzz(func(t *testing.T, header, v string) {
-		parseChallenges(header)
-		if strings.Count(header, `"`) != 0 || strings.ContainsAny(v, "\r\n") {
-			return
-		}
-		h := strings.TrimRight(header, " \t,")
-		sep := ", "
-		if h == "" {
-			sep = ""
-		}
-		cs := parseChallenges(h + sep + "Zz resource_metadata=" + s10sQuote(v))
-		if len(cs) == 0 || cs[len(cs)-1].scheme != "zz" || cs[len(cs)-1].params["resource_metadata"] != v {
-			// A header that stops the reading (no rule fits) may hide what
-			// follows; only check headers that read whole on their own.
-			if whole := parseChallenges(h + sep + "Zz"); len(whole) > 0 && whole[len(whole)-1].scheme == "zz" {
-				t.Errorf("after %q, the quoted value %q reads as %+v", h, v, cs)
-			}
-		}
-	})
 }

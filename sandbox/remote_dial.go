@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/authchallenge"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -244,7 +245,12 @@ type HTTPOutcome struct {
 	// ContentType is the media type of the body.
 	ContentType string
 	// ResourceMetadata reports whether a 401's WWW-Authenticate header
-	// names OAuth protected-resource metadata (resource_metadata=...).
+	// names OAuth protected-resource metadata: a non-empty
+	// resource_metadata parameter of any of its challenges, read by
+	// [authchallenge.ResourceMetadata] as probe's OAuth check reads it, so
+	// the liveness detail and the OAuth check agree on the same header (a
+	// longer name such as x_resource_metadata, or the words inside another
+	// parameter's quoted value, name nothing).
 	ResourceMetadata bool
 }
 
@@ -257,13 +263,8 @@ func (s *Server) noteHTTP(resp *http.Response) {
 		return
 	}
 	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
-	o := &HTTPOutcome{Status: resp.StatusCode, ContentType: strings.TrimSpace(ct)}
-	for _, v := range resp.Header.Values("WWW-Authenticate") {
-		if strings.Contains(strings.ToLower(v), "resource_metadata") {
-			o.ResourceMetadata = true
-		}
-	}
-	s.http = o
+	s.http = &HTTPOutcome{Status: resp.StatusCode, ContentType: strings.TrimSpace(ct),
+		ResourceMetadata: authchallenge.ResourceMetadata(resp.Header) != ""}
 }
 
 // CheckRemote makes, before anything connects, the checks [Launch] makes of

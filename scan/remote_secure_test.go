@@ -49,6 +49,13 @@ func TestRemoteHTTPOutcomes(t *testing.T) {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`)
 			http.Error(w, `{"error":"invalid_token"}`, http.StatusUnauthorized)
 		}, vocab.StatusMissingCredentials, "HTTP 401 Unauthorized; requires OAuth authorization"},
+		// The words in a quoted value name no metadata (internal/authchallenge,
+		// as the OAuth check reads the header); before helper i26v this
+		// said "requires OAuth authorization".
+		{"401 with resource_metadata only inside a quoted value", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="x_resource_metadata=https://evil.example/m", error="invalid_token"`)
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		}, vocab.StatusMissingCredentials, "HTTP 401 Unauthorized; pass the credentials"},
 		{"401 bearer", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)

@@ -222,6 +222,7 @@ func TestRulesForbid(t *testing.T) {
 		{"scoring", "results"},
 		{"vocab", "probe"},
 		{"internal/safe", "probe"},
+		{"internal/authchallenge", "vocab"},
 		{"cmd/mcpvet", "probe"},
 		{"bench/sandboxbench", "scan"},
 		{"results/internal/fixture", "scoring"},
