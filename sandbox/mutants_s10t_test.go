@@ -347,6 +347,96 @@ func TestS10TCgroup2Group(t *testing.T) {
 	if !slices.Contains(cg.pids(), child.Process.Pid) {
 		t.Errorf("pids() = %v, want it to hold %d", cg.pids(), child.Process.Pid)
 	}
+	s10tKillAll(t, cg, child)
+	s10tAttachGone(t, cg)
+	dirs := cg.dirs()
+	if err := cg.remove(); err != nil {
+		t.Errorf("remove: %v", err)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("group %s after remove: %v, want it gone", d, err)
+		}
+	}
+	// One descriptor per run: a scan of thousands must not keep them.
+	if err := cg.v2fd.Close(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("the cgroup2 descriptor after remove: Close() = %v, want it closed already", err)
+	}
+}
+
+// TestS10TCgroupRemoveBusy: a group that cannot be deleted (here it holds
+// a group of its own, so rmdir says EBUSY) is reported by remove after
+// it tried for a while, and is still there; remove again once it can be
+// deleted succeeds.
+func TestS10TCgroupRemoveBusy(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making cgroups needs root")
+	}
+	run := ownerTag() + "-s10t-" + newRunID()
+	// No limits: one group (cgroup2, or v1 pids without it), one second
+	// of retries.
+	cg := newCgroupSet(run, Limits{MemoryBytes: -1, Processes: -1, CPUTime: -1})
+	dirs := cg.dirs()
+	if len(dirs) == 0 {
+		t.Skip("no writable cgroup")
+	}
+	var subs []string
+	for _, d := range dirs {
+		sub := filepath.Join(d, "sub")
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		subs = append(subs, sub)
+	}
+	err := cg.remove()
+	for _, d := range dirs {
+		if err == nil || !strings.Contains(err.Error(), d) {
+			t.Errorf("remove() = %v; want it to name the busy group %s", err, d)
+		}
+		if _, serr := os.Stat(d); serr != nil {
+			t.Errorf("the busy group %s: %v", d, serr)
+		}
+	}
+	for _, sub := range subs {
+		if err := os.Remove(sub); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := cg.remove(); err != nil {
+		t.Errorf("remove() once the groups are empty: %v", err)
+	}
+}
+
+// TestS10TNoCgroupWarning: a server run without a cgroup that finds its
+// processes (NoCgroups, as a user without a delegated cgroup) carries a
+// warning that processes leaving the process group may outlive the run;
+// where cgroups track the run (here, as root) it does not.
+func TestS10TNoCgroupWarning(t *testing.T) {
+	const warning = "no cgroup available: processes that leave the process group may outlive the run"
+	for _, tc := range []struct {
+		name      string
+		noCgroups bool
+		want      bool
+	}{
+		{"NoCgroups", true, true},
+		{"cgroups", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.noCgroups && os.Geteuid() != 0 {
+				t.Skip("making cgroups needs root")
+			}
+			opts := testOptions(BackendNone)
+			opts.NoCgroups = tc.noCgroups
+			s := launch(t, &vocab.Plan{Key: "w", Name: "w", Transport: vocab.TransportStdio, Command: "/bin/sh", Args: []string{"-c", "exit 0"}}, opts, "")
+			if _, err := s.Transport().Connect(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			info := s.Info(10 * time.Second)
+			if got := slices.Contains(info.Warnings, warning); got != tc.want {
+				t.Errorf("warning %q in %q: %v, want %v (mechanisms %v)", warning, info.Warnings, got, tc.want, info.Mechanisms)
+			}
+		})
+	}
 }
 
 // s10tBlockCgroup2 makes newCgroupSet find no usable cgroup2 hierarchy for
@@ -440,6 +530,96 @@ func TestS10TCgroupV1Only(t *testing.T) {
 			}
 			if !slices.Contains(cg.pids(), child.Process.Pid) {
 				t.Errorf("pids() = %v, want it to hold %d", cg.pids(), child.Process.Pid)
+			}
+			if fd := cg.cloneFD(); fd != -1 {
+				t.Errorf("cloneFD() = %d without a cgroup2 group, want -1", fd)
+			}
+			// Without cgroup2 there is no cgroup.kill to write: kill writes
+			// nothing, in the working directory least of all.
+			wd := t.TempDir()
+			t.Chdir(wd)
+			s10tKillAll(t, cg, child)
+			if entries, _ := os.ReadDir(wd); len(entries) > 0 {
+				t.Errorf("kill() left %v in the working directory", entries)
+			}
+			s10tAttachGone(t, cg)
+		})
+	}
+}
+
+// s10tKillAll checks that cg.kill kills child, a member of cg, and
+// reports the set empty.
+func s10tKillAll(t *testing.T, cg *cgroupSet, child *exec.Cmd) {
+	t.Helper()
+	if !cg.kill(5 * time.Second) {
+		t.Errorf("kill() = false: processes %v left", cg.pids())
+	}
+	if pids := cg.pids(); len(pids) > 0 {
+		t.Errorf("after kill() the set holds %v", pids)
+		return
+	}
+	err := child.Wait()
+	if ws, ok := child.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("the member ended with %v, want SIGKILL", err)
+	}
+}
+
+// s10tAttachGone checks that attaching a pid that no longer exists fails,
+// naming every group it could not be written to.
+func s10tAttachGone(t *testing.T, cg *cgroupSet) {
+	t.Helper()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	err := cg.attach(gone.Process.Pid, false)
+	if err == nil {
+		t.Fatalf("attach(%d), a pid that is gone: no error", gone.Process.Pid)
+	}
+	for _, dir := range cg.dirs() {
+		if !strings.Contains(err.Error(), filepath.Join(dir, "cgroup.procs")) {
+			t.Errorf("attach(%d): %v; want it to name %s", gone.Process.Pid, err, dir)
+		}
+	}
+}
+
+// TestS10TCgroupCPUExceeded: the CPU time a run's cgroups measured (cgroup2
+// cpu.stat usage_usec, or cgroup v1 cpuacct.usage in nanoseconds) ends it
+// for cpu_time once it is more than the budget; a disabled budget
+// (negative) never does. Files laid out as the kernel writes them.
+func TestS10TCgroupCPUExceeded(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		v2         bool
+		file, text string
+		used       time.Duration
+		budget     time.Duration
+		want       string
+	}{
+		{"v2 over", true, "cpu.stat", "usage_usec 1500000\nuser_usec 1400000\nsystem_usec 100000\n", 1500 * time.Millisecond, time.Second, LimitCPUTime},
+		{"v2 under", true, "cpu.stat", "usage_usec 1500000\nuser_usec 1400000\nsystem_usec 100000\n", 1500 * time.Millisecond, 2 * time.Second, ""},
+		{"v2 exactly the budget", true, "cpu.stat", "usage_usec 1000000\n", time.Second, time.Second, ""},
+		{"v2 budget disabled", true, "cpu.stat", "usage_usec 1500000\n", 1500 * time.Millisecond, -1, ""},
+		{"v1 over", false, "cpuacct.usage", "1500000000\n", 1500 * time.Millisecond, time.Second, LimitCPUTime},
+		{"v1 under", false, "cpuacct.usage", "1500000000\n", 1500 * time.Millisecond, 2 * time.Second, ""},
+		{"v1 budget disabled", false, "cpuacct.usage", "1500000000\n", 1500 * time.Millisecond, -1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cg := &cgroupSet{v1: map[string]string{}}
+			if tc.v2 {
+				cg.v2 = dir
+			} else {
+				cg.v1["cpuacct"] = dir
+			}
+			if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if used, ok := cg.cpuUsed(); !ok || used != tc.used {
+				t.Errorf("cpuUsed() = %v, %v; want %v, true", used, ok, tc.used)
+			}
+			if got := cg.exceeded(tc.budget); got != tc.want {
+				t.Errorf("exceeded(%v) = %q, want %q", tc.budget, got, tc.want)
 			}
 		})
 	}
