@@ -119,6 +119,7 @@ func TestS10ULocalHTTPAddr(t *testing.T) {
 		{"https://[::1]/mcp", "[::1]:443", ""},
 		{"http://0.0.0.0:3000/sse", "127.0.0.1:3000", ""},
 		{"http://127.0.0.5:9/", "127.0.0.5:9", ""},
+		{"http://:8089/mcp", "127.0.0.1:8089", ""},
 		{"ftp://localhost:21/", "", "want an http URL"},
 		{"localhost:8089", "", "want an http URL"},
 		{"http:///mcp", "", "want an http URL"},
@@ -424,4 +425,64 @@ func TestS10ULocalHTTPServer(t *testing.T) {
 			t.Errorf("Connect = %v (context %v), want the exit before listening (io.EOF)", err, ctx.Err())
 		}
 	})
+}
+
+// TestS10UBuiltinProcessLimit: as root without a pids cgroup, the builtin
+// backend runs the server under a uid of its own with RLIMIT_NPROC set to
+// the process limit (per uid, so per server), and names it among the
+// mechanisms.
+func TestS10UBuiltinProcessLimit(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("RLIMIT_NPROC stands in for the pids cgroup only with a uid of the run's own (as root)")
+	}
+	s10uNeedNamespaces(t)
+	opts := testOptions(BackendBuiltin)
+	opts.NoCgroups = true
+	opts.Limits = Limits{Processes: 64, Wall: 30 * time.Second}
+	s := launch(t, &vocab.Plan{Key: "p", Name: "p", Transport: vocab.TransportStdio, Command: "/bin/sh",
+		Args: []string{"-c", `grep "Max processes" /proc/self/limits >&2`}}, opts, "")
+	if _, err := s.Transport().Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	info := s.Info(10 * time.Second)
+	if f := strings.Fields(info.StderrTail); len(f) < 4 || f[2] != "64" || f[3] != "64" {
+		t.Errorf("the server's own limits say %q, want 64 processes", info.StderrTail)
+	}
+	if !slices.Contains(info.Mechanisms, "rlimit:nproc") {
+		t.Errorf("mechanisms %v, want rlimit:nproc", info.Mechanisms)
+	}
+}
+
+// TestS10UBuiltinEtcSymlinks: the minimal /etc of the builtin sandbox
+// keeps the host's symlinks as symlinks, pointing where the host's point
+// (/etc/localtime to its zone file under /usr, say), rather than copies of
+// their targets or nothing.
+func TestS10UBuiltinEtcSymlinks(t *testing.T) {
+	s10uNeedNamespaces(t)
+	var want []string
+	var script strings.Builder
+	for _, f := range etcFiles {
+		target, err := os.Readlink(f)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(f); err != nil {
+			continue // dangling on the host
+		}
+		want = append(want, f+" -> "+target)
+		fmt.Fprintf(&script, "echo \"%[1]s -> $(readlink %[1]s)\" >&2\n", f)
+	}
+	if len(want) == 0 {
+		t.Skip("no file of the minimal /etc is a symlink on this host")
+	}
+	s := launch(t, &vocab.Plan{Key: "e", Name: "e", Transport: vocab.TransportStdio, Command: "/bin/sh",
+		Args: []string{"-c", script.String()}}, testOptions(BackendBuiltin), "")
+	if _, err := s.Transport().Connect(context.Background()); err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	info := s.Info(10 * time.Second)
+	got := strings.Split(strings.TrimSpace(info.StderrTail), "\n")
+	if !slices.Equal(got, want) {
+		t.Errorf("in the sandbox:\n%s\nwant the host's links:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
