@@ -136,8 +136,8 @@ func newCgroupSet(run string, lim Limits) *cgroupSet {
 	if cgroupsDisabled {
 		return cg
 	}
-	own := ownCgroups()
-	mounts := cgroupMounts()
+	own, mounts := ownCgroups(), cgroupMounts()
+	own, mounts = cgroupLayout(own, mounts)
 	for _, m := range mounts {
 		if !m.v2 || cg.v2 != "" {
 			continue
@@ -416,4 +416,17 @@ func pidsMax(n int) string {
 		return strconv.Itoa(n)
 	}
 	return "max"
+}
+
+// cgroupLayoutForTest, when set, replaces this process's groups and the
+// cgroup mounts newCgroupSet works with: tests point it at a folder to see
+// what a layout this machine lacks (a cgroup2 hierarchy with memory and
+// pids) would be given.
+var cgroupLayoutForTest func() (own map[string]string, mounts []cgroupMount)
+
+func cgroupLayout(own map[string]string, mounts []cgroupMount) (map[string]string, []cgroupMount) {
+	if cgroupLayoutForTest != nil {
+		return cgroupLayoutForTest()
+	}
+	return own, mounts
 }

@@ -624,3 +624,53 @@ func TestS10TCgroupCPUExceeded(t *testing.T) {
 		})
 	}
 }
+
+// TestS10TCgroup2Limits: on a cgroup2 hierarchy that offers memory and
+// pids (a pure cgroup2 machine; this one binds both to v1, so a folder
+// stands in for the hierarchy), a run asks its mcpvet parent to delegate
+// them, then gets memory.max (with no swap) and pids.max, and reports
+// both limits as cgroup2's; a disabled limit writes neither. In the
+// folder each write of cgroup.subtree_control replaces the last one (the
+// kernel adds them up), so "+pids" is what shows.
+func TestS10TCgroup2Limits(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lim   Limits
+		files map[string]string // in the run's group
+		mechs []string
+	}{
+		{"limits", Limits{MemoryBytes: 64 << 20, Processes: 32}, map[string]string{"memory.max": "67108864", "memory.swap.max": "0", "pids.max": "32"}, []string{"cgroup2", "cgroup2:memory", "cgroup2:pids"}},
+		{"limits off", Limits{MemoryBytes: -1, Processes: -1}, map[string]string{}, []string{"cgroup2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			cgroupLayoutForTest = func() (map[string]string, []cgroupMount) {
+				return map[string]string{"": "/own"}, []cgroupMount{{dir: root, v2: true}}
+			}
+			defer func() { cgroupLayoutForTest = nil }()
+			cg := newCgroupSet("run", tc.lim)
+			defer cg.v2fd.Close()
+			if want := filepath.Join(root, "own", "mcpvet", "run"); cg.v2 != want {
+				t.Fatalf("cgroup2 group %q, want %q", cg.v2, want)
+			}
+			if diff := cmp.Diff(tc.mechs, cg.mechanisms); diff != "" {
+				t.Errorf("mechanisms (-want +got):\n%s", diff)
+			}
+			got := map[string]string{}
+			entries, err := os.ReadDir(cg.v2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				data, _ := os.ReadFile(filepath.Join(cg.v2, e.Name()))
+				got[e.Name()] = string(data)
+			}
+			if diff := cmp.Diff(tc.files, got); diff != "" {
+				t.Errorf("files of the run's group (-want +got):\n%s", diff)
+			}
+			if data, err := os.ReadFile(filepath.Join(root, "own", "mcpvet", "cgroup.subtree_control")); string(data) != "+pids" {
+				t.Errorf("the mcpvet parent's cgroup.subtree_control: %q, %v; want memory and pids asked for", data, err)
+			}
+		})
+	}
+}
