@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -232,5 +234,185 @@ func TestS10XNoneRealHome(t *testing.T) {
 	}
 	if !strings.Contains(info.StderrTail, "home="+home+"\n") {
 		t.Errorf("the server saw %q, want HOME=%s", info.StderrTail, home)
+	}
+}
+
+func init() {
+	// s10x-cpu MARKER MODE uses CPU as the CPU limit tests need: see
+	// runS10XCPU.
+	fakes["s10x-cpu"] = runS10XCPU
+}
+
+// s10xSink keeps the user-time loop from being optimised away.
+var s10xSink int
+
+// s10xCPU returns the CPU time (user plus system) of this process, or of
+// the children it waited for.
+func s10xCPU(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// s10xBurn uses d of this process's CPU time, in the kernel (reading
+// /dev/zero) or in user space.
+func s10xBurn(d time.Duration, kernel bool) {
+	f, err := os.Open("/dev/zero")
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	for s10xCPU(syscall.RUSAGE_SELF) < d {
+		if kernel {
+			_, _ = f.Read(buf)
+			continue
+		}
+		for i := range 1 << 20 {
+			s10xSink += i * i
+		}
+	}
+}
+
+// runS10XCPU: args are [marker, mode]. Modes:
+//   - live-sys: five children each use 300 ms of system time and stay.
+//   - reaped-user, reaped-sys: children one after another use 300 ms of
+//     user or system time and exit, waited for (ten at most), then it stays.
+//   - selfkill-sys: it uses one second of system time, then SIGKILLs itself.
+//   - burn-user, burn-sys, burn-sys-stay: a child's part (300 ms).
+func runS10XCPU(args []string) int {
+	if len(args) != 2 {
+		return 2
+	}
+	marker, mode := args[0], args[1]
+	const part = 300 * time.Millisecond
+	child := func(m string) *exec.Cmd {
+		exe, err := os.Executable()
+		if err != nil {
+			panic(err)
+		}
+		c := exec.Command(exe, fakeArg, "s10x-cpu", marker, m)
+		c.Stderr = os.Stderr
+		return c
+	}
+	switch mode {
+	case "burn-user", "burn-sys", "burn-sys-stay":
+		s10xBurn(part, mode != "burn-user")
+		if mode == "burn-sys-stay" {
+			time.Sleep(time.Hour)
+		}
+		return 0
+	case "live-sys":
+		var cs []*exec.Cmd
+		for range 5 {
+			c := child("burn-sys-stay")
+			if err := c.Start(); err != nil {
+				panic(err)
+			}
+			cs = append(cs, c)
+		}
+		for _, c := range cs {
+			_ = c.Wait()
+		}
+	case "reaped-user", "reaped-sys":
+		for range 10 {
+			if err := child(strings.Replace(mode, "reaped", "burn", 1)).Run(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+			}
+		}
+	case "selfkill-sys":
+		s10xBurn(time.Second, true)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	default:
+		return 2
+	}
+	time.Sleep(time.Hour)
+	return 0
+}
+
+// TestS10XCPULimitAcrossTree: without a cgroup that measures CPU (rlimits
+// and /proc only), the CPU limit holds for the server's whole process
+// tree, which RLIMIT_CPU (per process) does not: the tree's CPU time
+// counts user and system time of live processes and of the children they
+// waited for, and a server that dies of a signal having used the limit
+// (as under RLIMIT_CPU's hard SIGKILL, between two polls) is reported over
+// it too. Each case ends with the server killed over the CPU limit, not at
+// the wall-clock limit.
+func TestS10XCPULimitAcrossTree(t *testing.T) {
+	for _, mode := range []string{"live-sys", "reaped-user", "reaped-sys", "selfkill-sys"} {
+		t.Run(mode, func(t *testing.T) {
+			plan, marker := fakePlan(t, "s10x-cpu")
+			plan.Args = append(plan.Args, mode)
+			opts := s10uNoneOptions(1 << 30)
+			opts.Limits.CPUTime = time.Second
+			opts.Limits.Wall = time.Minute // far beyond, even on a loaded machine
+			s := launch(t, plan, opts, marker)
+			connect(t, s)
+			info := s.Info(90 * time.Second)
+			if info.LimitExceeded != LimitCPUTime || !info.Exited || info.Signal != "SIGKILL" {
+				t.Errorf("LimitExceeded=%q Exited=%v Signal=%q, want %q true SIGKILL (mechanisms %v, stderr %q)",
+					info.LimitExceeded, info.Exited, info.Signal, LimitCPUTime, info.Mechanisms, info.StderrTail)
+			}
+		})
+	}
+}
+
+// TestS10XExitOutcome: how a server ended is reported as it happened: an
+// exit status or a signal is the server's outcome, not a warning about
+// mcpvet's wait; death by SIGXCPU (RLIMIT_CPU's signal) is the CPU limit
+// even where mcpvet cannot see the CPU time it used.
+func TestS10XExitOutcome(t *testing.T) {
+	code3 := 3
+	for _, tc := range []struct {
+		name   string
+		script string
+		code   *int
+		signal string
+		limit  string
+	}{
+		{"exit status", "exit 3", &code3, "", ""},
+		{"signal", "kill -TERM $$", nil, "SIGTERM", ""},
+		{"SIGXCPU", "kill -XCPU $$", nil, "SIGXCPU", LimitCPUTime},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := launch(t, &vocab.Plan{Key: "sh", Name: "sh", Transport: vocab.TransportStdio, Command: "/bin/sh",
+				Args: []string{"-c", tc.script}}, s10uNoneOptions(1<<30), "")
+			if _, err := s.Transport().Connect(context.Background()); err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			info := s.Info(10 * time.Second)
+			if !info.Exited || !cmp.Equal(info.ExitCode, tc.code) || info.Signal != tc.signal || info.LimitExceeded != tc.limit {
+				t.Errorf("Exited=%v ExitCode=%v Signal=%q LimitExceeded=%q, want true %v %q %q",
+					info.Exited, info.ExitCode, info.Signal, info.LimitExceeded, tc.code, tc.signal, tc.limit)
+			}
+			for _, w := range info.Warnings {
+				if strings.Contains(w, "waiting for process") {
+					t.Errorf("warning %q for an ordinary end", w)
+				}
+			}
+		})
+	}
+}
+
+// TestS10XWaitFailureWarned: when the wait for the server fails and gives
+// no exit status (here because SIGCHLD is ignored in mcpvet's process, so
+// the kernel reaps the server itself), the run says so in a warning
+// rather than passing for a clean end.
+func TestS10XWaitFailureWarned(t *testing.T) {
+	signal.Ignore(syscall.SIGCHLD)
+	defer signal.Reset(syscall.SIGCHLD)
+	s := launch(t, &vocab.Plan{Key: "sh", Name: "sh", Transport: vocab.TransportStdio, Command: "/bin/sh",
+		Args: []string{"-c", "exit 0"}}, testOptions(BackendNone), "")
+	if _, err := s.Transport().Connect(context.Background()); err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	info := s.Info(10 * time.Second)
+	if !info.Exited || info.ExitCode != nil || info.Signal != "" {
+		t.Errorf("Exited=%v ExitCode=%v Signal=%q, want true nil \"\" (no status to be had)", info.Exited, info.ExitCode, info.Signal)
+	}
+	if !slices.ContainsFunc(info.Warnings, func(w string) bool { return strings.HasPrefix(w, "waiting for process: ") }) {
+		t.Errorf("warnings %q, want one saying the wait failed", info.Warnings)
 	}
 }
