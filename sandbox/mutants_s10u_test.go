@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -412,8 +413,32 @@ func TestS10ULocalHTTPServer(t *testing.T) {
 			if !slices.ContainsFunc(info.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
 				t.Errorf("warnings %q, want one saying %q", info.Warnings, want)
 			}
+			// Its stdout is free-form logs (MCP is on the socket): kept
+			// with stderr as evidence.
+			if want := fmt.Sprintf("LISTENING http://127.0.0.1:%d/mcp", port); !strings.Contains(info.StderrTail, want) {
+				t.Errorf("stderr tail %q, want the server's stdout line %q", info.StderrTail, want)
+			}
 		})
 	}
+	t.Run("logs a lot on stdout", func(t *testing.T) {
+		// 256 KiB of stdout before it listens, four times a pipe's
+		// buffer: if its stdout were not drained, it would block there
+		// and never listen.
+		plan := &vocab.Plan{Key: "http", Name: "http", Transport: vocab.TransportStreamable, Command: "/bin/sh",
+			Args: []string{"-c", `head -c 262144 /dev/zero | tr '\0' x; echo; exec "$0" -addr 127.0.0.1:8089`, bin},
+			URL:  fmt.Sprintf("http://localhost:%d/mcp", port)}
+		opts := testOptions(BackendBuiltin)
+		opts.Expose = []string{bin}
+		s := launch(t, plan, opts, "")
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, s.Transport(), nil)
+		if err != nil {
+			tail := s.Info(0).StderrTail
+			t.Fatalf("Connect: %v (stderr ...%q)", err, tail[max(0, len(tail)-300):])
+		}
+		cs.Close()
+	})
 	t.Run("exits before listening", func(t *testing.T) {
 		plan := &vocab.Plan{Key: "http", Name: "http", Transport: vocab.TransportStreamable, Command: bin,
 			Args: []string{"port", "8089"}, URL: fmt.Sprintf("http://localhost:%d/mcp", port)}
@@ -485,4 +510,204 @@ func TestS10UBuiltinEtcSymlinks(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("in the sandbox:\n%s\nwant the host's links:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestS10UWaitNetns: the namespace a local HTTP server is dialled in is
+// the sandbox's own, found on the deepest process of its tree that has
+// one; a tree in mcpvet's own namespace has none (never mcpvet's, which
+// would dial the host's port), and the search ends with the context or
+// with the server's exit.
+func TestS10UWaitNetns(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a network namespace of its own needs root here")
+	}
+	start := func(t *testing.T, argv ...string) int {
+		t.Helper()
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		})
+		return cmd.Process.Pid
+	}
+	nsIno := func(t *testing.T, path string) uint64 {
+		t.Helper()
+		var st unix.Stat_t
+		if err := unix.Stat(path, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ino
+	}
+
+	t.Run("own namespace alone", func(t *testing.T) {
+		// unshare execs sleep in the new namespace: one process, the root
+		// of its tree.
+		pid := start(t, "unshare", "--net", "sleep", "30")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		f, err := waitNetns(ctx, pid, nil)
+		if err != nil {
+			t.Fatalf("waitNetns: %v", err)
+		}
+		defer f.Close()
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			t.Fatal(err)
+		}
+		if own := nsIno(t, "/proc/self/ns/net"); st.Ino == own {
+			t.Errorf("waitNetns returned mcpvet's own network namespace")
+		}
+		if want := nsIno(t, fmt.Sprintf("/proc/%d/ns/net", pid)); st.Ino != want {
+			t.Errorf("namespace inode %d, want the process's %d", st.Ino, want)
+		}
+	})
+	t.Run("own namespace on a child", func(t *testing.T) {
+		// The root (a shell, like bwrap's outer process) stays in
+		// mcpvet's namespace; its child has one of its own.
+		pid := start(t, "/bin/sh", "-c", "unshare --net sleep 30; :")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		f, err := waitNetns(ctx, pid, nil)
+		if err != nil {
+			t.Fatalf("waitNetns: %v", err)
+		}
+		defer f.Close()
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			t.Fatal(err)
+		}
+		if own := nsIno(t, "/proc/self/ns/net"); st.Ino == own {
+			t.Errorf("waitNetns returned mcpvet's own network namespace")
+		}
+	})
+	t.Run("none of its own", func(t *testing.T) {
+		pid := start(t, "sleep", "30")
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		f, err := waitNetns(ctx, pid, nil)
+		if err == nil {
+			f.Close()
+			t.Fatal("waitNetns found a namespace in a tree that has only mcpvet's")
+		}
+		if !strings.Contains(err.Error(), "no network namespace of its own") {
+			t.Errorf("waitNetns: %v, want the context's end", err)
+		}
+	})
+	t.Run("exited", func(t *testing.T) {
+		pid := start(t, "sleep", "30")
+		exited := make(chan struct{})
+		close(exited)
+		f, err := waitNetns(context.Background(), pid, exited)
+		if err == nil {
+			f.Close()
+		}
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("waitNetns: %v, want the exit (io.EOF)", err)
+		}
+	})
+}
+
+// TestS10UDialInNetns: dialling in a namespace (mcpvet's own here) gives a
+// working connection and leaves the dialling thread usable: it is moved
+// back and returned to the runtime, not discarded, since a thread that
+// ends kills the children started from it with Pdeathsig (the servers of
+// other sandboxes). No thread ends during many dials, and servers
+// started before them all survive them.
+// A dial whose context has ended returns the context's error.
+func TestS10UDialInNetns(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("setns needs root")
+	}
+	ns, err := os.Open("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+
+	// Children started from several threads, each with Pdeathsig.
+	var pids []int
+	for range 8 {
+		done := make(chan int)
+		go func() {
+			cmd := exec.Command("sleep", "60")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+			if err := cmd.Start(); err != nil {
+				t.Error(err)
+				close(done)
+				return
+			}
+			t.Cleanup(func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			})
+			done <- cmd.Process.Pid
+		}()
+		if pid, ok := <-done; ok {
+			pids = append(pids, pid)
+		}
+	}
+	threads := func() []string {
+		es, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	before := threads()
+	for range 64 {
+		c, err := dialInNetns(context.Background(), ns, l.Addr().String())
+		if err != nil {
+			t.Fatalf("dialInNetns: %v", err)
+		}
+		c.Close()
+	}
+	// Nothing else in this process ends a thread (the runtime keeps its
+	// threads; only a goroutine that exits locked ends one).
+	after := threads()
+	for _, tid := range before {
+		if !slices.Contains(after, tid) {
+			t.Errorf("thread %s ended during the dials (threads before %v, after %v)", tid, before, after)
+		}
+	}
+	// A Pdeathsig is delivered when the thread ends; give a discarded
+	// thread's children the moment it takes to die.
+	time.Sleep(100 * time.Millisecond)
+	for _, pid := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if i := strings.LastIndexByte(string(stat), ')'); err != nil || i < 0 || strings.HasPrefix(string(stat[i+1:]), " Z") {
+			t.Errorf("child %d started before the dials died (stat %q, %v)", pid, stat, err)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 16 {
+		c, err := dialInNetns(ctx, ns, l.Addr().String())
+		if !errors.Is(err, context.Canceled) || c != nil {
+			t.Errorf("dialInNetns with an ended context = %v, %v; want context.Canceled", c, err)
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // the dials given up on finish
 }
