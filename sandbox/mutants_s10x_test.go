@@ -241,6 +241,31 @@ func init() {
 	// s10x-cpu MARKER MODE uses CPU as the CPU limit tests need: see
 	// runS10XCPU.
 	fakes["s10x-cpu"] = runS10XCPU
+	// s10x-term MARKER ignores SIGTERM and waits for its child, which
+	// says "child ready" on stderr and, on SIGTERM, "child got SIGTERM"
+	// and exits 0.
+	fakes["s10x-term"] = func(args []string) int {
+		signal.Ignore(syscall.SIGTERM)
+		exe, err := os.Executable()
+		if err != nil {
+			return 1
+		}
+		c := exec.Command(exe, append([]string{fakeArg, "s10x-term-child"}, args...)...)
+		c.Stderr = os.Stderr
+		if err := c.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			return 1
+		}
+		return 0
+	}
+	fakes["s10x-term-child"] = func([]string) int {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM)
+		fmt.Fprintln(os.Stderr, "child ready")
+		<-ch
+		fmt.Fprintln(os.Stderr, "child got SIGTERM")
+		return 0
+	}
 }
 
 // s10xSink keeps the user-time loop from being optimised away.
@@ -417,4 +442,79 @@ func TestS10XWaitFailureWarned(t *testing.T) {
 	if !slices.ContainsFunc(info.Warnings, func(w string) bool { return strings.HasPrefix(w, "waiting for process: ") }) {
 		t.Errorf("warnings %q, want one saying the wait failed", info.Warnings)
 	}
+}
+
+// TestS10XProcessesAtTheCap: without a pids cgroup the process limit is
+// read from /proc, where a fork refused at the cap (RLIMIT_NPROC) leaves
+// no trace: a tree that holds as many tasks as the limit is over it and
+// is killed.
+func TestS10XProcessesAtTheCap(t *testing.T) {
+	opts := s10uNoneOptions(1 << 30)
+	opts.Limits.Processes = 3
+	opts.Limits.Wall = 20 * time.Second
+	// The shell and its two sleeps: three single-threaded tasks.
+	s := launch(t, &vocab.Plan{Key: "sh", Name: "sh", Transport: vocab.TransportStdio, Command: "/bin/sh",
+		Args: []string{"-c", "sleep 1000 & sleep 1000 & wait"}}, opts, "")
+	if _, err := s.Transport().Connect(context.Background()); err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	info := s.Info(30 * time.Second)
+	if info.LimitExceeded != LimitProcesses || !info.Exited || info.Signal != "SIGKILL" {
+		t.Errorf("LimitExceeded=%q Exited=%v Signal=%q, want %q true SIGKILL", info.LimitExceeded, info.Exited, info.Signal, LimitProcesses)
+	}
+}
+
+// TestS10XTermReachesTheGroup: the shutdown's SIGTERM goes to the server's
+// whole process group, so a child of the server that ends cleanly on
+// SIGTERM does so (and the server, waiting for it, exits 0) before any
+// SIGKILL.
+func TestS10XTermReachesTheGroup(t *testing.T) {
+	plan, marker := fakePlan(t, "s10x-term")
+	opts := testOptions(BackendNone)
+	opts.StdinGrace = 100 * time.Millisecond
+	opts.TerminateGrace = 10 * time.Second // room on a loaded machine; the original needs none of it
+	s := launch(t, plan, opts, marker)
+	connect(t, s)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.Info(0).StderrTail, "child ready") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	info := s.Info(0)
+	zero := 0
+	if !strings.Contains(info.StderrTail, "child got SIGTERM") || !cmp.Equal(info.ExitCode, &zero) || info.Signal != "" {
+		t.Errorf("ExitCode=%v Signal=%q stderr %q, want exit 0 after the child got SIGTERM", info.ExitCode, info.Signal, info.StderrTail)
+	}
+}
+
+// TestS10XLimitKillReachesDaemons: a server killed at a limit is killed
+// with every process of its run, daemonized ones (a new session,
+// reparented away from the server) included, at the kill and not only
+// when the server is closed.
+func TestS10XLimitKillReachesDaemons(t *testing.T) {
+	cg := newCgroupSet("probe-"+newRunID(), Limits{Processes: 256})
+	if cg == nil || !cg.tracks() {
+		if cg != nil {
+			cg.remove()
+		}
+		t.Skip("no cgroup tracks the run's processes here")
+	}
+	cg.remove()
+	plan, marker := fakePlan(t, "daemon")
+	opts := testOptions(BackendNone)
+	opts.Limits.Wall = 3 * time.Second
+	s := launch(t, plan, opts, marker)
+	connect(t, s)
+	// The fake, its middle child (gone) and the sleeper.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(markedProcesses(marker)) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	info := s.Info(20 * time.Second)
+	if info.LimitExceeded != LimitWallTime {
+		t.Fatalf("LimitExceeded=%q, want %q", info.LimitExceeded, LimitWallTime)
+	}
+	assertNoProcess(t, marker) // before Close
 }
