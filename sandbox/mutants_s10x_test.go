@@ -347,10 +347,12 @@ func TestS10XCPULimitAcrossTree(t *testing.T) {
 			plan.Args = append(plan.Args, mode)
 			opts := s10uNoneOptions(1 << 30)
 			opts.Limits.CPUTime = time.Second
-			opts.Limits.Wall = time.Minute // far beyond, even on a loaded machine
+			// Far beyond the second of CPU, even on a loaded machine, and
+			// short enough that a run the CPU limit misses ends failing.
+			opts.Limits.Wall = 25 * time.Second
 			s := launch(t, plan, opts, marker)
 			connect(t, s)
-			info := s.Info(90 * time.Second)
+			info := s.Info(40 * time.Second)
 			if info.LimitExceeded != LimitCPUTime || !info.Exited || info.Signal != "SIGKILL" {
 				t.Errorf("LimitExceeded=%q Exited=%v Signal=%q, want %q true SIGKILL (mechanisms %v, stderr %q)",
 					info.LimitExceeded, info.Exited, info.Signal, LimitCPUTime, info.Mechanisms, info.StderrTail)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -30,9 +31,16 @@ func testBackends(t *testing.T) []string {
 	for _, b := range isolatingBackends(Options{}) {
 		if err := b.available(); err != nil {
 			// CI installs bubblewrap and has namespaces: there, a missing
-			// backend must fail the suite rather than shrink it.
+			// backend must fail the suite rather than shrink it. So must
+			// the builtin backend wherever unshare(1) makes its
+			// namespaces as root: its own availability check is code
+			// under test, and a bug in it (a mutant, session 10:
+			// builtin.go :179:9, :207:41, :245:31, :322:39) made every
+			// builtin test drop the backend and pass.
 			if testenv.InCI() {
 				t.Errorf("backend %s unavailable on CI: %v", b.name(), err)
+			} else if b.name() == BackendBuiltin && hostMakesNamespaces() {
+				t.Errorf("backend %s unavailable although unshare(1) makes its namespaces here: %v", b.name(), err)
 			} else {
 				t.Logf("backend %s unavailable: %v", b.name(), err)
 			}
@@ -42,6 +50,16 @@ func testBackends(t *testing.T) []string {
 	}
 	return out
 }
+
+// hostMakesNamespaces reports whether this process is root, has the init
+// helper, and unshare(1) makes the builtin backend's namespaces: then the
+// builtin backend must be available.
+var hostMakesNamespaces = sync.OnceValue(func() bool {
+	if os.Geteuid() != 0 || !helperLinked {
+		return false
+	}
+	return exec.Command("unshare", "--mount", "--pid", "--fork", "--net", "--ipc", "--uts", "true").Run() == nil
+})
 
 // fakePlan returns a plan that runs the named fake, tagged with a unique
 // marker.
