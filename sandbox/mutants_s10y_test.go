@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
 
 	"github.com/mcpvet/mcpvet/vocab"
@@ -511,5 +516,296 @@ func TestS10YBwrapRelease(t *testing.T) {
 	}
 	if p.kill == nil {
 		t.Error("release armed no kill")
+	}
+}
+
+// TestS10YDecodeErrorBody: only a JSON-RPC 2.0 error object with a code
+// counts as the server's error answer.
+func TestS10YDecodeErrorBody(t *testing.T) {
+	for body, want := range map[string]int64{ // -1: not an error answer
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server not initialized"}}`: -32000,
+		`{"jsonrpc":"1.0","id":null,"error":{"code":-32000,"message":"x"}}`:                      -1,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                                                   -1,
+		`{"jsonrpc":"2.0","id":1,"error":{"message":"no code"}}`:                                 -1,
+		`not json`: -1,
+	} {
+		got := decodeErrorBody([]byte(body))
+		if (want == -1) != (got == nil) || (got != nil && got.Code != want) {
+			t.Errorf("decodeErrorBody(%s) = %v, want code %d", body, got, want)
+		}
+	}
+}
+
+// TestS10YServerError finds the server's JSON-RPC error inside wrapped and
+// joined errors, skipping the go-sdk's own "rejected by transport".
+func TestS10YServerError(t *testing.T) {
+	rpc := &jsonrpc.Error{Code: -32000, Message: "Server not initialized"}
+	rejected := &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want *jsonrpc.Error
+	}{
+		{"nil", nil, nil},
+		{"plain", errors.New("EOF"), nil},
+		{"wrapped", fmt.Errorf("calling: %w", rpc), rpc},
+		{"joined after others", errors.Join(errors.New("broken pipe"), rejected, rpc), rpc},
+		{"only rejected", errors.Join(rejected), nil},
+	} {
+		if got := serverError(tc.err); got != tc.want {
+			t.Errorf("%s: serverError = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestS10YNoteProtocolVersion: the first version an initialize result
+// negotiates is kept for the Mcp-Protocol-Version header; errors, empty
+// results and versions that could not be a header are not.
+func TestS10YNoteProtocolVersion(t *testing.T) {
+	res := func(v string) *jsonrpc.Response {
+		return &jsonrpc.Response{Result: []byte(`{"protocolVersion":"` + v + `"}`)}
+	}
+	long := strings.Repeat("9", 64)
+	for _, tc := range []struct {
+		name string
+		msgs []jsonrpc.Message
+		want string
+	}{
+		{"first kept", []jsonrpc.Message{res("2025-06-18"), res("2024-11-05")}, "2025-06-18"},
+		{"error", []jsonrpc.Message{&jsonrpc.Response{Result: []byte(`{"protocolVersion":"2025-06-18"}`), Error: errors.New("x")}}, ""},
+		{"empty result", []jsonrpc.Message{&jsonrpc.Response{}}, ""},
+		{"no version", []jsonrpc.Message{&jsonrpc.Response{Result: []byte(`{}`)}}, ""},
+		{"not json", []jsonrpc.Message{&jsonrpc.Response{Result: []byte(`{`)}}, ""},
+		{"64 chars", []jsonrpc.Message{res(long)}, ""},
+		{"63 chars", []jsonrpc.Message{res(long[1:])}, long[1:]},
+	} {
+		r := &remoteRoundTripper{}
+		for _, m := range tc.msgs {
+			r.noteProtocolVersion(m)
+		}
+		if r.protocolVersion != tc.want {
+			t.Errorf("%s: protocol version %q, want %q", tc.name, r.protocolVersion, tc.want)
+		}
+	}
+}
+
+// s10yConn is an mcp.Connection that reads msgs.
+type s10yConn struct{ msgs []jsonrpc.Message }
+
+func (c *s10yConn) Read(context.Context) (jsonrpc.Message, error) {
+	if len(c.msgs) == 0 {
+		return nil, io.EOF
+	}
+	m := c.msgs[0]
+	c.msgs = c.msgs[1:]
+	return m, nil
+}
+func (c *s10yConn) Write(context.Context, jsonrpc.Message) error { return nil }
+func (c *s10yConn) Close() error                                 { return nil }
+func (c *s10yConn) SessionID() string                            { return "" }
+
+// TestS10YReadNotesProtocolVersion: what the connection reads is where the
+// negotiated version comes from.
+func TestS10YReadNotesProtocolVersion(t *testing.T) {
+	rt := &remoteRoundTripper{}
+	decided := make(chan struct{})
+	close(decided)
+	c := &remoteConn{t: &remoteTransport{rt: rt}, conn: &s10yConn{msgs: []jsonrpc.Message{&jsonrpc.Response{Result: []byte(`{"protocolVersion":"2025-06-18"}`)}}}, decided: decided, closed: make(chan struct{})}
+	if _, err := c.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rt.protocolVersion != "2025-06-18" {
+		t.Errorf("protocol version %q after reading the initialize result", rt.protocolVersion)
+	}
+}
+
+// s10yRT answers every request with status and body and keeps the last
+// request.
+type s10yRT struct {
+	status int
+	body   string
+	last   *http.Request
+}
+
+func (f *s10yRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	f.last = req
+	return &http.Response{StatusCode: f.status, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(f.body)), Request: req}, nil
+}
+
+// TestS10YRoundTripProtocolVersion: requests carry the negotiated version
+// unless the transport set one itself.
+func TestS10YRoundTripProtocolVersion(t *testing.T) {
+	for _, tc := range []struct{ noted, set, want string }{
+		{"2025-06-18", "", "2025-06-18"},
+		{"2025-06-18", "2024-11-05", "2024-11-05"},
+		{"", "", ""},
+	} {
+		base := &s10yRT{status: 200, body: "{}"}
+		r := &remoteRoundTripper{base: base, home: "http://h", s: &Server{}, maxBody: 1 << 20, protocolVersion: tc.noted}
+		req, _ := http.NewRequest(http.MethodGet, "http://h/mcp", nil)
+		if tc.set != "" {
+			req.Header.Set("Mcp-Protocol-Version", tc.set)
+		}
+		resp, err := r.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := base.last.Header.Get("Mcp-Protocol-Version"); got != tc.want {
+			t.Errorf("noted %q, set %q: header %q, want %q", tc.noted, tc.set, got, tc.want)
+		}
+	}
+}
+
+// TestS10YFirstPostError: a 4xx answer to the first POST is searched for a
+// JSON-RPC error (the fallback decision needs it) and its body still reads
+// whole; a 5xx is not a fallback status and is not searched.
+func TestS10YFirstPostError(t *testing.T) {
+	const body = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Server not initialized"}}`
+	for _, tc := range []struct {
+		status int
+		found  bool
+	}{{400, true}, {404, true}, {499, true}, {500, false}, {399, false}} {
+		req, _ := http.NewRequest(http.MethodPost, "http://h/mcp", strings.NewReader("{}"))
+		r := &remoteRoundTripper{base: &s10yRT{status: tc.status, body: body}, home: origin(req.URL), s: &Server{}, maxBody: 1 << 20}
+		resp, err := r.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(got) != body {
+			t.Errorf("%d: body %q, %v, want it whole", tc.status, got, err)
+		}
+		if werr := r.firstError(); (werr != nil) != tc.found || r.firstStatus() != tc.status {
+			t.Errorf("%d: first error %v, status %d; want found=%v", tc.status, werr, r.firstStatus(), tc.found)
+		}
+	}
+}
+
+// TestS10YBoundedBody: one body may be exactly the message limit, all
+// bodies together exactly the total; one byte more ends the read and
+// records which limit was exceeded.
+func TestS10YBoundedBody(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		max, maxTotal int64
+		size          int
+		limit         string
+	}{
+		{"message at limit", 10, 100, 10, ""},
+		{"message over", 10, 100, 11, LimitMessageSize},
+		{"stream unbounded per body", -1, 100, 100, ""},
+		{"total over", -1, 100, 101, LimitStdoutBytes},
+		{"no total bound", 10, 0, 10, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Server{}
+			r := &remoteRoundTripper{s: s, maxTotal: tc.maxTotal}
+			b := &boundedBody{rc: io.NopCloser(strings.NewReader(strings.Repeat("x", tc.size))), max: tc.max, r: r}
+			_, err := io.ReadAll(b)
+			if tc.limit == "" {
+				if err != nil || s.limit != "" {
+					t.Errorf("read = %v, limit %q; want the whole body", err, s.limit)
+				}
+				return
+			}
+			if !errors.Is(err, errBodyTooLarge) || s.limit != tc.limit {
+				t.Errorf("read = %v, limit %q; want %v, %s", err, s.limit, errBodyTooLarge, tc.limit)
+			}
+		})
+	}
+}
+
+// TestS10YRemoteCloseUnconnected: closing a remote server never connected
+// is fine.
+func TestS10YRemoteCloseUnconnected(t *testing.T) {
+	opts := testOptions(BackendNone)
+	opts.AllowPrivateNetwork = true
+	s, err := Launch(context.Background(), &vocab.Plan{Transport: vocab.TransportStreamable, URL: "http://127.0.0.1:1/mcp"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}
+
+// TestS10YRemoteWall: a remote session is ended at the wall-clock limit,
+// and the limit is what the report says.
+func TestS10YRemoteWall(t *testing.T) {
+	server := newEchoServer()
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer hs.Close()
+	opts := testOptions(BackendNone)
+	opts.AllowPrivateNetwork = true
+	opts.Limits.Wall = 100 * time.Millisecond
+	s := launch(t, &vocab.Plan{Transport: vocab.TransportStreamable, URL: hs.URL}, opts, "")
+	cs := clientSession(t, s)
+	defer cs.Close()
+	done := make(chan error, 1)
+	go func() { done <- cs.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the session outlived the wall limit")
+	}
+	if got := s.Info(0).LimitExceeded; got != LimitWallTime {
+		t.Errorf("LimitExceeded = %q, want %s", got, LimitWallTime)
+	}
+}
+
+// TestS10YUndecodedErrorKeepsStreamable: a 400 to the first POST whose
+// JSON-RPC error the go-sdk cannot decode ("id": null, as the TypeScript
+// SDK sends) still means the server speaks streamable HTTP: no legacy SSE
+// fallback.
+func TestS10YUndecodedErrorKeepsStreamable(t *testing.T) {
+	server := newEchoServer()
+	next := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var first sync.Once
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			rejected := false
+			first.Do(func() {
+				rejected = true
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}`)
+			})
+			if rejected {
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	opts := testOptions(BackendNone)
+	opts.AllowPrivateNetwork = true
+	s := launch(t, &vocab.Plan{Transport: vocab.TransportStreamable, URL: hs.URL}, opts, "")
+	cs := clientSession(t, s)
+	defer cs.Close()
+	want := "transport: streamable-http (first POST answered 400 with JSON-RPC error -32000; retried on the same transport)"
+	if w := s.Info(0).Warnings; len(w) == 0 || w[0] != want {
+		t.Errorf("Warnings = %q, want [%q]", w, want)
+	}
+}
+
+// TestS10YRemoteCloseStopsWall: closing a remote session stops its
+// wall-clock timer, so a server closed in time is never reported over the
+// wall limit later.
+func TestS10YRemoteCloseStopsWall(t *testing.T) {
+	server := newEchoServer()
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer hs.Close()
+	opts := testOptions(BackendNone)
+	opts.AllowPrivateNetwork = true
+	s := launch(t, &vocab.Plan{Transport: vocab.TransportStreamable, URL: hs.URL}, opts, "")
+	cs := clientSession(t, s)
+	cs.Close()
+	s.remote.mu.Lock()
+	c := s.remote.conn
+	s.remote.mu.Unlock()
+	if c.wall.Stop() {
+		t.Error("the wall timer was still running after Close")
 	}
 }

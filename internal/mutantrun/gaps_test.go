@@ -65,19 +65,7 @@ func TestFailed(t *testing.T) {
 
 func TestOther(t *testing.T) {}
 `
-	for name, src := range map[string]string{
-		"go.mod":      "module example.com/m\n\ngo 1.22\n",
-		"p/p.go":      pkg,
-		"p/p_test.go": tests,
-	} {
-		f := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFixtureModule(t, root, pkg, tests)
 	line := func(mark string) int {
 		for i, l := range strings.Split(pkg, "\n") {
 			if strings.HasSuffix(l, "// "+mark) {
@@ -153,6 +141,21 @@ func TestCount(t *testing.T) {
 	}
 }
 `
+	writeFixtureModule(t, root, pkg, tests)
+	t.Chdir(root)
+	var out strings.Builder
+	if err := verifyKills(&out, "^TestCount$", "7:12", time.Minute, filepath.Join(t.TempDir(), "none"), nil, []string{"p/p.go"}); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if got := out.String(); !strings.Contains(got, "p/p.go:7:12\tINCREMENT_DECREMENT") || !strings.HasSuffix(strings.TrimSpace(got), "KILLED") {
+		t.Errorf("verify printed %q, want the INCREMENT_DECREMENT at 7:12 KILLED", got)
+	}
+}
+
+// writeFixtureModule writes module example.com/m under root: package p of
+// pkg (p/p.go) and its tests (p/p_test.go).
+func writeFixtureModule(t *testing.T, root, pkg, tests string) {
+	t.Helper()
 	for name, src := range map[string]string{
 		"go.mod":      "module example.com/m\n\ngo 1.22\n",
 		"p/p.go":      pkg,
@@ -165,13 +168,5 @@ func TestCount(t *testing.T) {
 		if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-	t.Chdir(root)
-	var out strings.Builder
-	if err := verifyKills(&out, "^TestCount$", "7:12", time.Minute, filepath.Join(t.TempDir(), "none"), nil, []string{"p/p.go"}); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
-	if got := out.String(); !strings.Contains(got, "p/p.go:7:12\tINCREMENT_DECREMENT") || !strings.HasSuffix(strings.TrimSpace(got), "KILLED") {
-		t.Errorf("verify printed %q, want the INCREMENT_DECREMENT at 7:12 KILLED", got)
 	}
 }
