@@ -429,7 +429,18 @@ func TestS10XExitOutcome(t *testing.T) {
 // rather than passing for a clean end.
 func TestS10XWaitFailureWarned(t *testing.T) {
 	signal.Ignore(syscall.SIGCHLD)
-	defer signal.Reset(syscall.SIGCHLD)
+	t.Cleanup(func() { // last, after the server's Close
+		// signal.Reset alone leaves SIGCHLD ignored (SIG_IGN: the kernel
+		// would go on reaping every child of the test binary, and every
+		// later test would see no exit status). Notify puts the runtime's
+		// handler back, and Reset keeps it.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGCHLD)
+		signal.Reset(syscall.SIGCHLD)
+		var ee *exec.ExitError
+		if err := exec.Command("/bin/sh", "-c", "exit 3").Run(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Fatalf("SIGCHLD still ignored after the test: a child's exit gave %v, want exit status 3", err)
+		}
+	})
 	s := launch(t, &vocab.Plan{Key: "sh", Name: "sh", Transport: vocab.TransportStdio, Command: "/bin/sh",
 		Args: []string{"-c", "exit 0"}}, testOptions(BackendNone), "")
 	if _, err := s.Transport().Connect(context.Background()); err != nil {
