@@ -1,16 +1,97 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpvet/mcpvet/vocab"
 )
+
+// http.ProxyFromEnvironment reads the environment once per process, so the
+// proxy tests run in a child with the proxy variables set.
+func init() {
+	fakes["s10z-proxy"] = runS10ZProxy
+}
+
+// runS10ZProxy prints proxyAddr of each of args[1:], then how an untrusted
+// remote for http://mcp.example.com/mcp dials the proxy (args[0]) and a
+// loopback address that is not the proxy.
+func runS10ZProxy(args []string) int {
+	for _, target := range args[1:] {
+		fmt.Printf("proxy %s = %q\n", target, proxyAddr(target))
+	}
+	dial := guardedDial(&vocab.Plan{Source: "registry", URL: "http://mcp.example.com/mcp"}, false, nil)
+	_, port, _ := net.SplitHostPort(args[0])
+	for _, addr := range []string{args[0], net.JoinHostPort("127.0.0.2", port)} {
+		conn, err := dial(context.Background(), "tcp", addr)
+		switch {
+		case err == nil:
+			conn.Close()
+			fmt.Printf("dial proxy=%v: connected\n", addr == args[0])
+		case errors.Is(err, ErrPrivateAddress):
+			fmt.Printf("dial proxy=%v: refused as private\n", addr == args[0])
+		default:
+			fmt.Printf("dial proxy=%v: %v\n", addr == args[0], err)
+		}
+	}
+	return 0
+}
+
+// TestS10ZProxyExemptFromPrivateCheck: the proxy the environment sets for
+// a remote's URL is host:port with the scheme's default port made
+// explicit, and an untrusted remote may dial that proxy even on a private
+// address, while every other private address stays refused.
+func TestS10ZProxyExemptFromPrivateCheck(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	proxy := ln.Addr().String()
+	cmd := exec.Command(os.Args[0], fakeArg, "s10z-proxy", proxy,
+		"http://mcp.example.com/mcp", "https://mcp.example.com/mcp", "http://mcp.internal/mcp", "::bad")
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasSuffix(strings.ToLower(k), "_proxy") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "HTTP_PROXY=http://"+proxy, "HTTPS_PROXY=https://proxy.example", "NO_PROXY=mcp.internal")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := []string{
+		fmt.Sprintf("proxy http://mcp.example.com/mcp = %q", proxy),
+		`proxy https://mcp.example.com/mcp = "proxy.example:443"`,
+		`proxy http://mcp.internal/mcp = ""`,
+		`proxy ::bad = ""`,
+		"dial proxy=true: connected",
+		"dial proxy=false: refused as private",
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(string(out)), "\n")); diff != "" {
+		t.Errorf("child output (-want +got):\n%s", diff)
+	}
+}
 
 // TestS10ZLastCapReadsKernel: lastCap is the highest capability the
 // kernel knows, read from /proc/sys/kernel/cap_last_cap (63, the most a
