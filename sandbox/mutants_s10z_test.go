@@ -9,9 +9,12 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -264,5 +267,164 @@ func TestS10ZNoteHTTPFirstAndFirstError(t *testing.T) {
 				t.Errorf("HTTP outcome (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestS10ZTokenBounds: names and versions may be exactly as long as their
+// limit (214 for an npm name, 128 for a version) and no longer, and every
+// ASCII letter and digit, first and last of each range included, is
+// alphanumeric while the bytes next to those ranges are not.
+func TestS10ZTokenBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+		f    func(string) bool
+		in   string
+	}{
+		{"npm name of 214", true, validNPMName, strings.Repeat("a", 214)},
+		{"npm name of 215", false, validNPMName, strings.Repeat("a", 215)},
+		{"scoped npm name of 214", true, validNPMName, "@s/" + strings.Repeat("a", 211)},
+		{"scoped npm name of 215", false, validNPMName, "@s/" + strings.Repeat("a", 212)},
+		{"version of 128", true, validVersion, "1.0.0-" + strings.Repeat("a", 122)},
+		{"version of 129", false, validVersion, "1.0.0-" + strings.Repeat("a", 123)},
+		{"https registry", true, validHTTPURL, "https://registry.example/npm/"},
+		{"http registry", true, validHTTPURL, "http://registry.example/"},
+		{"ftp registry", false, validHTTPURL, "ftp://registry.example/"},
+		{"registry with credentials", false, validHTTPURL, "https://u:p@registry.example/"},
+	} {
+		if got := tc.f(tc.in); got != tc.ok {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.ok)
+		}
+	}
+	for c := range 128 {
+		want := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if got := isAlnum(byte(c)); got != want {
+			t.Errorf("isAlnum(%q) = %v, want %v", rune(c), got, want)
+		}
+	}
+	for _, v := range []string{"Zeta", "alpha-Z", "1.0.0-rc.z", "A1"} {
+		if !validVersion(v) {
+			t.Errorf("validVersion(%q) = false, want true", v)
+		}
+	}
+}
+
+// TestS10ZNPMErrorNamesTheMissingDependency: an npm 404 about a
+// dependency is install_failed naming the dependency; a 404 that names
+// nothing falls back to npm's own error.
+func TestS10ZNPMErrorNamesTheMissingDependency(t *testing.T) {
+	failed := errors.New("exit status 1")
+	for _, tc := range []struct {
+		name, out string
+		want      LaunchError
+	}{
+		{"dependency", "npm error code E404\nnpm error 404 Not Found - GET http://127.0.0.1:4873/left-pad/-/left-pad-1.3.0.tgz - Not found\n",
+			LaunchError{Status: vocab.StatusInstallFailed, Detail: "npm install mcpvet-echo@1.0.0: dependency left-pad not found in the registry"}},
+		{"package", "npm error code E404\nnpm error 404 Not Found - GET http://127.0.0.1:4873/mcpvet-echo - Not found\n",
+			LaunchError{Status: vocab.StatusPackageNotFound, Detail: "npm package mcpvet-echo not found: the registry answered 404 for it"}},
+		{"no name", "npm error code E404\nnpm error 404 Not Found\n",
+			LaunchError{Status: vocab.StatusInstallFailed, Detail: "npm install mcpvet-echo@1.0.0: exit status 1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var le *LaunchError
+			if !errors.As(npmError(context.Background(), "mcpvet-echo", "1.0.0", tc.out, failed), &le) {
+				t.Fatal("not a LaunchError")
+			}
+			got := LaunchError{Status: le.Status, Detail: le.Detail}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("npmError (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestS10ZNPMDefaultRegistryAndRuntimeArgs: a pinned version installed
+// from the default registry (no RegistryBaseURL) is reused from its own
+// cache folder without asking any registry, and npx's -y and --yes are
+// dropped silently while any other runtime argument is named in a warning.
+func TestS10ZNPMDefaultRegistryAndRuntimeArgs(t *testing.T) {
+	npmEnv(t)
+	reg := newNPMRegistry(t)
+	reg.add(t, "mcpvet-echo", "1.0.0", "server.js", map[string]string{"server.js": readTestdata(t, "echo-server.js")})
+	cache := t.TempDir()
+	run := func(base string) Info {
+		t.Helper()
+		forgetProcessMemos()
+		t.Cleanup(forgetProcessMemos)
+		plan := &vocab.Plan{Transport: vocab.TransportStdio, Package: &vocab.Package{RegistryType: "npm", RegistryBaseURL: base,
+			Identifier: "mcpvet-echo", Version: "1.0.0", RuntimeArgs: []string{"-y", "--yes", "--node-options=--inspect"}}}
+		opts := testOptions(BackendNone)
+		opts.CacheDir = cache
+		s, err := Launch(context.Background(), plan, opts)
+		if err != nil {
+			t.Fatalf("launch from %q: %v", base, err)
+		}
+		defer s.Close()
+		return s.Info(0)
+	}
+	info := run(reg.URL)
+	var ignored []string
+	for _, w := range info.Warnings {
+		if strings.HasPrefix(w, "npx runtime argument") {
+			ignored = append(ignored, w)
+		}
+	}
+	want := []string{`npx runtime argument "--node-options=--inspect" ignored: the package is run with node directly`}
+	if diff := cmp.Diff(want, ignored); diff != "" {
+		t.Errorf("runtime argument warnings (-want +got):\n%s", diff)
+	}
+	// Move the install to the default registry's key; the registry goes.
+	installs, _ := filepath.Glob(filepath.Join(cache, "npm", "mcpvet-echo@1.0.0@*"))
+	if len(installs) != 1 {
+		t.Fatalf("installs from the test registry: %q, want one", installs)
+	}
+	if err := os.Rename(installs[0], filepath.Join(cache, "npm", "mcpvet-echo@1.0.0")); err != nil {
+		t.Fatal(err)
+	}
+	before := reg.metas.Load()
+	reg.Close()
+	info = run("")
+	if info.InstalledVersion != "1.0.0" {
+		t.Errorf("InstalledVersion = %q, want 1.0.0", info.InstalledVersion)
+	}
+	if got := reg.metas.Load() - before; got != 0 {
+		t.Errorf("%d metadata requests for a pinned cached install, want 0", got)
+	}
+}
+
+// TestS10ZRunToolCancelKillsTheGroup: cancelling an installer kills its
+// whole process group, so nothing it started outlives the install.
+func TestS10ZRunToolCancelKillsTheGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := runTool(ctx, dir, nil, "/bin/sh", "-c", `sleep 1000 & echo $! > "$0.tmp" && mv "$0.tmp" "$0"; wait`, pidFile)
+		done <- err
+	}()
+	var pid int
+	for pid == 0 {
+		if data, err := os.ReadFile(pidFile); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("runTool returned before it was cancelled: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("cancelled runTool returned no error")
+	}
+	// SIGKILL is delivered asynchronously: give the child a moment to go.
+	for i := 0; i < 100 && running(pid); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if running(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the installer's child %d outlived the cancelled install", pid)
 	}
 }
