@@ -428,19 +428,23 @@ func TestS10XExitOutcome(t *testing.T) {
 // the kernel reaps the server itself), the run says so in a warning
 // rather than passing for a clean end.
 func TestS10XWaitFailureWarned(t *testing.T) {
-	signal.Ignore(syscall.SIGCHLD)
-	t.Cleanup(func() { // last, after the server's Close
-		// signal.Reset alone leaves SIGCHLD ignored (SIG_IGN: the kernel
-		// would go on reaping every child of the test binary, and every
-		// later test would see no exit status). Notify puts the runtime's
-		// handler back, and Reset keeps it.
-		signal.Notify(make(chan os.Signal, 1), syscall.SIGCHLD)
-		signal.Reset(syscall.SIGCHLD)
-		var ee *exec.ExitError
-		if err := exec.Command("/bin/sh", "-c", "exit 3").Run(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
-			t.Fatalf("SIGCHLD still ignored after the test: a child's exit gave %v, want exit status 3", err)
+	if os.Getenv("MCPVET_S10X_SIGCHLD_CHILD") != "1" {
+		// Ignoring SIGCHLD is process-wide: the kernel would reap every
+		// child of this binary, other tests' included, while it lasts.
+		// The check runs in a copy of the test binary of its own.
+		args := []string{"-test.run=^TestS10XWaitFailureWarned$", "-test.v", "-test.count=1"}
+		if testing.Short() {
+			args = append(args, "-test.short")
 		}
-	})
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "MCPVET_S10X_SIGCHLD_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestS10XWaitFailureWarned") {
+			t.Fatalf("the check in its own process: %v\n%s", err, out)
+		}
+		return
+	}
+	signal.Ignore(syscall.SIGCHLD)
 	s := launch(t, &vocab.Plan{Key: "sh", Name: "sh", Transport: vocab.TransportStdio, Command: "/bin/sh",
 		Args: []string{"-c", "exit 0"}}, testOptions(BackendNone), "")
 	if _, err := s.Transport().Connect(context.Background()); err != nil {
