@@ -10,13 +10,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -25,6 +28,70 @@ import (
 // proxy tests run in a child with the proxy variables set.
 func init() {
 	fakes["s10z-proxy"] = runS10ZProxy
+	fakes["s10z-cloexec"] = runS10ZCloexec
+}
+
+// runS10ZCloexec makes close_range fail with ENOSYS on this thread (a
+// seccomp filter, as on a kernel before 5.11), opens a descriptor without
+// close-on-exec, runs markInheritedCloseOnExec and prints which of fds 0-2
+// and the new one are close-on-exec.
+func runS10ZCloexec([]string) int {
+	runtime.LockOSThread() // the filter holds for this thread only
+	fd, err := unix.Open("/dev/null", unix.O_RDONLY, 0)
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	filter := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // seccomp_data.nr
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: unix.SYS_CLOSE_RANGE},
+		{Code: unix.BPF_RET | unix.BPF_K, K: 0x00050000 | uint32(unix.ENOSYS)}, // SECCOMP_RET_ERRNO
+		{Code: unix.BPF_RET | unix.BPF_K, K: 0x7fff0000},                       // SECCOMP_RET_ALLOW
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != unix.ENOSYS {
+		fmt.Println("close_range not refused:", err)
+		return 1
+	}
+	markInheritedCloseOnExec()
+	for _, f := range []int{0, 1, 2, fd} {
+		flags, err := unix.FcntlInt(uintptr(f), unix.F_GETFD, 0)
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		name := strconv.Itoa(f)
+		if f == fd {
+			name = "inherited"
+		}
+		fmt.Printf("%s cloexec=%v\n", name, flags&unix.FD_CLOEXEC != 0)
+	}
+	return 0
+}
+
+// TestS10ZCloseOnExecWithoutCloseRange: where close_range is missing,
+// markInheritedCloseOnExec still marks every descriptor above stderr
+// close-on-exec, through /proc/self/fd, and leaves 0-2 alone.
+func TestS10ZCloseOnExecWithoutCloseRange(t *testing.T) {
+	cmd := exec.Command(os.Args[0], fakeArg, "s10z-cloexec")
+	cmd.Stdin = strings.NewReader("")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := []string{"0 cloexec=false", "1 cloexec=false", "2 cloexec=false", "inherited cloexec=true"}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(string(out)), "\n")); diff != "" {
+		t.Errorf("child output (-want +got):\n%s", diff)
+	}
 }
 
 // runS10ZProxy prints proxyAddr of each of args[1:], then how an untrusted
