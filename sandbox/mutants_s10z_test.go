@@ -495,3 +495,61 @@ func TestS10ZRunToolCancelKillsTheGroup(t *testing.T) {
 		t.Errorf("the installer's child %d outlived the cancelled install", pid)
 	}
 }
+
+// TestS10ZRunningAndFirstChild: running is false for a zombie and for a
+// pid that is gone, and firstChild is the lowest pid among a process's
+// children.
+func TestS10ZRunningAndFirstChild(t *testing.T) {
+	dir := t.TempDir()
+	pids := filepath.Join(dir, "pids")
+	sh := exec.Command("/bin/sh", "-c", `sleep 1000 & a=$!; sleep 1000 & b=$!; echo $a $b > "$0.tmp" && mv "$0.tmp" "$0"; wait`, pids)
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-sh.Process.Pid, syscall.SIGKILL)
+		_ = sh.Wait()
+	}()
+	var children []int
+	for i := 0; i < 500 && len(children) < 2; i++ {
+		data, err := os.ReadFile(pids)
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		for f := range strings.FieldsSeq(string(data)) {
+			n, _ := strconv.Atoi(f)
+			children = append(children, n)
+		}
+	}
+	if len(children) != 2 {
+		t.Fatalf("children of the shell: %v", children)
+	}
+	if got, want := firstChild(sh.Process.Pid), min(children[0], children[1]); got != want {
+		t.Errorf("firstChild = %d, want %d (the lower of %v)", got, want, children)
+	}
+	if !running(sh.Process.Pid) {
+		t.Error("running(the shell) = false")
+	}
+
+	// A child that exited and was not waited for is a zombie.
+	zombie := exec.Command("/bin/true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := zombie.Process.Pid
+	for i := 0; i < 500; i++ {
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if running(pid) {
+		t.Errorf("running(zombie %d) = true", pid)
+	}
+	_ = zombie.Wait()
+	if running(pid) {
+		t.Errorf("running(reaped %d) = true", pid)
+	}
+}
