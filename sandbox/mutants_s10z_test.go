@@ -552,4 +552,9 @@ func TestS10ZRunningAndFirstChild(t *testing.T) {
 	if running(pid) {
 		t.Errorf("running(reaped %d) = true", pid)
 	}
+	// A process that is gone has no children (found by scanning /proc,
+	// as it has no children files).
+	if got := firstChild(pid); got != 0 {
+		t.Errorf("firstChild(reaped %d) = %d, want 0", pid, got)
+	}
 }
