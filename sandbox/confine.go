@@ -281,9 +281,16 @@ func running(pid int) bool {
 // small reads; a child is listed under the thread that forked it), else
 // by scanning /proc.
 func firstChild(outer int) int {
-	var pid int
+	if pid, read := childFromTaskFiles(outer); read {
+		return pid
+	}
+	return childByScan(outer)
+}
+
+// childFromTaskFiles returns the lowest child listed in the children files
+// of outer's threads, and whether any of them could be read.
+func childFromTaskFiles(outer int) (pid int, read bool) {
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", outer))
-	read := false
 	for _, t := range tasks {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", outer, t.Name()))
 		if err != nil {
@@ -296,9 +303,14 @@ func firstChild(outer int) int {
 			}
 		}
 	}
-	if read {
-		return pid
-	}
+	return pid, read
+}
+
+// childByScan returns the lowest child of outer found by scanning /proc
+// for its ppid: the way on a kernel without children files
+// (CONFIG_PROC_CHILDREN), tested directly since this one has them.
+func childByScan(outer int) int {
+	var pid int
 	forEachProc(func(p procInfo, _ func(int) bool) {
 		if p.ppid == outer && (pid == 0 || p.pid < pid) {
 			pid = p.pid

@@ -529,6 +529,11 @@ func TestS10ZRunningAndFirstChild(t *testing.T) {
 	if got, want := firstChild(sh.Process.Pid), min(children[0], children[1]); got != want {
 		t.Errorf("firstChild = %d, want %d (the lower of %v)", got, want, children)
 	}
+	// The /proc scan, the way on kernels without children files, finds
+	// the same lowest child.
+	if got, want := childByScan(sh.Process.Pid), min(children[0], children[1]); got != want {
+		t.Errorf("childByScan = %d, want %d (the lower of %v)", got, want, children)
+	}
 	if !running(sh.Process.Pid) {
 		t.Error("running(the shell) = false")
 	}
