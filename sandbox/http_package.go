@@ -257,8 +257,16 @@ func dialInNetns(ctx context.Context, ns *os.File, addr string) (net.Conn, error
 		c   net.Conn
 		err error
 	}
+	// The dial may outlive this call (a context that ends first): it gets
+	// a descriptor of the namespace of its own, which the caller's Close
+	// of ns can neither take away nor hand to another file meanwhile.
+	nsfd, err := unix.FcntlInt(ns.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("entering the sandbox's network namespace: %w", err)
+	}
 	ch := make(chan result, 1)
 	go func() {
+		defer unix.Close(nsfd)
 		runtime.LockOSThread()
 		home, err := os.Open("/proc/thread-self/ns/net")
 		if err != nil {
@@ -267,7 +275,7 @@ func dialInNetns(ctx context.Context, ns *os.File, addr string) (net.Conn, error
 			return
 		}
 		defer home.Close()
-		if err := unix.Setns(int(ns.Fd()), unix.CLONE_NEWNET); err != nil {
+		if err := unix.Setns(nsfd, unix.CLONE_NEWNET); err != nil {
 			runtime.UnlockOSThread()
 			ch <- result{nil, fmt.Errorf("entering the sandbox's network namespace: %w", err)}
 			return
