@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/vocab"
 )
 
@@ -189,54 +189,6 @@ func TestS10TCacheDirDefault(t *testing.T) {
 	}
 }
 
-// s10tDNS answers every A query with ip (other queries get no answer) and
-// returns a resolver that asks it.
-func s10tDNS(t *testing.T, ip net.IP) *net.Resolver {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 512)
-		for {
-			m, addr, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if m < 12 {
-				continue
-			}
-			q := buf[:m]
-			// The question ends after the name's zero label and 4 bytes.
-			i := 12
-			for i < m && q[i] != 0 {
-				i += int(q[i]) + 1
-			}
-			if i+5 > m {
-				continue
-			}
-			resp := append([]byte(nil), q[:i+5]...)
-			resp[2] |= 0x84 // response, authoritative
-			resp[3] = 0
-			binary.BigEndian.PutUint16(resp[6:], 0)
-			binary.BigEndian.PutUint16(resp[8:], 0)
-			binary.BigEndian.PutUint16(resp[10:], 0)
-			if binary.BigEndian.Uint16(q[i+1:]) == 1 {
-				binary.BigEndian.PutUint16(resp[6:], 1)
-				resp = append(resp, 0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4)
-				resp = append(resp, ip.To4()...)
-			}
-			_, _ = pc.WriteTo(resp, addr)
-		}
-	}()
-	addr := pc.LocalAddr().String()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", addr)
-	}}
-}
-
 // TestS10TResolverOption: the host name of an untrusted remote target is
 // looked up with [Options.Resolver] when one is set: a name it resolves to
 // a private address is refused, naming that address (options.go:156 the
@@ -244,7 +196,12 @@ func s10tDNS(t *testing.T, ip net.IP) *net.Resolver {
 func TestS10TResolverOption(t *testing.T) {
 	plan := &vocab.Plan{Key: "r", Name: "r", Source: "registry", Transport: vocab.TransportStreamable,
 		URL: "https://s10t.mcpvet-test.example/mcp"}
-	err := CheckRemote(context.Background(), plan, &Options{Resolver: s10tDNS(t, net.IPv4(10, 1, 2, 3))})
+	err := CheckRemote(context.Background(), plan, &Options{Resolver: testfixture.Resolver(testfixture.DNS(t, func(q uint16) (byte, net.IP) {
+		if q == testfixture.DNSTypeA {
+			return testfixture.DNSNoError, net.IPv4(10, 1, 2, 3)
+		}
+		return testfixture.DNSNoError, nil
+	}))})
 	var le *LaunchError
 	if !errors.As(err, &le) || le.Status != vocab.StatusInvalidPlan || !strings.Contains(err.Error(), "10.1.2.3") {
 		t.Errorf("CheckRemote = %v; want invalid_plan naming 10.1.2.3, the address the resolver gave", err)

@@ -9,40 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/results"
 	"github.com/mcpvet/mcpvet/results/report"
 	"github.com/mcpvet/mcpvet/vocab"
 )
-
-// startNXDomainDNS answers every query with NXDOMAIN (no such name) and
-// returns its UDP address on loopback.
-func startNXDomainDNS(t *testing.T) string {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 512)
-		for {
-			m, addr, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if m < 12 {
-				continue
-			}
-			resp := append([]byte(nil), buf[:m]...)
-			resp[2] = 0x81 | (buf[2] & 0x01) // response, recursion desired as asked
-			resp[3] = 0x83                   // recursion available, NXDOMAIN
-			for i := 6; i < 12; i++ {        // no answer, authority or additional records
-				resp[i] = 0
-			}
-			pc.WriteTo(resp, addr)
-		}
-	}()
-	return pc.LocalAddr().String()
-}
 
 // closedURL is an http URL on loopback where nothing listens.
 func closedURL(t *testing.T, path string) string {
@@ -169,4 +140,10 @@ func TestCensusWithoutNetwork(t *testing.T) {
 	if !strings.Contains(out, "| drop: do not use | 0 | 0 assessed plans | n/a |") || !strings.Contains(out, "not assessed on this machine") {
 		t.Errorf("the report states a drop share or omits the not-assessed plans:\n%s", out[:min(len(out), 3000)])
 	}
+}
+
+// startNXDomainDNS answers every query with NXDOMAIN (no such name) and
+// returns its UDP address on loopback.
+func startNXDomainDNS(t *testing.T) string {
+	return testfixture.DNS(t, func(uint16) (byte, net.IP) { return testfixture.DNSNameError, nil })
 }

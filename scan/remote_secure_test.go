@@ -2,7 +2,6 @@ package scan
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpvet/mcpvet/internal/testfixture"
 	"github.com/mcpvet/mcpvet/probe"
 	"github.com/mcpvet/mcpvet/vocab"
 )
@@ -292,51 +292,16 @@ func TestUntrustedTargetDNSRebinding(t *testing.T) {
 }
 
 // startRebindingDNS answers A queries with first once and then with rest
-// (AAAA queries get no answer) and returns its UDP address.
+// (other queries get no answer) and returns its UDP address.
 func startRebindingDNS(t *testing.T, first, rest net.IP) string {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
 	var n atomic.Int32
-	go func() {
-		buf := make([]byte, 512)
-		for {
-			m, addr, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if m < 12 {
-				continue
-			}
-			q := buf[:m]
-			// The question ends after the name's zero label and 4 bytes.
-			i := 12
-			for i < m && q[i] != 0 {
-				i += int(q[i]) + 1
-			}
-			if i+5 > m {
-				continue
-			}
-			qtype := binary.BigEndian.Uint16(q[i+1:])
-			resp := append([]byte(nil), q[:i+5]...)
-			resp[2] |= 0x84 // response, authoritative
-			resp[3] = 0
-			binary.BigEndian.PutUint16(resp[6:], 0) // ancount
-			binary.BigEndian.PutUint16(resp[8:], 0)
-			binary.BigEndian.PutUint16(resp[10:], 0)
-			if qtype == 1 {
-				ip := rest
-				if n.Add(1) == 1 {
-					ip = first
-				}
-				binary.BigEndian.PutUint16(resp[6:], 1)
-				resp = append(resp, 0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4)
-				resp = append(resp, ip.To4()...)
-			}
-			_, _ = pc.WriteTo(resp, addr)
+	return testfixture.DNS(t, func(qtype uint16) (byte, net.IP) {
+		if qtype != testfixture.DNSTypeA {
+			return testfixture.DNSNoError, nil
 		}
-	}()
-	return pc.LocalAddr().String()
+		if n.Add(1) == 1 {
+			return testfixture.DNSNoError, first
+		}
+		return testfixture.DNSNoError, rest
+	})
 }
