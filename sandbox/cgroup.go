@@ -136,8 +136,7 @@ func newCgroupSet(run string, lim Limits) *cgroupSet {
 	if cgroupsDisabled {
 		return cg
 	}
-	own, mounts := ownCgroups(), cgroupMounts()
-	own, mounts = cgroupLayout(own, mounts)
+	own, mounts := cgroupLayout()
 	for _, m := range mounts {
 		if !m.v2 || cg.v2 != "" {
 			continue
@@ -424,9 +423,11 @@ func pidsMax(n int) string {
 // pids) would be given.
 var cgroupLayoutForTest func() (own map[string]string, mounts []cgroupMount)
 
-func cgroupLayout(own map[string]string, mounts []cgroupMount) (map[string]string, []cgroupMount) {
+// cgroupLayout returns this process's groups and the cgroup mounts, or
+// the test's layout.
+func cgroupLayout() (own map[string]string, mounts []cgroupMount) {
 	if cgroupLayoutForTest != nil {
 		return cgroupLayoutForTest()
 	}
-	return own, mounts
+	return ownCgroups(), cgroupMounts()
 }

@@ -4,6 +4,14 @@
 // first HTTP answer find the same parameters in the same header: a name
 // inside another parameter's quoted value, or one that merely ends in the
 // name sought, is no parameter for either.
+//
+// The go-sdk has a parser (oauthex.ParseWWWAuthenticate), and it is not
+// used: it fails every challenge of a header when one is malformed, so a
+// server's bad Basic or Negotiate challenge hides its Bearer one, and it
+// misses a resource_metadata set in a later challenge after an empty one
+// (TestResourceMetadata's "empty in the first challenge, set in the
+// next"). A scanner reads what servers get wrong, so it reads every
+// challenge it can.
 package authchallenge
 
 import (
